@@ -1,0 +1,1 @@
+//! Benchmarks: criterion micro-benchmarks and bench binaries.

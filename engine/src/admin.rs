@@ -1,0 +1,362 @@
+//! Back-office commands: permission-checked, and audited whether they succeed or not.
+//! Nothing here can choose a contract's outcome (decisions §1).
+
+use rust_decimal::Decimal;
+
+use crate::command::{AdminAction, SessionInfo};
+use crate::constants::{
+    ADMINS_MAX, DURATION_MAX_SECS, DURATION_MIN_SECS, OPEN_CONTRACTS_PER_USER_LIMIT, PRODUCTS_MAX,
+    RULES_MAX,
+};
+use crate::engine::Book;
+use crate::event::{AuditRecord, CommandResult, Event, Reply};
+use crate::identity::{push_session, valid_hash, valid_text, valid_username};
+use crate::money::{is_valid_amount, is_valid_rate};
+use crate::types::{
+    AccountKind, Admin, AdminId, BillType, Category, MarketHours, Product, Role, Rule, SessionId,
+    Settings, Symbol, UserId,
+};
+use crate::{Engine, EngineError};
+
+/// Longest notice body.
+const NOTICE_BODY_LENGTH_MAX: usize = 5_000;
+
+impl Engine {
+    pub(crate) fn bootstrap_admin(
+        &mut self,
+        username: String,
+        password_hash: String,
+    ) -> CommandResult {
+        if !self.admins.is_empty() {
+            return Err(EngineError::AdminExists);
+        }
+        self.add_admin(username, password_hash, Role::Super)
+    }
+
+    fn add_admin(&mut self, username: String, password_hash: String, role: Role) -> CommandResult {
+        if !valid_username(&username) {
+            return Err(EngineError::Invalid("username"));
+        }
+        if !valid_hash(&password_hash) {
+            return Err(EngineError::Invalid("password"));
+        }
+        let key = username.to_lowercase();
+        if self.idx.admin_name.contains_key(&key) {
+            return Err(EngineError::UsernameExists);
+        }
+        if self.admins.len() >= ADMINS_MAX {
+            return Err(EngineError::LimitReached);
+        }
+        let id = self.admins.len() as AdminId + 1;
+        self.idx.admin_name.insert(key, id);
+        self.admins.push(Admin {
+            id,
+            username,
+            password_hash,
+            role,
+            disabled: false,
+            sessions: Vec::new(),
+        });
+        Ok(Reply::AdminCreated { admin: id })
+    }
+
+    fn active_admin(&self, admin: AdminId) -> Result<&Admin, EngineError> {
+        match self.admin(admin) {
+            Some(a) if !a.disabled => Ok(a),
+            _ => Err(EngineError::AdminNotFound),
+        }
+    }
+
+    pub(crate) fn create_admin_session(
+        &mut self,
+        admin: AdminId,
+        info: SessionInfo,
+    ) -> CommandResult {
+        self.active_admin(admin)?;
+        let session = self.new_session(info)?;
+        let (id, expires_ms) = (session.id, session.expires_ms);
+        let now = self.now_ms;
+        push_session(&mut self.admins[admin as usize - 1].sessions, session, now);
+        Ok(Reply::SessionCreated { session: id, expires_ms })
+    }
+
+    pub(crate) fn end_admin_session(
+        &mut self,
+        admin: AdminId,
+        session: SessionId,
+    ) -> CommandResult {
+        self.active_admin(admin)?;
+        let sessions = &mut self.admins[admin as usize - 1].sessions;
+        let at =
+            sessions.iter().position(|s| s.id == session).ok_or(EngineError::SessionNotFound)?;
+        sessions.remove(at);
+        Ok(Reply::Done)
+    }
+
+    /// Checks the admin and the role, runs the action, and records it in the audit log.
+    pub(crate) fn admin_command(
+        &mut self,
+        admin: AdminId,
+        action: AdminAction,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let name = action.name();
+        let detail = audit_detail(&action);
+        let result = match self.active_admin(admin) {
+            Err(e) => Err(e),
+            Ok(a) if !a.role.allows(action.role_needed()) => Err(EngineError::Forbidden),
+            Ok(_) => self.admin_action(action, events),
+        };
+        events.push(Event::Audit(Box::new(AuditRecord {
+            admin,
+            action: name,
+            detail,
+            refused: result.as_ref().err().map(EngineError::code),
+            index: self.applied_index,
+            time_ms: self.now_ms,
+        })));
+        result
+    }
+
+    fn admin_action(&mut self, action: AdminAction, events: &mut Vec<Event>) -> CommandResult {
+        match action {
+            AdminAction::CreateAdmin { username, password_hash, role } => {
+                self.add_admin(username, password_hash, role)
+            }
+            AdminAction::SetUserFrozen { user, frozen, reason } => {
+                self.set_user_frozen(user, frozen, &reason, events)
+            }
+            AdminAction::AdjustBalance { user, delta, reason } => {
+                self.adjust_balance(user, delta, &reason, events)
+            }
+            AdminAction::FundHouse { amount } => self.fund_house(amount),
+            AdminAction::ApproveDeposit { order } => self.approve_deposit(order, events),
+            AdminAction::RejectDeposit { order, remark } => {
+                self.reject_deposit(order, remark, events)
+            }
+            AdminAction::ApproveWithdrawal { order } => self.approve_withdrawal(order, events),
+            AdminAction::RejectWithdrawal { order, remark } => {
+                self.reject_withdrawal(order, remark, events)
+            }
+            AdminAction::UpsertProduct { symbol, name, category, precision, enabled, hours } => {
+                self.upsert_product(symbol, name, category, precision, enabled, hours, events)
+            }
+            AdminAction::SetRule(rule) => self.set_rule(rule, events),
+            AdminAction::RemoveRule { duration_secs } => self.remove_rule(duration_secs, events),
+            AdminAction::UpdateSettings(settings) => self.update_settings(settings, events),
+            AdminAction::BroadcastNotice { title, body } => {
+                if title.trim().is_empty()
+                    || !valid_text(&title)
+                    || body.len() > NOTICE_BODY_LENGTH_MAX
+                {
+                    return Err(EngineError::Invalid("notice"));
+                }
+                events.push(Event::Notice { title, body });
+                Ok(Reply::Done)
+            }
+        }
+    }
+
+    fn set_user_frozen(
+        &mut self,
+        user: UserId,
+        frozen: bool,
+        reason: &str,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        self.account_of(user)?;
+        if !valid_text(reason) {
+            return Err(EngineError::Invalid("reason"));
+        }
+        self.account_mut(user).frozen = frozen;
+        events.push(Event::UserUpdated { user });
+        Ok(Reply::Done)
+    }
+
+    /// Moves money between the house and a user's real available balance, with a reason.
+    fn adjust_balance(
+        &mut self,
+        user: UserId,
+        delta: Decimal,
+        reason: &str,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let account = self.account_of(user)?;
+        if !is_valid_amount(delta.abs()) {
+            return Err(EngineError::Invalid("amount"));
+        }
+        if reason.trim().is_empty() || !valid_text(reason) {
+            return Err(EngineError::Invalid("reason"));
+        }
+        if delta > Decimal::ZERO && self.ledger.house - self.ledger.house_reserved < delta {
+            return Err(EngineError::HouseExposureLimit);
+        }
+        if delta < Decimal::ZERO && account.real.available < -delta {
+            return Err(EngineError::InsufficientBalance);
+        }
+        self.account_mut(user).real.available += delta;
+        self.ledger.house -= delta;
+        self.wallet_event(user, AccountKind::Real, Some(BillType::Adjustment), delta, 0, events);
+        Ok(Reply::Done)
+    }
+
+    fn fund_house(&mut self, amount: Decimal) -> CommandResult {
+        if !is_valid_amount(amount) {
+            return Err(EngineError::Invalid("amount"));
+        }
+        self.ledger.house += amount;
+        self.ledger.seed_capital += amount;
+        Ok(Reply::Done)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn upsert_product(
+        &mut self,
+        symbol: Symbol,
+        name: String,
+        category: Category,
+        precision: u8,
+        enabled: bool,
+        hours: MarketHours,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        if Symbol::new(symbol.as_str()) != Some(symbol) {
+            return Err(EngineError::Invalid("symbol"));
+        }
+        if name.trim().is_empty() || name.len() > 32 || !valid_text(&name) {
+            return Err(EngineError::Invalid("name"));
+        }
+        if precision > 10 {
+            return Err(EngineError::Invalid("precision"));
+        }
+        if !hours.is_valid() {
+            return Err(EngineError::Invalid("hours"));
+        }
+        let product = Product { symbol, name, category, precision, enabled, hours };
+        match self.idx.symbol.get(&symbol) {
+            Some(&at) => self.products[usize::from(at)] = product,
+            None => {
+                if self.products.len() >= PRODUCTS_MAX {
+                    return Err(EngineError::LimitReached);
+                }
+                self.idx.symbol.insert(symbol, self.products.len() as u16);
+                self.products.push(product);
+                self.books.push(Book::default());
+            }
+        }
+        events.push(Event::CatalogueChanged);
+        Ok(Reply::Done)
+    }
+
+    fn set_rule(&mut self, rule: Rule, events: &mut Vec<Event>) -> CommandResult {
+        if !(DURATION_MIN_SECS..=DURATION_MAX_SECS).contains(&rule.duration_secs) {
+            return Err(EngineError::Invalid("duration"));
+        }
+        if !is_valid_rate(rule.payout_rate) || rule.payout_rate.is_zero() {
+            return Err(EngineError::Invalid("payout_rate"));
+        }
+        if !is_valid_rate(rule.fee_rate) || rule.fee_rate > Decimal::new(5, 1) {
+            return Err(EngineError::Invalid("fee_rate"));
+        }
+        if !is_valid_amount(rule.stake_min)
+            || !is_valid_amount(rule.stake_max)
+            || rule.stake_min > rule.stake_max
+        {
+            return Err(EngineError::Invalid("stake"));
+        }
+        match self.rules.binary_search_by_key(&rule.duration_secs, |r| r.duration_secs) {
+            Ok(at) => self.rules[at] = rule,
+            Err(_) if self.rules.len() >= RULES_MAX => return Err(EngineError::LimitReached),
+            Err(at) => self.rules.insert(at, rule),
+        }
+        events.push(Event::CatalogueChanged);
+        Ok(Reply::Done)
+    }
+
+    fn remove_rule(&mut self, duration_secs: u32, events: &mut Vec<Event>) -> CommandResult {
+        let at = self
+            .rules
+            .binary_search_by_key(&duration_secs, |r| r.duration_secs)
+            .map_err(|_| EngineError::DurationNotAllowed)?;
+        self.rules.remove(at);
+        events.push(Event::CatalogueChanged);
+        Ok(Reply::Done)
+    }
+
+    fn update_settings(&mut self, s: Settings, events: &mut Vec<Event>) -> CommandResult {
+        validate_settings(&s)?;
+        self.settings = s;
+        events.push(Event::CatalogueChanged);
+        Ok(Reply::Done)
+    }
+}
+
+fn validate_settings(s: &Settings) -> Result<(), EngineError> {
+    if s.site_name.trim().is_empty() || s.site_name.len() > 64 {
+        return Err(EngineError::Invalid("site_name"));
+    }
+    let texts = [&s.logo, &s.site_description, &s.customer_service_link];
+    if !texts.iter().all(|t| valid_text(t)) {
+        return Err(EngineError::Invalid("text"));
+    }
+    if !is_valid_rate(s.withdraw_fee_rate) || s.withdraw_fee_rate > Decimal::new(5, 1) {
+        return Err(EngineError::Invalid("withdraw_fee_rate"));
+    }
+    if s.withdraw_fee_fixed < Decimal::ZERO
+        || (!s.withdraw_fee_fixed.is_zero() && !is_valid_amount(s.withdraw_fee_fixed))
+    {
+        return Err(EngineError::Invalid("withdraw_fee_fixed"));
+    }
+    let ranges = [(s.withdraw_min, s.withdraw_max), (s.deposit_min, s.deposit_max)];
+    if !ranges.iter().all(|&(min, max)| is_valid_amount(min) && is_valid_amount(max) && min <= max)
+    {
+        return Err(EngineError::Invalid("limits"));
+    }
+    if s.open_contracts_per_user_max == 0
+        || s.open_contracts_per_user_max > OPEN_CONTRACTS_PER_USER_LIMIT
+    {
+        return Err(EngineError::Invalid("open_contracts_per_user_max"));
+    }
+    let rewards_ok = s.reward_rates.len() == crate::constants::REFERRAL_GENERATIONS
+        && s.reward_rates.iter().all(|&r| is_valid_rate(r) && r <= Decimal::new(1, 1));
+    if !rewards_ok {
+        return Err(EngineError::Invalid("reward_rates"));
+    }
+    if !is_valid_amount(s.demo_balance) {
+        return Err(EngineError::Invalid("demo_balance"));
+    }
+    Ok(())
+}
+
+/// The action's parameters for the audit log, without secrets (no password hashes).
+fn audit_detail(action: &AdminAction) -> String {
+    match action {
+        AdminAction::CreateAdmin { username, role, .. } => {
+            format!("username={username} role={role:?}")
+        }
+        AdminAction::SetUserFrozen { user, frozen, reason } => {
+            format!("user={user} frozen={frozen} reason={reason}")
+        }
+        AdminAction::AdjustBalance { user, delta, reason } => {
+            format!("user={user} delta={delta} reason={reason}")
+        }
+        AdminAction::FundHouse { amount } => format!("amount={amount}"),
+        AdminAction::ApproveDeposit { order } | AdminAction::ApproveWithdrawal { order } => {
+            format!("order={order}")
+        }
+        AdminAction::RejectDeposit { order, remark }
+        | AdminAction::RejectWithdrawal { order, remark } => {
+            format!("order={order} remark={remark}")
+        }
+        AdminAction::UpsertProduct { symbol, enabled, .. } => {
+            format!("symbol={symbol} enabled={enabled}")
+        }
+        AdminAction::SetRule(r) => format!(
+            "duration={}s payout={} stake={}..{} fee={} enabled={}",
+            r.duration_secs, r.payout_rate, r.stake_min, r.stake_max, r.fee_rate, r.enabled
+        ),
+        AdminAction::RemoveRule { duration_secs } => format!("duration={duration_secs}s"),
+        AdminAction::UpdateSettings(_) => "settings".to_string(),
+        AdminAction::BroadcastNotice { title, .. } => format!("title={title}"),
+    }
+}

@@ -1,0 +1,363 @@
+//! Every input of the engine. Each is journaled before it is applied; time and sequence come
+//! from the sequencer (`wal::Meta`), never from the producer.
+
+use rust_decimal::Decimal;
+
+use crate::money::RkyvDecimal;
+use crate::types::{
+    archived, AccountKind, AdminId, Category, Chain, Destination, Direction, MarketHours, OrderId,
+    PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol, UserId, WalletBinding,
+};
+
+archived! {
+/// One input of the engine.
+pub enum Command {
+    /// Create a user (password hashed by the gateway, or a wallet binding).
+    Register(Register),
+    /// Record a sign-in: a new session (credentials were checked by the gateway).
+    CreateSession(NewSession),
+    /// Sign out one session.
+    EndSession {
+        /// Whose.
+        user: UserId,
+        /// Which.
+        session: SessionId,
+    },
+    /// Change (or first set) the password; ends every other session.
+    SetPassword {
+        /// Whose.
+        user: UserId,
+        /// New argon2id hash.
+        password_hash: String,
+        /// The session that made the change and stays signed in, if any.
+        keep_session: Option<SessionId>,
+    },
+    /// Mark the e-mail as verified (the gateway checked the code).
+    VerifyEmail {
+        /// Whose.
+        user: UserId,
+    },
+    /// Turn TOTP 2FA on (with its secret) or off (none).
+    SetTotp {
+        /// Whose.
+        user: UserId,
+        /// Base32 secret, or none to disable.
+        secret: Option<String>,
+    },
+    /// Replace the editable profile.
+    UpdateProfile {
+        /// Whose.
+        user: UserId,
+        /// The new profile.
+        profile: Profile,
+    },
+    /// Save a withdrawal address.
+    AddAddress {
+        /// Whose.
+        user: UserId,
+        /// The user's label.
+        label: String,
+        /// Network.
+        chain: Chain,
+        /// Address.
+        address: String,
+        /// Make it the default.
+        make_default: bool,
+    },
+    /// Forget a saved withdrawal address.
+    RemoveAddress {
+        /// Whose.
+        user: UserId,
+        /// Position in the saved list.
+        position: u32,
+    },
+    /// Buy up or down.
+    PlaceOrder(PlaceOrder),
+    /// A price from the market feed; enters, settles and voids contracts of its symbol.
+    Tick {
+        /// Product code.
+        symbol: Symbol,
+        /// Price.
+        #[rkyv(with = RkyvDecimal)]
+        price: Decimal,
+    },
+    /// Periodic: settles contracts past expiry + grace and voids contracts with no entry.
+    Timer,
+    /// Put the demo wallet back to its starting balance.
+    ResetDemo {
+        /// Whose.
+        user: UserId,
+    },
+    /// Ask for a deposit to be credited.
+    RequestDeposit(RequestDeposit),
+    /// Ask for a withdrawal: the amount is frozen until an admin decides.
+    RequestWithdrawal {
+        /// Whose.
+        user: UserId,
+        /// Amount including the fee.
+        #[rkyv(with = RkyvDecimal)]
+        amount: Decimal,
+        /// Where to.
+        destination: Destination,
+    },
+    /// Send real USDT to another user, instantly.
+    Transfer {
+        /// Sender.
+        from: UserId,
+        /// Receiver's UID.
+        to: UserId,
+        /// Amount.
+        #[rkyv(with = RkyvDecimal)]
+        amount: Decimal,
+    },
+    /// Create the first admin; refused once any admin exists.
+    BootstrapAdmin {
+        /// Sign-in name.
+        username: String,
+        /// argon2id hash.
+        password_hash: String,
+    },
+    /// Record an admin sign-in.
+    CreateAdminSession {
+        /// Who.
+        admin: AdminId,
+        /// Session id, expiry, device, address.
+        session: SessionInfo,
+    },
+    /// End an admin session.
+    EndAdminSession {
+        /// Who.
+        admin: AdminId,
+        /// Which.
+        session: SessionId,
+    },
+    /// A back-office action: permission-checked and audited.
+    Admin {
+        /// Who acts.
+        admin: AdminId,
+        /// What they do.
+        action: AdminAction,
+    },
+}
+}
+
+archived! {
+/// A sign-up.
+pub struct Register {
+    /// Wanted username (3-20 letters, digits or underscores).
+    pub username: String,
+    /// E-mail, required unless signing up with a wallet.
+    pub email: Option<String>,
+    /// argon2id hash, none for wallet sign-ups.
+    pub password_hash: Option<String>,
+    /// Wallet binding for wallet sign-ups.
+    pub wallet: Option<WalletBinding>,
+    /// Inviter's code, if given.
+    pub invite_code: Option<String>,
+    /// The gateway checked an e-mail code for this address (e-mail sign-up).
+    pub email_verified: bool,
+}
+}
+
+archived! {
+/// Where and how long a session lives.
+pub struct SessionInfo {
+    /// How long it lasts (ms); the gateway picks longer with remember-me.
+    pub ttl_ms: u64,
+    /// User agent, shortened.
+    pub device: String,
+    /// Client address.
+    pub ip: String,
+}
+}
+
+archived! {
+/// A sign-in to record.
+pub struct NewSession {
+    /// Who signed in.
+    pub user: UserId,
+    /// Session details.
+    pub info: SessionInfo,
+}
+}
+
+archived! {
+/// An order for a rise/fall contract.
+pub struct PlaceOrder {
+    /// Buyer.
+    pub user: UserId,
+    /// Real or demo.
+    pub account: AccountKind,
+    /// Product code.
+    pub symbol: Symbol,
+    /// Up or down.
+    pub direction: Direction,
+    /// Amount at risk.
+    #[rkyv(with = RkyvDecimal)]
+    pub stake: Decimal,
+    /// Duration; must match an enabled rule.
+    pub duration_secs: u32,
+}
+}
+
+archived! {
+/// A deposit request.
+pub struct RequestDeposit {
+    /// Depositor.
+    pub user: UserId,
+    /// Amount.
+    #[rkyv(with = RkyvDecimal)]
+    pub amount: Decimal,
+    /// How it was paid.
+    pub method: PayMethod,
+    /// Payer's account name.
+    pub account_name: String,
+    /// Payer's account number or address.
+    pub account_number: String,
+    /// Payer's bank.
+    pub bank_name: String,
+    /// Generated file name of the receipt.
+    pub receipt: String,
+}
+}
+
+archived! {
+/// What an admin can do. Nothing here touches a contract's outcome (decisions §1).
+pub enum AdminAction {
+    /// Add an admin (super only).
+    CreateAdmin {
+        /// Sign-in name.
+        username: String,
+        /// argon2id hash.
+        password_hash: String,
+        /// Role.
+        role: Role,
+    },
+    /// Freeze or unfreeze a user.
+    SetUserFrozen {
+        /// Whom.
+        user: UserId,
+        /// Frozen or not.
+        frozen: bool,
+        /// Why.
+        reason: String,
+    },
+    /// Credit (positive) or debit (negative) a user's real available balance against the house.
+    AdjustBalance {
+        /// Whom.
+        user: UserId,
+        /// Signed amount.
+        #[rkyv(with = RkyvDecimal)]
+        delta: Decimal,
+        /// Why (required).
+        reason: String,
+    },
+    /// Add capital to the house (seed capital).
+    FundHouse {
+        /// Amount.
+        #[rkyv(with = RkyvDecimal)]
+        amount: Decimal,
+    },
+    /// Approve a pending deposit: credit the user.
+    ApproveDeposit {
+        /// Which.
+        order: OrderId,
+    },
+    /// Reject a pending deposit.
+    RejectDeposit {
+        /// Which.
+        order: OrderId,
+        /// Why, shown to the user.
+        remark: String,
+    },
+    /// Approve a pending withdrawal: debit frozen, pay out.
+    ApproveWithdrawal {
+        /// Which.
+        order: OrderId,
+    },
+    /// Reject a pending withdrawal: unfreeze.
+    RejectWithdrawal {
+        /// Which.
+        order: OrderId,
+        /// Why, shown to the user.
+        remark: String,
+    },
+    /// Add a product or replace one with the same symbol.
+    UpsertProduct {
+        /// Code.
+        symbol: Symbol,
+        /// Display name.
+        name: String,
+        /// Crypto or forex.
+        category: Category,
+        /// Price decimals.
+        precision: u8,
+        /// Tradable now.
+        enabled: bool,
+        /// Market hours.
+        hours: MarketHours,
+    },
+    /// Add or replace the rule of one duration.
+    SetRule(Rule),
+    /// Remove the rule of one duration.
+    RemoveRule {
+        /// Which duration.
+        duration_secs: u32,
+    },
+    /// Replace the site settings.
+    UpdateSettings(Settings),
+    /// Send a system notice to every user.
+    BroadcastNotice {
+        /// Title.
+        title: String,
+        /// Body.
+        body: String,
+    },
+}
+}
+
+impl AdminAction {
+    /// A stable name for the audit log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AdminAction::CreateAdmin { .. } => "create_admin",
+            AdminAction::SetUserFrozen { .. } => "set_user_frozen",
+            AdminAction::AdjustBalance { .. } => "adjust_balance",
+            AdminAction::FundHouse { .. } => "fund_house",
+            AdminAction::ApproveDeposit { .. } => "approve_deposit",
+            AdminAction::RejectDeposit { .. } => "reject_deposit",
+            AdminAction::ApproveWithdrawal { .. } => "approve_withdrawal",
+            AdminAction::RejectWithdrawal { .. } => "reject_withdrawal",
+            AdminAction::UpsertProduct { .. } => "upsert_product",
+            AdminAction::SetRule(_) => "set_rule",
+            AdminAction::RemoveRule { .. } => "remove_rule",
+            AdminAction::UpdateSettings(_) => "update_settings",
+            AdminAction::BroadcastNotice { .. } => "broadcast_notice",
+        }
+    }
+
+    /// The least role allowed to take this action.
+    pub fn role_needed(&self) -> Role {
+        match self {
+            AdminAction::CreateAdmin { .. }
+            | AdminAction::FundHouse { .. }
+            | AdminAction::UpsertProduct { .. }
+            | AdminAction::SetRule(_)
+            | AdminAction::RemoveRule { .. }
+            | AdminAction::UpdateSettings(_) => Role::Super,
+            _ => Role::Operator,
+        }
+    }
+}
+
+impl Role {
+    /// True if this role may take actions that need `needed`.
+    pub fn allows(self, needed: Role) -> bool {
+        let rank = |r: Role| match r {
+            Role::Super => 2,
+            Role::Operator => 1,
+            Role::Viewer => 0,
+        };
+        rank(self) >= rank(needed)
+    }
+}

@@ -1,0 +1,376 @@
+//! The engine: state, the `apply` dispatch, and read accessors for other threads' queries.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use rust_decimal::Decimal;
+use rustc_hash::FxHashMap;
+
+use crate::command::Command;
+use crate::defaults;
+use crate::event::{CommandResult, Event, WalletChange};
+use crate::types::{
+    Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositOrder,
+    OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
+};
+use crate::EngineError;
+
+/// Where a command sits in the log and when it was sequenced (mirrors `wal::Meta`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    /// Log index.
+    pub index: u64,
+    /// Sequencer time (ms since the Unix epoch).
+    pub time_ms: u64,
+}
+
+/// Money that is not in any user's wallet, and the counters that conservation is checked against.
+#[derive(
+    rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, Default, PartialEq, Eq,
+)]
+pub struct Ledger {
+    /// The house's real balance: counterparty of every contract, reward and fee.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub house: Decimal,
+    /// Part of `house` set aside for the worst case of open real contracts.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub house_reserved: Decimal,
+    /// Capital put into the house by admins.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub seed_capital: Decimal,
+    /// Sum of approved deposits.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub deposits_approved: Decimal,
+    /// Sum of amounts paid out by approved withdrawals (after their fee).
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub withdrawals_paid: Decimal,
+    /// Virtual USDT created for demo wallets, net of resets.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub demo_minted: Decimal,
+    /// The demo house: virtual, may go negative.
+    #[rkyv(with = crate::money::RkyvDecimal)]
+    pub demo_house: Decimal,
+}
+
+/// One product's live trading state.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Book {
+    /// The latest tick sequenced.
+    pub(crate) last: Option<TickRef>,
+    /// Contracts waiting for their entry tick, in acceptance order.
+    pub(crate) waiting: VecDeque<ContractId>,
+    /// Entered contracts by expiry time: settling walks only what is due.
+    pub(crate) by_expiry: BTreeMap<u64, Vec<ContractId>>,
+}
+
+/// Lookups derived from the state; rebuilt on restore, never snapshotted.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Indexes {
+    /// Lower-case username -> user.
+    pub(crate) username: FxHashMap<String, UserId>,
+    /// Lower-case e-mail -> user.
+    pub(crate) email: FxHashMap<String, UserId>,
+    /// Bound wallet -> user.
+    pub(crate) wallet: FxHashMap<(Chain, String), UserId>,
+    /// Invite code -> user.
+    pub(crate) invite: FxHashMap<String, UserId>,
+    /// Lower-case admin name -> admin.
+    pub(crate) admin_name: FxHashMap<String, AdminId>,
+    /// Product code -> position in the catalogue.
+    pub(crate) symbol: FxHashMap<Symbol, u16>,
+}
+
+/// The whole in-memory state of the platform. Single-threaded and deterministic.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// Index of the last applied command.
+    pub(crate) applied_index: u64,
+    /// Sequencer time of the last applied command; never goes back.
+    pub(crate) now_ms: u64,
+    /// Users; user `id` sits at `id - 1`.
+    pub(crate) users: Vec<User>,
+    /// Wallets and counters; user `id` sits at `id - 1`.
+    pub(crate) accounts: Vec<Account>,
+    /// Admins; admin `id` sits at `id - 1`.
+    pub(crate) admins: Vec<Admin>,
+    /// The catalogue.
+    pub(crate) products: Vec<Product>,
+    /// One book per product, same positions.
+    pub(crate) books: Vec<Book>,
+    /// Trading rules, sorted by duration.
+    pub(crate) rules: Vec<Rule>,
+    /// Site settings.
+    pub(crate) settings: Settings,
+    /// Open contracts.
+    pub(crate) contracts: FxHashMap<ContractId, Contract>,
+    /// Pending deposits.
+    pub(crate) deposits: BTreeMap<OrderId, DepositOrder>,
+    /// Pending withdrawals.
+    pub(crate) withdrawals: BTreeMap<OrderId, WithdrawOrder>,
+    /// House and conservation counters.
+    pub(crate) ledger: Ledger,
+    /// Next contract number.
+    pub(crate) next_contract: ContractId,
+    /// Next deposit/withdrawal order number.
+    pub(crate) next_order: OrderId,
+    /// Next session id.
+    pub(crate) next_session: SessionId,
+    /// Derived lookups.
+    pub(crate) idx: Indexes,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    /// A fresh engine with the default rules and settings, no products, no users.
+    pub fn new() -> Engine {
+        Engine {
+            applied_index: 0,
+            now_ms: 0,
+            users: Vec::new(),
+            accounts: Vec::new(),
+            admins: Vec::new(),
+            products: Vec::new(),
+            books: Vec::new(),
+            rules: defaults::rules(),
+            settings: defaults::settings(),
+            contracts: FxHashMap::default(),
+            deposits: BTreeMap::new(),
+            withdrawals: BTreeMap::new(),
+            ledger: Ledger::default(),
+            next_contract: 1,
+            next_order: 1,
+            next_session: 1,
+            idx: Indexes::default(),
+        }
+    }
+
+    /// Applies one command. A refused command changes no state (its audit event aside).
+    pub fn apply(
+        &mut self,
+        stamp: Stamp,
+        command: Command,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        assert!(stamp.index > self.applied_index, "log index must grow");
+        self.applied_index = stamp.index;
+        self.now_ms = self.now_ms.max(stamp.time_ms);
+        match command {
+            Command::Register(r) => self.register(r, events),
+            Command::CreateSession(s) => self.create_session(s, events),
+            Command::EndSession { user, session } => self.end_session(user, session, events),
+            Command::SetPassword { user, password_hash, keep_session } => {
+                self.set_password(user, password_hash, keep_session, events)
+            }
+            Command::VerifyEmail { user } => self.verify_email(user, events),
+            Command::SetTotp { user, secret } => self.set_totp(user, secret, events),
+            Command::UpdateProfile { user, profile } => self.update_profile(user, profile, events),
+            Command::AddAddress { user, label, chain, address, make_default } => {
+                self.add_address(user, label, chain, address, make_default, events)
+            }
+            Command::RemoveAddress { user, position } => {
+                self.remove_address(user, position, events)
+            }
+            Command::PlaceOrder(order) => self.place_order(order, events),
+            Command::Tick { symbol, price } => self.tick(symbol, price, events),
+            Command::Timer => Ok(self.timer(events)),
+            Command::ResetDemo { user } => self.reset_demo(user, events),
+            Command::RequestDeposit(d) => self.request_deposit(d, events),
+            Command::RequestWithdrawal { user, amount, destination } => {
+                self.request_withdrawal(user, amount, destination, events)
+            }
+            Command::Transfer { from, to, amount } => self.transfer(from, to, amount, events),
+            Command::BootstrapAdmin { username, password_hash } => {
+                self.bootstrap_admin(username, password_hash)
+            }
+            Command::CreateAdminSession { admin, session } => {
+                self.create_admin_session(admin, session)
+            }
+            Command::EndAdminSession { admin, session } => self.end_admin_session(admin, session),
+            Command::Admin { admin, action } => self.admin_command(admin, action, events),
+        }
+    }
+
+    // ---- shared helpers ----------------------------------------------------------------------
+
+    /// The user's account, or `UserNotFound`.
+    pub(crate) fn account_of(&self, user: UserId) -> Result<&Account, EngineError> {
+        let slot = (user as usize).checked_sub(1).ok_or(EngineError::UserNotFound)?;
+        self.accounts.get(slot).ok_or(EngineError::UserNotFound)
+    }
+
+    /// The user's account, to change. Callers checked existence first.
+    pub(crate) fn account_mut(&mut self, user: UserId) -> &mut Account {
+        &mut self.accounts[user as usize - 1]
+    }
+
+    /// The user's record, or `UserNotFound`.
+    pub(crate) fn user_of(&self, user: UserId) -> Result<&User, EngineError> {
+        let slot = (user as usize).checked_sub(1).ok_or(EngineError::UserNotFound)?;
+        self.users.get(slot).ok_or(EngineError::UserNotFound)
+    }
+
+    /// The user's record, to change. Callers checked existence first.
+    pub(crate) fn user_mut(&mut self, user: UserId) -> &mut User {
+        &mut self.users[user as usize - 1]
+    }
+
+    /// An account that exists and is not frozen.
+    pub(crate) fn active_account(&self, user: UserId) -> Result<&Account, EngineError> {
+        let account = self.account_of(user)?;
+        if account.frozen {
+            return Err(EngineError::AccountFrozen);
+        }
+        Ok(account)
+    }
+
+    /// Emits the wallet event for a change that just happened.
+    pub(crate) fn wallet_event(
+        &self,
+        user: UserId,
+        account: AccountKind,
+        bill: Option<BillType>,
+        amount: Decimal,
+        reference: u64,
+        events: &mut Vec<Event>,
+    ) {
+        let wallet = self.accounts[user as usize - 1].wallet(account).clone();
+        events.push(Event::Wallet(WalletChange { user, account, bill, amount, wallet, reference }));
+    }
+
+    // ---- reads -------------------------------------------------------------------------------
+
+    /// Index of the last applied command.
+    pub fn applied_index(&self) -> u64 {
+        self.applied_index
+    }
+
+    /// Sequencer time of the last applied command.
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// A user by UID.
+    pub fn user(&self, user: UserId) -> Option<&User> {
+        self.user_of(user).ok()
+    }
+
+    /// A user's wallets and counters.
+    pub fn account(&self, user: UserId) -> Option<&Account> {
+        self.account_of(user).ok()
+    }
+
+    /// A user by username, case-insensitive.
+    pub fn user_by_username(&self, username: &str) -> Option<&User> {
+        let id = *self.idx.username.get(&username.to_lowercase())?;
+        self.user(id)
+    }
+
+    /// A user by e-mail, case-insensitive.
+    pub fn user_by_email(&self, email: &str) -> Option<&User> {
+        let id = *self.idx.email.get(&email.to_lowercase())?;
+        self.user(id)
+    }
+
+    /// A user by bound wallet.
+    pub fn user_by_wallet(&self, chain: Chain, address: &str) -> Option<&User> {
+        let id = *self.idx.wallet.get(&(chain, address.to_string()))?;
+        self.user(id)
+    }
+
+    /// A user by invite code.
+    pub fn user_by_invite_code(&self, code: &str) -> Option<&User> {
+        let id = *self.idx.invite.get(code)?;
+        self.user(id)
+    }
+
+    /// Number of users.
+    pub fn user_count(&self) -> usize {
+        self.users.len()
+    }
+
+    /// An admin by id.
+    pub fn admin(&self, admin: AdminId) -> Option<&Admin> {
+        self.admins.get((admin as usize).checked_sub(1)?)
+    }
+
+    /// An admin by name, case-insensitive.
+    pub fn admin_by_username(&self, username: &str) -> Option<&Admin> {
+        let id = *self.idx.admin_name.get(&username.to_lowercase())?;
+        self.admin(id)
+    }
+
+    /// Number of admins.
+    pub fn admin_count(&self) -> usize {
+        self.admins.len()
+    }
+
+    /// An open contract.
+    pub fn contract(&self, id: ContractId) -> Option<&Contract> {
+        self.contracts.get(&id)
+    }
+
+    /// Number of open contracts.
+    pub fn open_contract_count(&self) -> usize {
+        self.contracts.len()
+    }
+
+    /// The catalogue.
+    pub fn products(&self) -> &[Product] {
+        &self.products
+    }
+
+    /// A product by code.
+    pub fn product(&self, symbol: Symbol) -> Option<&Product> {
+        self.products.get(usize::from(*self.idx.symbol.get(&symbol)?))
+    }
+
+    /// The latest tick of a product.
+    pub fn last_tick(&self, symbol: Symbol) -> Option<TickRef> {
+        self.books.get(usize::from(*self.idx.symbol.get(&symbol)?))?.last
+    }
+
+    /// The trading rules, by duration.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The site settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Pending deposit orders.
+    pub fn pending_deposits(&self) -> impl Iterator<Item = &DepositOrder> {
+        self.deposits.values()
+    }
+
+    /// Pending withdrawal orders.
+    pub fn pending_withdrawals(&self) -> impl Iterator<Item = &WithdrawOrder> {
+        self.withdrawals.values()
+    }
+
+    /// House balance and conservation counters.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The users invited by `user` in generations 1, 2 and 3.
+    pub fn team(&self, user: UserId) -> [Vec<UserId>; 3] {
+        let mut generations: [Vec<UserId>; 3] = Default::default();
+        let Ok(root) = self.user_of(user) else { return generations };
+        generations[0] = root.invitees.clone();
+        for g in 1..3 {
+            let (done, rest) = generations.split_at_mut(g);
+            for &id in &done[g - 1] {
+                if let Ok(u) = self.user_of(id) {
+                    rest[0].extend_from_slice(&u.invitees);
+                }
+            }
+        }
+        generations
+    }
+}

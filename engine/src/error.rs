@@ -1,0 +1,148 @@
+//! Why the engine refuses a command. Every refusal is a value with a stable code; a refused
+//! command changes nothing.
+
+use rust_decimal::Decimal;
+
+/// A refusal. `code()` is the stable machine code the API sends to clients.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A field failed validation (the field is named).
+    #[error("invalid {0}")]
+    Invalid(&'static str),
+    /// The username is taken (case-insensitive).
+    #[error("username already exists")]
+    UsernameExists,
+    /// The e-mail is taken (case-insensitive).
+    #[error("e-mail already exists")]
+    EmailExists,
+    /// The wallet is bound to another user.
+    #[error("wallet already bound to another user")]
+    WalletExists,
+    /// The invite code is malformed or unknown.
+    #[error("invalid invite code")]
+    InvalidInviteCode,
+    /// Sign-up needs an invite code and none was given.
+    #[error("invite code required")]
+    InviteCodeRequired,
+    /// No such user.
+    #[error("user not found")]
+    UserNotFound,
+    /// No such admin, or the admin is disabled.
+    #[error("admin not found")]
+    AdminNotFound,
+    /// Admins exist already: bootstrap is refused.
+    #[error("an admin already exists")]
+    AdminExists,
+    /// The admin's role does not allow the action.
+    #[error("permission denied")]
+    Forbidden,
+    /// No such session (ended, expired or never existed).
+    #[error("session not found")]
+    SessionNotFound,
+    /// The user is frozen.
+    #[error("account frozen")]
+    AccountFrozen,
+    /// No such product.
+    #[error("product not found")]
+    ProductNotFound,
+    /// The product is disabled.
+    #[error("product disabled")]
+    ProductDisabled,
+    /// The product's market is closed now.
+    #[error("market closed")]
+    MarketClosed,
+    /// No enabled rule for this duration.
+    #[error("duration not offered")]
+    DurationNotAllowed,
+    /// The stake is outside the rule's limits.
+    #[error("stake must be between {min} and {max}")]
+    StakeOutOfRange {
+        /// Smallest stake.
+        min: Decimal,
+        /// Largest stake.
+        max: Decimal,
+    },
+    /// The amount is outside the configured limits.
+    #[error("amount must be between {min} and {max}")]
+    AmountOutOfRange {
+        /// Smallest amount.
+        min: Decimal,
+        /// Largest amount.
+        max: Decimal,
+    },
+    /// Not enough available balance.
+    #[error("insufficient balance")]
+    InsufficientBalance,
+    /// The user holds the maximum number of open contracts.
+    #[error("too many open contracts")]
+    TooManyOpenContracts,
+    /// The house cannot cover this contract's payout now.
+    #[error("trading temporarily unavailable")]
+    HouseExposureLimit,
+    /// No price yet for this product.
+    #[error("price not available")]
+    PriceNotAvailable,
+    /// No such open contract.
+    #[error("contract not found")]
+    ContractNotFound,
+    /// No such pending order.
+    #[error("order not found")]
+    OrderNotFound,
+    /// Too many pending orders of this kind.
+    #[error("too many pending orders")]
+    TooManyPendingOrders,
+    /// Withdrawals are blocked for 24 h after a password change.
+    #[error("withdrawal blocked after password change")]
+    WithdrawalBlocked,
+    /// A transfer to oneself.
+    #[error("cannot transfer to yourself")]
+    SelfTransfer,
+    /// The demo wallet has open contracts; it cannot be reset now.
+    #[error("demo account has open contracts")]
+    DemoHasOpenContracts,
+    /// Too many saved addresses.
+    #[error("too many saved addresses")]
+    TooManyAddresses,
+    /// A catalogue or table is full.
+    #[error("limit reached")]
+    LimitReached,
+}
+
+impl EngineError {
+    /// The stable machine code, as the API sends it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::Invalid(_) => "VALIDATION",
+            EngineError::UsernameExists => "USERNAME_EXISTS",
+            EngineError::EmailExists => "EMAIL_EXISTS",
+            EngineError::WalletExists => "WALLET_EXISTS",
+            EngineError::InvalidInviteCode => "INVALID_INVITE_CODE",
+            EngineError::InviteCodeRequired => "INVITE_CODE_REQUIRED",
+            EngineError::UserNotFound => "USER_NOT_FOUND",
+            EngineError::AdminNotFound => "ADMIN_NOT_FOUND",
+            EngineError::AdminExists => "ADMIN_EXISTS",
+            EngineError::Forbidden => "FORBIDDEN",
+            EngineError::SessionNotFound => "SESSION_NOT_FOUND",
+            EngineError::AccountFrozen => "ACCOUNT_FROZEN",
+            EngineError::ProductNotFound => "PRODUCT_NOT_FOUND",
+            EngineError::ProductDisabled => "PRODUCT_DISABLED",
+            EngineError::MarketClosed => "MARKET_CLOSED",
+            EngineError::DurationNotAllowed => "DURATION_NOT_ALLOWED",
+            EngineError::StakeOutOfRange { .. } => "STAKE_OUT_OF_RANGE",
+            EngineError::AmountOutOfRange { .. } => "AMOUNT_OUT_OF_RANGE",
+            EngineError::InsufficientBalance => "INSUFFICIENT_BALANCE",
+            EngineError::TooManyOpenContracts => "TOO_MANY_OPEN_CONTRACTS",
+            EngineError::HouseExposureLimit => "HOUSE_EXPOSURE_LIMIT",
+            EngineError::PriceNotAvailable => "PRICE_NOT_AVAILABLE",
+            EngineError::ContractNotFound => "CONTRACT_NOT_FOUND",
+            EngineError::OrderNotFound => "ORDER_NOT_FOUND",
+            EngineError::TooManyPendingOrders => "TOO_MANY_PENDING_ORDERS",
+            EngineError::WithdrawalBlocked => "WITHDRAWAL_BLOCKED",
+            EngineError::SelfTransfer => "SELF_TRANSFER",
+            EngineError::DemoHasOpenContracts => "DEMO_HAS_OPEN_CONTRACTS",
+            EngineError::TooManyAddresses => "TOO_MANY_ADDRESSES",
+            EngineError::LimitReached => "LIMIT_REACHED",
+        }
+    }
+}

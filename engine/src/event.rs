@@ -1,0 +1,207 @@
+//! What the engine says back: a reply per command, and events for everything that changed.
+//! Events carry enough for the websocket fan-out and for a read model of history (bills,
+//! settled contracts, orders, audit), so nothing has to read engine internals after the fact.
+
+use rust_decimal::Decimal;
+
+use crate::types::{
+    AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, Outcome,
+    SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
+};
+
+/// The successful answer to a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// Done; nothing to report.
+    Done,
+    /// A user was created.
+    Registered {
+        /// The new UID.
+        user: UserId,
+        /// Their invite code.
+        invite_code: String,
+    },
+    /// A session was created.
+    SessionCreated {
+        /// Session id for the token.
+        session: SessionId,
+        /// When it expires (ms).
+        expires_ms: u64,
+    },
+    /// An admin was created.
+    AdminCreated {
+        /// The new admin id.
+        admin: AdminId,
+    },
+    /// An order was accepted and waits for its entry tick.
+    OrderAccepted {
+        /// Order number.
+        contract: ContractId,
+        /// Fee charged.
+        fee: Decimal,
+    },
+    /// A deposit or withdrawal order was created.
+    OrderCreated {
+        /// Order number.
+        order: OrderId,
+    },
+    /// A tick or timer was applied.
+    Clock {
+        /// Contracts that received their entry.
+        entered: u32,
+        /// Contracts settled (including voids).
+        settled: u32,
+    },
+}
+
+/// The result of one command.
+pub type CommandResult = Result<Reply, crate::EngineError>;
+
+/// A change of one wallet. When `bill` is set the total changed and this is a bill line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalletChange {
+    /// Owner.
+    pub user: UserId,
+    /// Which wallet.
+    pub account: AccountKind,
+    /// The bill type when the total changed; none for moves inside the wallet (stake locked).
+    pub bill: Option<BillType>,
+    /// Signed change of the total.
+    pub amount: Decimal,
+    /// The wallet after the change.
+    pub wallet: Wallet,
+    /// Contract or order that caused it (0 for none).
+    pub reference: u64,
+}
+
+/// A settled contract, with everything needed to re-derive its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settlement {
+    /// The contract as it was open.
+    pub contract: Contract,
+    /// Product code.
+    pub symbol: Symbol,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The exit tick (none for a void without one).
+    pub exit: Option<TickRef>,
+    /// Credited to available: payout on a win, stake on a tie, stake + fee on a void.
+    pub credited: Decimal,
+    /// Net result for the user: credited - stake - fee.
+    pub profit: Decimal,
+    /// Sequencer time of settlement (ms).
+    pub settled_ms: u64,
+}
+
+/// Something that changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A user signed up.
+    UserRegistered {
+        /// UID.
+        user: UserId,
+        /// Username.
+        username: String,
+        /// Inviter, if any.
+        inviter: Option<UserId>,
+    },
+    /// A user signed in.
+    SessionStarted {
+        /// Who.
+        user: UserId,
+        /// Session.
+        session: SessionId,
+        /// Device.
+        device: String,
+        /// Address.
+        ip: String,
+    },
+    /// A session ended (sign out, replaced, password change).
+    SessionEnded {
+        /// Who.
+        user: UserId,
+        /// Session.
+        session: SessionId,
+    },
+    /// The password changed: withdrawals are blocked for 24 h.
+    PasswordChanged {
+        /// Who.
+        user: UserId,
+    },
+    /// Profile, e-mail, 2FA, addresses or freeze flag changed.
+    UserUpdated {
+        /// Who.
+        user: UserId,
+    },
+    /// A wallet changed.
+    Wallet(WalletChange),
+    /// A price was sequenced.
+    Tick {
+        /// Product.
+        symbol: Symbol,
+        /// The tick.
+        tick: TickRef,
+    },
+    /// An order was accepted.
+    ContractOpened(Box<Contract>),
+    /// A contract received its entry tick.
+    ContractEntered {
+        /// Order number.
+        contract: ContractId,
+        /// Owner.
+        user: UserId,
+        /// Entry tick.
+        entry: TickRef,
+        /// Expiry (ms).
+        expiry_ms: u64,
+    },
+    /// A contract ended.
+    ContractSettled(Box<Settlement>),
+    /// A deposit order was created.
+    DepositRequested(Box<DepositOrder>),
+    /// A withdrawal order was created.
+    WithdrawalRequested(Box<WithdrawOrder>),
+    /// A deposit or withdrawal order was decided.
+    OrderResolved {
+        /// Order number.
+        order: OrderId,
+        /// Owner.
+        user: UserId,
+        /// True for a withdrawal, false for a deposit.
+        withdrawal: bool,
+        /// Approved (true) or rejected (false).
+        approved: bool,
+        /// Admin's remark.
+        remark: String,
+    },
+    /// A system notice for every user.
+    Notice {
+        /// Title.
+        title: String,
+        /// Body.
+        body: String,
+    },
+    /// Products, rules or settings changed.
+    CatalogueChanged,
+    /// An admin acted; one per admin command, successful or refused.
+    Audit(Box<AuditRecord>),
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditRecord {
+    /// Who acted.
+    pub admin: AdminId,
+    /// Stable action name.
+    pub action: &'static str,
+    /// The action's parameters, as text.
+    pub detail: String,
+    /// The refusal's code, or none if it succeeded.
+    pub refused: Option<&'static str>,
+    /// Log index of the command.
+    pub index: u64,
+    /// Sequencer time (ms).
+    pub time_ms: u64,
+}

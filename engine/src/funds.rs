@@ -1,0 +1,274 @@
+//! Deposits, withdrawals, transfers and the demo wallet (decisions.md §3-§4).
+
+use rust_decimal::Decimal;
+
+use crate::command::RequestDeposit;
+use crate::constants::{
+    PENDING_DEPOSITS_PER_USER_MAX, PENDING_WITHDRAWALS_PER_USER_MAX,
+    WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS,
+};
+use crate::event::{CommandResult, Event, Reply};
+use crate::identity::{valid_address, valid_text};
+use crate::money::{is_valid_amount, round_cents};
+use crate::types::{
+    AccountKind, BillType, DepositOrder, Destination, OrderId, UserId, WithdrawOrder,
+};
+use crate::{Engine, EngineError};
+
+fn require_text(text: &str, field: &'static str) -> Result<(), EngineError> {
+    if text.trim().is_empty() || !valid_text(text) {
+        return Err(EngineError::Invalid(field));
+    }
+    Ok(())
+}
+
+fn check_destination(destination: &Destination) -> Result<(), EngineError> {
+    match destination {
+        Destination::Wallet { address, .. } if !valid_address(address) => {
+            Err(EngineError::Invalid("address"))
+        }
+        Destination::Wallet { .. } => Ok(()),
+        Destination::Bank { name, number, bank } => {
+            require_text(name, "name")?;
+            require_text(number, "number")?;
+            require_text(bank, "bank")
+        }
+    }
+}
+
+impl Engine {
+    pub(crate) fn request_deposit(
+        &mut self,
+        d: RequestDeposit,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let account = self.active_account(d.user)?;
+        if !is_valid_amount(d.amount) {
+            return Err(EngineError::Invalid("amount"));
+        }
+        let (min, max) = (self.settings.deposit_min, self.settings.deposit_max);
+        if d.amount < min || d.amount > max {
+            return Err(EngineError::AmountOutOfRange { min, max });
+        }
+        if account.pending_deposits >= PENDING_DEPOSITS_PER_USER_MAX {
+            return Err(EngineError::TooManyPendingOrders);
+        }
+        require_text(&d.account_name, "account_name")?;
+        require_text(&d.account_number, "account_number")?;
+        if !valid_text(&d.bank_name) {
+            return Err(EngineError::Invalid("bank_name"));
+        }
+        require_text(&d.receipt, "receipt")?;
+        let id = self.take_order_id();
+        let order = DepositOrder {
+            id,
+            user: d.user,
+            amount: d.amount,
+            method: d.method,
+            account_name: d.account_name,
+            account_number: d.account_number,
+            bank_name: d.bank_name,
+            receipt: d.receipt,
+            created_ms: self.now_ms,
+        };
+        self.account_mut(d.user).pending_deposits += 1;
+        events.push(Event::DepositRequested(Box::new(order.clone())));
+        self.deposits.insert(id, order);
+        Ok(Reply::OrderCreated { order: id })
+    }
+
+    pub(crate) fn request_withdrawal(
+        &mut self,
+        user: UserId,
+        amount: Decimal,
+        destination: Destination,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let account = self.active_account(user)?;
+        if !is_valid_amount(amount) {
+            return Err(EngineError::Invalid("amount"));
+        }
+        let (min, max) = (self.settings.withdraw_min, self.settings.withdraw_max);
+        if amount < min || amount > max {
+            return Err(EngineError::AmountOutOfRange { min, max });
+        }
+        let changed = self.user_of(user)?.password_changed_ms;
+        if changed != 0 && self.now_ms < changed + WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS {
+            return Err(EngineError::WithdrawalBlocked);
+        }
+        check_destination(&destination)?;
+        let fee = round_cents(
+            amount * self.settings.withdraw_fee_rate + self.settings.withdraw_fee_fixed,
+        );
+        if fee >= amount {
+            return Err(EngineError::AmountOutOfRange { min, max });
+        }
+        if account.real.available < amount {
+            return Err(EngineError::InsufficientBalance);
+        }
+        if account.pending_withdrawals >= PENDING_WITHDRAWALS_PER_USER_MAX {
+            return Err(EngineError::TooManyPendingOrders);
+        }
+        let id = self.take_order_id();
+        let account = self.account_mut(user);
+        account.pending_withdrawals += 1;
+        account.real.available -= amount;
+        account.real.frozen += amount;
+        let order = WithdrawOrder {
+            id,
+            user,
+            amount,
+            fee,
+            actual: amount - fee,
+            destination,
+            created_ms: self.now_ms,
+        };
+        events.push(Event::WithdrawalRequested(Box::new(order.clone())));
+        self.withdrawals.insert(id, order);
+        self.wallet_event(user, AccountKind::Real, None, Decimal::ZERO, id, events);
+        Ok(Reply::OrderCreated { order: id })
+    }
+
+    pub(crate) fn transfer(
+        &mut self,
+        from: UserId,
+        to: UserId,
+        amount: Decimal,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let sender = self.active_account(from)?;
+        if !is_valid_amount(amount) {
+            return Err(EngineError::Invalid("amount"));
+        }
+        if sender.real.available < amount {
+            return Err(EngineError::InsufficientBalance);
+        }
+        self.account_of(to)?;
+        if from == to {
+            return Err(EngineError::SelfTransfer);
+        }
+        self.account_mut(from).real.available -= amount;
+        self.account_mut(to).real.available += amount;
+        self.wallet_event(
+            from,
+            AccountKind::Real,
+            Some(BillType::TransferOut),
+            -amount,
+            u64::from(to),
+            events,
+        );
+        self.wallet_event(
+            to,
+            AccountKind::Real,
+            Some(BillType::TransferIn),
+            amount,
+            u64::from(from),
+            events,
+        );
+        Ok(Reply::Done)
+    }
+
+    pub(crate) fn reset_demo(&mut self, user: UserId, events: &mut Vec<Event>) -> CommandResult {
+        if self.account_of(user)?.open_demo > 0 {
+            return Err(EngineError::DemoHasOpenContracts);
+        }
+        let target = self.settings.demo_balance;
+        let demo = &mut self.account_mut(user).demo;
+        let delta = target - demo.available;
+        demo.available = target;
+        self.ledger.demo_minted += delta;
+        self.wallet_event(user, AccountKind::Demo, Some(BillType::Adjustment), delta, 0, events);
+        Ok(Reply::Done)
+    }
+
+    pub(crate) fn approve_deposit(
+        &mut self,
+        order: OrderId,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        let account = self.account_mut(d.user);
+        account.pending_deposits -= 1;
+        account.real.available += d.amount;
+        self.ledger.deposits_approved += d.amount;
+        self.wallet_event(
+            d.user,
+            AccountKind::Real,
+            Some(BillType::Deposit),
+            d.amount,
+            order,
+            events,
+        );
+        events.push(resolved(order, d.user, false, true, String::new()));
+        Ok(Reply::Done)
+    }
+
+    pub(crate) fn reject_deposit(
+        &mut self,
+        order: OrderId,
+        remark: String,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        require_text(&remark, "remark")?;
+        let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        self.account_mut(d.user).pending_deposits -= 1;
+        events.push(resolved(order, d.user, false, false, remark));
+        Ok(Reply::Done)
+    }
+
+    pub(crate) fn approve_withdrawal(
+        &mut self,
+        order: OrderId,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        let account = self.account_mut(w.user);
+        account.pending_withdrawals -= 1;
+        account.real.frozen -= w.amount;
+        self.ledger.house += w.fee;
+        self.ledger.withdrawals_paid += w.actual;
+        self.wallet_event(
+            w.user,
+            AccountKind::Real,
+            Some(BillType::Withdraw),
+            -w.amount,
+            order,
+            events,
+        );
+        events.push(resolved(order, w.user, true, true, String::new()));
+        Ok(Reply::Done)
+    }
+
+    pub(crate) fn reject_withdrawal(
+        &mut self,
+        order: OrderId,
+        remark: String,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        require_text(&remark, "remark")?;
+        let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        let account = self.account_mut(w.user);
+        account.pending_withdrawals -= 1;
+        account.real.frozen -= w.amount;
+        account.real.available += w.amount;
+        self.wallet_event(w.user, AccountKind::Real, None, Decimal::ZERO, order, events);
+        events.push(resolved(order, w.user, true, false, remark));
+        Ok(Reply::Done)
+    }
+
+    fn take_order_id(&mut self) -> OrderId {
+        let id = self.next_order;
+        self.next_order += 1;
+        id
+    }
+}
+
+fn resolved(
+    order: OrderId,
+    user: UserId,
+    withdrawal: bool,
+    approved: bool,
+    remark: String,
+) -> Event {
+    Event::OrderResolved { order, user, withdrawal, approved, remark }
+}

@@ -1,0 +1,96 @@
+//! Invariants that must hold after every command. Tests call `check_invariants` after each
+//! step; it walks everything, so it is for tests and audits, not for the hot path.
+
+use rust_decimal::Decimal;
+use rustc_hash::FxHashMap;
+
+use crate::types::{AccountKind, UserId};
+use crate::Engine;
+
+impl Engine {
+    /// Checks conservation of money, non-negative balances and the consistency of every
+    /// counter with the open contracts and pending orders. Returns the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let zero = Decimal::ZERO;
+        let mut real_total = zero;
+        let mut demo_total = zero;
+        for (i, a) in self.accounts.iter().enumerate() {
+            for (kind, w) in [(AccountKind::Real, &a.real), (AccountKind::Demo, &a.demo)] {
+                if w.available < zero || w.frozen < zero || w.in_position < zero {
+                    return Err(format!("user {} has a negative {kind:?} balance: {w:?}", i + 1));
+                }
+            }
+            real_total += a.real.total();
+            demo_total += a.demo.total();
+        }
+        let l = &self.ledger;
+        if real_total + l.house != l.deposits_approved - l.withdrawals_paid + l.seed_capital {
+            return Err(format!(
+                "real money not conserved: users {real_total} + house {} != deposits {} - withdrawals {} + seed {}",
+                l.house, l.deposits_approved, l.withdrawals_paid, l.seed_capital
+            ));
+        }
+        if demo_total + l.demo_house != l.demo_minted {
+            return Err(format!(
+                "demo money not conserved: {demo_total} + {} != {}",
+                l.demo_house, l.demo_minted
+            ));
+        }
+        if l.house < l.house_reserved || l.house_reserved < zero {
+            return Err(format!("house {} below its reserve {}", l.house, l.house_reserved));
+        }
+        self.check_counters()
+    }
+
+    fn check_counters(&self) -> Result<(), String> {
+        type PerUser = FxHashMap<(UserId, AccountKind), (Decimal, u32)>;
+        let mut open: PerUser = FxHashMap::default();
+        let mut reserved = Decimal::ZERO;
+        for c in self.contracts.values() {
+            let e = open.entry((c.user, c.account)).or_default();
+            e.0 += c.stake;
+            e.1 += 1;
+            reserved += c.reserved;
+        }
+        if reserved != self.ledger.house_reserved {
+            return Err(format!(
+                "reserve {} != sum over contracts {reserved}",
+                self.ledger.house_reserved
+            ));
+        }
+        let mut frozen: FxHashMap<UserId, (Decimal, u32)> = FxHashMap::default();
+        for w in self.withdrawals.values() {
+            let e = frozen.entry(w.user).or_default();
+            e.0 += w.amount;
+            e.1 += 1;
+        }
+        let mut deposits: FxHashMap<UserId, u32> = FxHashMap::default();
+        for d in self.deposits.values() {
+            *deposits.entry(d.user).or_default() += 1;
+        }
+        for (i, a) in self.accounts.iter().enumerate() {
+            let user = i as UserId + 1;
+            for (kind, w, n) in [
+                (AccountKind::Real, &a.real, a.open_real),
+                (AccountKind::Demo, &a.demo, a.open_demo),
+            ] {
+                let (stakes, count) = open.get(&(user, kind)).copied().unwrap_or_default();
+                if w.in_position != stakes || n != count {
+                    return Err(format!("user {user} {kind:?}: in position {} / {n} open, contracts say {stakes} / {count}", w.in_position));
+                }
+            }
+            let (amount, count) = frozen.get(&user).copied().unwrap_or_default();
+            if a.real.frozen != amount || a.pending_withdrawals != count || !a.demo.frozen.is_zero()
+            {
+                return Err(format!(
+                    "user {user}: frozen {} / {} pending, orders say {amount} / {count}",
+                    a.real.frozen, a.pending_withdrawals
+                ));
+            }
+            if a.pending_deposits != deposits.get(&user).copied().unwrap_or_default() {
+                return Err(format!("user {user}: pending deposit count is wrong"));
+            }
+        }
+        Ok(())
+    }
+}

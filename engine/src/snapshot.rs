@@ -1,0 +1,185 @@
+//! Snapshot and restore with rkyv, and the state hash.
+//!
+//! The snapshot is canonical: open contracts and orders are written sorted by id, and derived
+//! lookups (indexes, books' queues) are left out and rebuilt. Equal states therefore give equal
+//! bytes, and the state hash is a digest of those bytes.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{Book, Indexes, Ledger};
+use crate::types::{
+    Account, Admin, Contract, ContractId, DepositOrder, OrderId, Product, Rule, SessionId,
+    Settings, TickRef, User, WithdrawOrder,
+};
+use crate::Engine;
+
+/// Bumped whenever the layout below changes.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// The persisted part of the engine.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+struct Snapshot {
+    /// Layout version.
+    version: u32,
+    /// Index of the last applied command.
+    applied_index: u64,
+    /// Time of the last applied command.
+    now_ms: u64,
+    /// Users by id.
+    users: Vec<User>,
+    /// Accounts by id.
+    accounts: Vec<Account>,
+    /// Admins by id.
+    admins: Vec<Admin>,
+    /// Catalogue.
+    products: Vec<Product>,
+    /// Latest tick per product.
+    last_ticks: Vec<Option<TickRef>>,
+    /// Rules.
+    rules: Vec<Rule>,
+    /// Settings.
+    settings: Settings,
+    /// Open contracts, sorted by id.
+    contracts: Vec<Contract>,
+    /// Pending deposits, sorted by id.
+    deposits: Vec<DepositOrder>,
+    /// Pending withdrawals, sorted by id.
+    withdrawals: Vec<WithdrawOrder>,
+    /// House and counters.
+    ledger: Ledger,
+    /// Next contract number.
+    next_contract: ContractId,
+    /// Next order number.
+    next_order: OrderId,
+    /// Next session id.
+    next_session: SessionId,
+}
+
+/// Why snapshot bytes could not be restored.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// The bytes are not a valid archive of this layout.
+    #[error("snapshot is not a valid archive: {0}")]
+    Invalid(String),
+    /// The archive was written by another layout version.
+    #[error("snapshot version {found} is not {expected}")]
+    Version {
+        /// Found in the bytes.
+        found: u32,
+        /// This build's version.
+        expected: u32,
+    },
+}
+
+impl Engine {
+    /// The whole state as canonical rkyv bytes.
+    pub fn snapshot_bytes(&self) -> Vec<u8> {
+        self.canonical_bytes(self.applied_index, self.now_ms)
+    }
+
+    /// Canonical bytes with the log position and time given by the caller.
+    fn canonical_bytes(&self, applied_index: u64, now_ms: u64) -> Vec<u8> {
+        let mut contracts: Vec<Contract> = self.contracts.values().cloned().collect();
+        contracts.sort_unstable_by_key(|c| c.id);
+        let snapshot = Snapshot {
+            version: SNAPSHOT_VERSION,
+            applied_index,
+            now_ms,
+            users: self.users.clone(),
+            accounts: self.accounts.clone(),
+            admins: self.admins.clone(),
+            products: self.products.clone(),
+            last_ticks: self.books.iter().map(|b| b.last).collect(),
+            rules: self.rules.clone(),
+            settings: self.settings.clone(),
+            contracts,
+            deposits: self.deposits.values().cloned().collect(),
+            withdrawals: self.withdrawals.values().cloned().collect(),
+            ledger: self.ledger.clone(),
+            next_contract: self.next_contract,
+            next_order: self.next_order,
+            next_session: self.next_session,
+        };
+        match rkyv::to_bytes::<rkyv::rancor::Error>(&snapshot) {
+            Ok(bytes) => bytes.into_vec(),
+            // Serialising plain owned data into a growable buffer cannot fail but for allocation.
+            Err(e) => panic!("snapshot serialisation failed: {e}"),
+        }
+    }
+
+    /// Rebuilds an engine from `snapshot_bytes` output, validating the archive first.
+    pub fn restore(bytes: &[u8]) -> Result<Engine, SnapshotError> {
+        let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
+        aligned.extend_from_slice(bytes);
+        let s: Snapshot = rkyv::from_bytes::<Snapshot, rkyv::rancor::Error>(&aligned)
+            .map_err(|e| SnapshotError::Invalid(e.to_string()))?;
+        if s.version != SNAPSHOT_VERSION {
+            return Err(SnapshotError::Version { found: s.version, expected: SNAPSHOT_VERSION });
+        }
+        let mut engine = Engine {
+            applied_index: s.applied_index,
+            now_ms: s.now_ms,
+            users: s.users,
+            accounts: s.accounts,
+            admins: s.admins,
+            books: s.last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
+            products: s.products,
+            rules: s.rules,
+            settings: s.settings,
+            contracts: Default::default(),
+            deposits: s.deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
+            withdrawals: s.withdrawals.into_iter().map(|w| (w.id, w)).collect(),
+            ledger: s.ledger,
+            next_contract: s.next_contract,
+            next_order: s.next_order,
+            next_session: s.next_session,
+            idx: Indexes::default(),
+        };
+        engine.rebuild_indexes(s.contracts);
+        Ok(engine)
+    }
+
+    /// Rebuilds every derived lookup and the books' queues from the persisted state.
+    fn rebuild_indexes(&mut self, contracts: Vec<Contract>) {
+        let idx = &mut self.idx;
+        for u in &self.users {
+            idx.username.insert(u.username.to_lowercase(), u.id);
+            if let Some(e) = &u.email {
+                idx.email.insert(e.to_lowercase(), u.id);
+            }
+            if let Some(w) = &u.wallet {
+                idx.wallet.insert((w.chain, w.address.clone()), u.id);
+            }
+            idx.invite.insert(u.invite_code.clone(), u.id);
+        }
+        for a in &self.admins {
+            idx.admin_name.insert(a.username.to_lowercase(), a.id);
+        }
+        for (at, p) in self.products.iter().enumerate() {
+            idx.symbol.insert(p.symbol, at as u16);
+        }
+        self.contracts.reserve(contracts.len());
+        // Sorted by id = acceptance order, so waiting queues come back in the same order.
+        for c in contracts {
+            let book = &mut self.books[usize::from(c.product)];
+            if c.entry.is_some() {
+                book.by_expiry.entry(c.expiry_ms).or_default().push(c.id);
+            } else {
+                book.waiting.push_back(c.id);
+            }
+            self.contracts.insert(c.id, c);
+        }
+    }
+
+    /// A digest of the whole state: equal states, equal hashes, on every run and node.
+    pub fn state_hash(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.snapshot_bytes())
+    }
+
+    /// A digest of everything but the log position and the clock: a refused command, which
+    /// still advances both, must leave it unchanged.
+    pub fn content_hash(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes(0, 0))
+    }
+}

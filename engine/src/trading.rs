@@ -1,0 +1,302 @@
+//! Orders, ticks, entry, settlement and referral rewards: decisions.md §2 and §5, exactly.
+//!
+//! - Entry: the first tick of the symbol sequenced after acceptance. None within
+//!   `ENTRY_WAIT_MAX_MS` -> void.
+//! - Exit: the latest tick with time <= expiry. It is known when a tick with time > expiry is
+//!   sequenced (the previous tick is the exit), or when a timer passes expiry + grace.
+//! - Void when the exit tick is more than `EXIT_TICK_AGE_MAX_MS` older than expiry (stale
+//!   feed) or when the market was closed at any moment of the contract.
+
+use rust_decimal::Decimal;
+
+use crate::command::PlaceOrder;
+use crate::constants::{ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
+use crate::event::{CommandResult, Event, Reply, Settlement};
+use crate::money::{is_valid_amount, is_valid_price, round_cents};
+use crate::types::{
+    AccountKind, BillType, Contract, ContractId, Direction, Outcome, Symbol, TickRef,
+};
+use crate::{Engine, EngineError};
+
+/// Slack added to a contract's reserve so the rounded pieces never exceed it (5 pieces x 0.005).
+const RESERVE_SLACK: Decimal = Decimal::from_parts(3, 0, 0, false, 2);
+
+impl Engine {
+    pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Vec<Event>) -> CommandResult {
+        let account = self.active_account(o.user)?;
+        let product_at = *self.idx.symbol.get(&o.symbol).ok_or(EngineError::ProductNotFound)?;
+        let product = &self.products[usize::from(product_at)];
+        if !product.enabled {
+            return Err(EngineError::ProductDisabled);
+        }
+        if !product.hours.is_open(self.now_ms) {
+            return Err(EngineError::MarketClosed);
+        }
+        let rule = self
+            .rules
+            .iter()
+            .find(|r| r.duration_secs == o.duration_secs && r.enabled)
+            .ok_or(EngineError::DurationNotAllowed)?;
+        if !is_valid_amount(o.stake) {
+            return Err(EngineError::Invalid("stake"));
+        }
+        if o.stake < rule.stake_min || o.stake > rule.stake_max {
+            return Err(EngineError::StakeOutOfRange { min: rule.stake_min, max: rule.stake_max });
+        }
+        let fee = if rule.fee_rate.is_zero() {
+            Decimal::ZERO
+        } else {
+            round_cents(o.stake * rule.fee_rate)
+        };
+        if account.wallet(o.account).available < o.stake + fee {
+            return Err(EngineError::InsufficientBalance);
+        }
+        let open = match o.account {
+            AccountKind::Real => account.open_real,
+            AccountKind::Demo => account.open_demo,
+        };
+        if open >= self.settings.open_contracts_per_user_max {
+            return Err(EngineError::TooManyOpenContracts);
+        }
+        let payout_rate = rule.payout_rate;
+        let reserved = match o.account {
+            AccountKind::Real => {
+                let rewards: Decimal = self.settings.reward_rates.iter().sum();
+                let reserve = o.stake * (payout_rate + rewards) + fee + RESERVE_SLACK;
+                if self.ledger.house - self.ledger.house_reserved < reserve {
+                    return Err(EngineError::HouseExposureLimit);
+                }
+                reserve
+            }
+            AccountKind::Demo => Decimal::ZERO,
+        };
+
+        // Every check passed: from here on nothing can fail.
+        let id = self.next_contract;
+        self.next_contract += 1;
+        let wallet = self.account_mut(o.user).wallet_mut(o.account);
+        wallet.available -= o.stake + fee;
+        wallet.in_position += o.stake;
+        *self.account_mut(o.user).open_mut(o.account) += 1;
+        match o.account {
+            AccountKind::Real => {
+                self.ledger.house += fee;
+                self.ledger.house_reserved += reserved;
+            }
+            AccountKind::Demo => self.ledger.demo_house += fee,
+        }
+        let contract = Contract {
+            id,
+            user: o.user,
+            account: o.account,
+            product: product_at,
+            direction: o.direction,
+            stake: o.stake,
+            fee,
+            payout_rate,
+            reserved,
+            duration_ms: u64::from(o.duration_secs) * 1_000,
+            accepted_ms: self.now_ms,
+            accepted_index: self.applied_index,
+            entry: None,
+            expiry_ms: 0,
+        };
+        events.push(Event::ContractOpened(Box::new(contract.clone())));
+        self.contracts.insert(id, contract);
+        self.books[usize::from(product_at)].waiting.push_back(id);
+        let bill = (!fee.is_zero()).then_some(BillType::Fee);
+        self.wallet_event(o.user, o.account, bill, -fee, id, events);
+        Ok(Reply::OrderAccepted { contract: id, fee })
+    }
+
+    pub(crate) fn tick(
+        &mut self,
+        symbol: Symbol,
+        price: Decimal,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let at = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
+        if !is_valid_price(price) {
+            return Err(EngineError::Invalid("price"));
+        }
+        let now = self.now_ms;
+        // Contracts that expired before this tick settle on the previous tick.
+        let previous = self.books[at].last;
+        let mut settled = self.settle_due(at, now, false, previous, events);
+
+        let tick = TickRef { price, time_ms: now, index: self.applied_index };
+        self.books[at].last = Some(tick);
+        events.push(Event::Tick { symbol, tick });
+
+        let mut entered = 0u32;
+        let waiting = std::mem::take(&mut self.books[at].waiting);
+        for id in waiting {
+            let Some(contract) = self.contracts.get_mut(&id) else { continue };
+            if now - contract.accepted_ms > ENTRY_WAIT_MAX_MS {
+                self.settle(id, None, Outcome::VoidNoEntry, events);
+                settled += 1;
+                continue;
+            }
+            let expiry_ms = now + contract.duration_ms;
+            contract.entry = Some(tick);
+            contract.expiry_ms = expiry_ms;
+            let user = contract.user;
+            self.books[at].by_expiry.entry(expiry_ms).or_default().push(id);
+            events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
+            entered += 1;
+        }
+        Ok(Reply::Clock { entered, settled })
+    }
+
+    /// Settles contracts past expiry + grace and voids contracts that waited too long for entry.
+    pub(crate) fn timer(&mut self, events: &mut Vec<Event>) -> Reply {
+        let now = self.now_ms;
+        let mut settled = 0;
+        for at in 0..self.books.len() {
+            let last = self.books[at].last;
+            settled += self.settle_due(at, now, true, last, events);
+            while let Some(&id) = self.books[at].waiting.front() {
+                match self.contracts.get(&id) {
+                    Some(c) if now - c.accepted_ms <= ENTRY_WAIT_MAX_MS => break,
+                    Some(_) => {
+                        self.books[at].waiting.pop_front();
+                        self.settle(id, None, Outcome::VoidNoEntry, events);
+                        settled += 1;
+                    }
+                    None => {
+                        self.books[at].waiting.pop_front();
+                    }
+                }
+            }
+        }
+        Reply::Clock { entered: 0, settled }
+    }
+
+    /// Settles every contract of book `at` whose expiry is before `now` (tick) or at least the
+    /// grace before `now` (timer), with `exit` as the exit tick. Returns how many settled.
+    fn settle_due(
+        &mut self,
+        at: usize,
+        now: u64,
+        by_timer: bool,
+        exit: Option<TickRef>,
+        events: &mut Vec<Event>,
+    ) -> u32 {
+        let mut settled = 0;
+        loop {
+            let book = &mut self.books[at];
+            let Some(entry) = book.by_expiry.first_entry() else { break };
+            let expiry = *entry.key();
+            let due = if by_timer { expiry + SETTLE_GRACE_MS <= now } else { expiry < now };
+            if !due {
+                break;
+            }
+            for id in entry.remove() {
+                if let Some(outcome) = self.outcome_of(id, exit) {
+                    self.settle(id, exit, outcome, events);
+                    settled += 1;
+                }
+            }
+        }
+        settled
+    }
+
+    /// The result of an entered contract with this exit tick; none if it is no longer open.
+    fn outcome_of(&self, id: ContractId, exit: Option<TickRef>) -> Option<Outcome> {
+        let contract = self.contracts.get(&id)?;
+        let entry = contract.entry?;
+        let product = &self.products[usize::from(contract.product)];
+        if product.hours.closed_between(contract.accepted_ms, contract.expiry_ms) {
+            return Some(Outcome::VoidMarketClosed);
+        }
+        let Some(exit) = exit else { return Some(Outcome::VoidStaleFeed) };
+        debug_assert!(exit.time_ms <= contract.expiry_ms, "exit must be at or before expiry");
+        if exit.time_ms + EXIT_TICK_AGE_MAX_MS < contract.expiry_ms {
+            return Some(Outcome::VoidStaleFeed);
+        }
+        Some(match exit.price.cmp(&entry.price) {
+            std::cmp::Ordering::Equal => Outcome::Tie,
+            std::cmp::Ordering::Greater if contract.direction == Direction::Up => Outcome::Win,
+            std::cmp::Ordering::Less if contract.direction == Direction::Down => Outcome::Win,
+            _ => Outcome::Loss,
+        })
+    }
+
+    /// Closes an open contract with `outcome`: moves the money, pays rewards, emits events.
+    pub(crate) fn settle(
+        &mut self,
+        id: ContractId,
+        exit: Option<TickRef>,
+        outcome: Outcome,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(contract) = self.contracts.remove(&id) else { return };
+        let (stake, fee) = (contract.stake, contract.fee);
+        let credited = match outcome {
+            Outcome::Win => round_cents(stake * (Decimal::ONE + contract.payout_rate)),
+            Outcome::Loss => Decimal::ZERO,
+            Outcome::Tie => stake,
+            Outcome::VoidNoEntry | Outcome::VoidStaleFeed | Outcome::VoidMarketClosed => {
+                stake + fee
+            }
+        };
+        let account = self.account_mut(contract.user);
+        *account.open_mut(contract.account) -= 1;
+        let wallet = account.wallet_mut(contract.account);
+        wallet.in_position -= stake;
+        wallet.available += credited;
+        let house_gain = stake - credited;
+        match contract.account {
+            AccountKind::Real => {
+                self.ledger.house += house_gain;
+                self.ledger.house_reserved -= contract.reserved;
+            }
+            AccountKind::Demo => self.ledger.demo_house += house_gain,
+        }
+        let (bill, amount) = match outcome {
+            Outcome::Win => (Some(BillType::Profit), credited - stake),
+            Outcome::Loss => (Some(BillType::Loss), -stake),
+            Outcome::Tie => (None, Decimal::ZERO),
+            _ if fee.is_zero() => (None, Decimal::ZERO),
+            _ => (Some(BillType::Refund), fee),
+        };
+        self.wallet_event(contract.user, contract.account, bill, amount, id, events);
+        if contract.account == AccountKind::Real && !outcome.is_void() {
+            self.pay_rewards(&contract, events);
+        }
+        let symbol = self.products[usize::from(contract.product)].symbol;
+        let settled_ms = self.now_ms;
+        let profit = credited - stake - fee;
+        events.push(Event::ContractSettled(Box::new(Settlement {
+            contract,
+            symbol,
+            outcome,
+            exit,
+            credited,
+            profit,
+            settled_ms,
+        })));
+    }
+
+    /// Pays generations 1-3 of the contract owner's inviters from the house (decisions §5).
+    fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
+        let mut inviter = self.users[contract.user as usize - 1].inviter;
+        for generation in 0..self.settings.reward_rates.len() {
+            let Some(to) = inviter else { break };
+            let reward = round_cents(contract.stake * self.settings.reward_rates[generation]);
+            if reward > Decimal::ZERO {
+                self.ledger.house -= reward;
+                self.account_mut(to).real.available += reward;
+                self.wallet_event(
+                    to,
+                    AccountKind::Real,
+                    Some(BillType::Reward),
+                    reward,
+                    contract.id,
+                    events,
+                );
+            }
+            inviter = self.users[to as usize - 1].inviter;
+        }
+    }
+}

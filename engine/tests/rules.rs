@@ -1,0 +1,419 @@
+//! The contract and money rules of decisions.md §2-§5, one scenario each.
+
+mod common;
+
+use common::{btc, dec, eurusd, Harness, MONDAY_MS};
+use engine::command::{AdminAction, Command};
+use engine::types::{AccountKind::*, BillType, Destination, Direction::*, Outcome, Role};
+use engine::{EngineError, Event, Reply};
+
+fn contract_id(reply: Result<Reply, EngineError>) -> u64 {
+    match reply {
+        Ok(Reply::OrderAccepted { contract, .. }) => contract,
+        other => panic!("order refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_rising_price_pays_stake_times_one_plus_rate_on_an_up_contract() {
+    let mut h = Harness::new();
+    let alice = h.funded_user("alice", "100");
+    h.tick(btc(), "50000"); // before acceptance: not the entry
+    let id = contract_id(h.order(alice, Real, btc(), Up, "10", 60));
+    assert_eq!(h.available(alice, Real), dec("90"));
+    h.advance(1_000);
+    h.tick(btc(), "50010"); // entry
+    let start = h.now_ms;
+    h.advance(60_000);
+    h.tick(btc(), "50020"); // time == expiry: still counts as the exit
+    h.advance(1);
+    h.tick(btc(), "49000"); // after expiry: triggers settlement on the previous tick
+    let s = h.settlements()[0].clone();
+    assert_eq!(s.contract.id, id);
+    assert_eq!(s.outcome, Outcome::Win);
+    assert_eq!(s.contract.entry.unwrap().price, dec("50010"));
+    assert_eq!(s.contract.entry.unwrap().time_ms, start);
+    assert_eq!(s.contract.expiry_ms, start + 60_000);
+    assert_eq!(s.exit.unwrap().price, dec("50020"));
+    assert_eq!(s.credited, dec("18.50"));
+    assert_eq!(h.available(alice, Real), dec("108.50"));
+    h.check();
+}
+
+#[test]
+fn a_wrong_direction_loses_the_stake_to_the_house() {
+    let mut h = Harness::new();
+    let bob = h.funded_user("bob", "100");
+    let house = h.engine.ledger().house;
+    contract_id(h.order(bob, Real, btc(), Down, "25", 60));
+    h.tick(btc(), "100");
+    h.advance(58_000);
+    h.tick(btc(), "101");
+    h.advance(3_000);
+    h.tick(btc(), "90");
+    assert_eq!(h.settlements()[0].outcome, Outcome::Loss);
+    assert_eq!(h.available(bob, Real), dec("75"));
+    assert_eq!(h.engine.ledger().house, house + dec("25"));
+    h.check();
+}
+
+#[test]
+fn a_tie_returns_the_stake_and_keeps_the_fee() {
+    let mut h = Harness::new();
+    h.set_rule(60, "0.85", "0.01");
+    let carol = h.funded_user("carol", "100");
+    let reply = h.order(carol, Real, btc(), Up, "10", 60).unwrap();
+    assert_eq!(reply, Reply::OrderAccepted { contract: 1, fee: dec("0.10") });
+    assert_eq!(h.available(carol, Real), dec("89.90"));
+    h.tick(btc(), "100");
+    h.advance(57_000);
+    h.tick(btc(), "100");
+    h.advance(4_000);
+    h.tick(btc(), "105");
+    assert_eq!(h.settlements()[0].outcome, Outcome::Tie);
+    assert_eq!(h.available(carol, Real), dec("99.90"));
+    h.check();
+}
+
+#[test]
+fn payouts_round_half_to_even_cents() {
+    let mut h = Harness::new();
+    let dave = h.funded_user("dave", "100");
+    contract_id(h.order(dave, Real, btc(), Up, "3.30", 60)); // 3.30 x 1.85 = 6.105 -> 6.10
+    h.tick(btc(), "1");
+    h.advance(59_000);
+    h.tick(btc(), "2");
+    h.advance(2_000);
+    h.tick(btc(), "2");
+    assert_eq!(h.settlements()[0].credited, dec("6.10"));
+    h.check();
+}
+
+#[test]
+fn the_timer_settles_after_expiry_plus_grace_with_the_last_tick() {
+    let mut h = Harness::new();
+    let erin = h.funded_user("erin", "100");
+    contract_id(h.order(erin, Real, btc(), Up, "10", 60));
+    h.tick(btc(), "100");
+    h.advance(57_000);
+    h.tick(btc(), "101");
+    h.advance(3_000 + 1_999); // expiry + 1.999 s: not yet
+    assert_eq!(h.ok(Command::Timer), Reply::Clock { entered: 0, settled: 0 });
+    h.advance(1);
+    assert_eq!(h.ok(Command::Timer), Reply::Clock { entered: 0, settled: 1 });
+    let s = h.settlements()[0];
+    assert_eq!((s.outcome, s.exit.unwrap().price), (Outcome::Win, dec("101")));
+    h.check();
+}
+
+#[test]
+fn no_entry_tick_within_five_seconds_voids_and_refunds_stake_and_fee() {
+    let mut h = Harness::new();
+    h.set_rule(60, "0.85", "0.02");
+    let fay = h.funded_user("fay", "100");
+    contract_id(h.order(fay, Real, btc(), Up, "10", 60));
+    h.advance(5_000);
+    assert_eq!(h.ok(Command::Timer), Reply::Clock { entered: 0, settled: 0 });
+    h.advance(1);
+    h.ok(Command::Timer);
+    assert_eq!(h.settlements()[0].outcome, Outcome::VoidNoEntry);
+    assert_eq!(h.available(fay, Real), dec("100"));
+    // A late tick does not enter a voided contract, and a late first tick voids too.
+    contract_id(h.order(fay, Real, btc(), Up, "10", 60));
+    h.advance(6_000);
+    h.tick(btc(), "100");
+    assert_eq!(h.settlements()[1].outcome, Outcome::VoidNoEntry);
+    assert_eq!(h.available(fay, Real), dec("100"));
+    h.check();
+}
+
+#[test]
+fn a_stale_feed_before_expiry_voids() {
+    let mut h = Harness::new();
+    let gus = h.funded_user("gus", "100");
+    contract_id(h.order(gus, Real, btc(), Up, "10", 60));
+    h.tick(btc(), "100");
+    h.advance(54_000);
+    h.tick(btc(), "120"); // 6 s before expiry: too old to be the exit
+    h.advance(8_000);
+    h.ok(Command::Timer);
+    assert_eq!(h.settlements()[0].outcome, Outcome::VoidStaleFeed);
+    assert_eq!(h.available(gus, Real), dec("100"));
+    h.check();
+}
+
+#[test]
+fn forex_refuses_orders_at_the_weekend_and_voids_contracts_that_cross_the_close() {
+    let friday_2159 = MONDAY_MS + (4 * 24 + 21) * 3_600_000 + 59 * 60_000;
+    let mut h = Harness::at(friday_2159);
+    let hal = h.funded_user("hal", "100");
+    contract_id(h.order(hal, Real, eurusd(), Up, "10", 300));
+    h.tick(eurusd(), "1.1");
+    h.advance(61_000); // 22:00:01, closed
+    assert_eq!(h.order(hal, Real, eurusd(), Up, "10", 60), Err(EngineError::MarketClosed));
+    for _ in 0..60 {
+        h.advance(4_000);
+        h.tick(eurusd(), "1.2");
+    }
+    assert_eq!(h.settlements()[0].outcome, Outcome::VoidMarketClosed);
+    assert_eq!(h.available(hal, Real), dec("100"));
+    h.check();
+}
+
+#[test]
+fn three_generations_of_inviters_earn_rewards_on_real_contracts_only() {
+    let mut h = Harness::new();
+    let g3 = h.register("grand3", None);
+    let code = |h: &Harness, u| h.engine.user(u).unwrap().invite_code.clone();
+    let g2 = h.register("grand2", Some(code(&h, g3)));
+    let g1 = h.register("parent", Some(code(&h, g2)));
+    let trader = h.register("trader", Some(code(&h, g1)));
+    h.deposit(trader, "1000");
+    for account in [Real, Demo] {
+        contract_id(h.order(trader, account, btc(), Up, "1000", 60));
+    }
+    h.tick(btc(), "10");
+    h.advance(59_000);
+    h.tick(btc(), "9");
+    h.advance(2_000);
+    h.tick(btc(), "9");
+    assert_eq!(h.settlements().len(), 2);
+    assert_eq!(h.available(g1, Real), dec("5.00"));
+    assert_eq!(h.available(g2, Real), dec("3.00"));
+    assert_eq!(h.available(g3, Real), dec("2.00"));
+    let rewards = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Wallet(w) if w.bill == Some(BillType::Reward)))
+        .count();
+    assert_eq!(rewards, 3);
+    assert_eq!(h.engine.team(g3), [vec![g2], vec![g1], vec![trader]]);
+    h.check();
+}
+
+#[test]
+fn acceptance_checks_refuse_and_change_nothing() {
+    let mut h = Harness::new();
+    let ivy = h.funded_user("ivy", "50");
+    let before = h.engine.content_hash();
+    let refused = [
+        (h.order(ivy, Real, btc(), Up, "0.5", 60), "STAKE_OUT_OF_RANGE"),
+        (h.order(ivy, Real, btc(), Up, "5001", 60), "STAKE_OUT_OF_RANGE"),
+        (h.order(ivy, Real, btc(), Up, "1.001", 60), "VALIDATION"),
+        (h.order(ivy, Real, btc(), Up, "60", 60), "INSUFFICIENT_BALANCE"),
+        (h.order(ivy, Real, btc(), Up, "10", 61), "DURATION_NOT_ALLOWED"),
+        (
+            h.order(ivy, Real, engine::types::Symbol::new("XXXUSDT").unwrap(), Up, "10", 60),
+            "PRODUCT_NOT_FOUND",
+        ),
+        (h.order(99, Real, btc(), Up, "10", 60), "USER_NOT_FOUND"),
+    ];
+    for (result, code) in refused {
+        assert_eq!(result.unwrap_err().code(), code);
+    }
+    // Refusals leave the state exactly as it was.
+    assert_eq!(h.engine.content_hash(), before);
+    assert_eq!(h.available(ivy, Real), dec("50"));
+    h.check();
+}
+
+#[test]
+fn the_open_contract_cap_and_the_house_reserve_hold() {
+    let mut h = Harness::new();
+    let mut settings = h.engine.settings().clone();
+    settings.open_contracts_per_user_max = 2;
+    h.admin(AdminAction::UpdateSettings(settings));
+    let jo = h.funded_user("joe", "100");
+    contract_id(h.order(jo, Real, btc(), Up, "1", 60));
+    contract_id(h.order(jo, Real, btc(), Up, "1", 60));
+    assert_eq!(h.order(jo, Real, btc(), Up, "1", 60), Err(EngineError::TooManyOpenContracts));
+
+    // A house with less than one contract's worst case refuses it.
+    let mut small = Harness::at(MONDAY_MS);
+    let rich = small.register("rich", None);
+    small.admin(AdminAction::AdjustBalance {
+        user: rich,
+        delta: dec("999990"),
+        reason: "test".into(),
+    });
+    assert_eq!(
+        small.order(rich, Real, btc(), Up, "5000", 60),
+        Err(EngineError::HouseExposureLimit)
+    );
+    small.check();
+    h.check();
+}
+
+#[test]
+fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change() {
+    let mut h = Harness::new();
+    let kim = h.funded_user("kim", "500");
+    let to =
+        || Destination::Wallet { chain: engine::types::Chain::Tron, address: "TAbc123".into() };
+    let order =
+        match h.ok(Command::RequestWithdrawal { user: kim, amount: dec("100"), destination: to() })
+        {
+            Reply::OrderCreated { order } => order,
+            other => panic!("{other:?}"),
+        };
+    let w = h.engine.account(kim).unwrap().real.clone();
+    assert_eq!((w.available, w.frozen), (dec("400"), dec("100")));
+    h.admin(AdminAction::ApproveWithdrawal { order });
+    assert_eq!(h.engine.account(kim).unwrap().real.frozen, dec("0"));
+    assert_eq!(h.engine.ledger().withdrawals_paid, dec("98.00")); // 1 % + 1 USDT fee
+    h.check();
+
+    let order = match h.ok(Command::RequestWithdrawal {
+        user: kim,
+        amount: dec("50"),
+        destination: to(),
+    }) {
+        Reply::OrderCreated { order } => order,
+        other => panic!("{other:?}"),
+    };
+    h.admin(AdminAction::RejectWithdrawal { order, remark: "wrong address".into() });
+    assert_eq!(h.available(kim, Real), dec("400"));
+
+    h.ok(Command::SetPassword { user: kim, password_hash: "new".into(), keep_session: None });
+    let blocked =
+        h.run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: to() });
+    assert_eq!(blocked, Err(EngineError::WithdrawalBlocked));
+    h.advance(24 * 3_600_000);
+    assert!(h
+        .run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: to() })
+        .is_ok());
+    h.check();
+}
+
+#[test]
+fn admin_actions_are_audited_and_permission_checked() {
+    let mut h = Harness::new();
+    let lee = h.funded_user("lee", "10");
+    let op = match h.admin(AdminAction::CreateAdmin {
+        username: "operator".into(),
+        password_hash: "h".into(),
+        role: Role::Viewer,
+    }) {
+        Reply::AdminCreated { admin } => admin,
+        other => panic!("{other:?}"),
+    };
+    let refused = h.run(Command::Admin {
+        admin: op,
+        action: AdminAction::SetUserFrozen { user: lee, frozen: true, reason: "x".into() },
+    });
+    assert_eq!(refused, Err(EngineError::Forbidden));
+    h.admin(AdminAction::AdjustBalance {
+        user: lee,
+        delta: dec("-5"),
+        reason: "chargeback".into(),
+    });
+    assert_eq!(h.available(lee, Real), dec("5"));
+    let audits: Vec<_> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Audit(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let admin_commands = h.log.iter().filter(|(_, c)| matches!(c, Command::Admin { .. })).count();
+    assert_eq!(audits.len(), admin_commands);
+    assert!(audits.iter().any(|a| a.admin == op && a.refused == Some("FORBIDDEN")));
+    assert!(audits.iter().all(|a| !a.detail.contains("hash") && !a.detail.contains("\"h\"")));
+    h.check();
+}
+
+#[test]
+fn transfers_move_available_balance_between_users() {
+    let mut h = Harness::new();
+    let a = h.funded_user("amy", "100");
+    let b = h.register("ben", None);
+    h.ok(Command::Transfer { from: a, to: b, amount: dec("40") });
+    assert_eq!((h.available(a, Real), h.available(b, Real)), (dec("60"), dec("40")));
+    assert_eq!(
+        h.run(Command::Transfer { from: a, to: a, amount: dec("1") }),
+        Err(EngineError::SelfTransfer)
+    );
+    assert_eq!(
+        h.run(Command::Transfer { from: a, to: b, amount: dec("61") }),
+        Err(EngineError::InsufficientBalance)
+    );
+    h.check();
+}
+
+#[test]
+fn sign_up_enforces_unique_names_emails_and_valid_invite_codes() {
+    let mut h = Harness::new();
+    h.register("mia", None);
+    let again = |name: &str, email: &str, code: Option<&str>| {
+        Command::Register(engine::Register {
+            username: name.into(),
+            email: Some(email.into()),
+            password_hash: Some("h".into()),
+            wallet: None,
+            invite_code: code.map(Into::into),
+            email_verified: false,
+        })
+    };
+    assert_eq!(h.run(again("MIA", "x@example.com", None)), Err(EngineError::UsernameExists));
+    assert_eq!(h.run(again("nia", "MIA@example.com", None)), Err(EngineError::EmailExists));
+    assert_eq!(
+        h.run(again("nia", "n@example.com", Some("ABCDEFGH"))),
+        Err(EngineError::InvalidInviteCode)
+    );
+    assert_eq!(
+        h.run(again("nia", "n@example.com", Some("SHORT"))),
+        Err(EngineError::InvalidInviteCode)
+    );
+    let mut settings = h.engine.settings().clone();
+    settings.invite_code_required = true;
+    h.admin(AdminAction::UpdateSettings(settings));
+    assert_eq!(h.run(again("nia", "n@example.com", None)), Err(EngineError::InviteCodeRequired));
+    assert_eq!(h.engine.user_count(), 1);
+    h.check();
+}
+
+#[test]
+fn demo_contracts_never_touch_real_money_and_the_demo_wallet_resets() {
+    let mut h = Harness::new();
+    let ned = h.register("ned", None);
+    let house = h.engine.ledger().house;
+    contract_id(h.order(ned, Demo, btc(), Up, "100", 60));
+    assert_eq!(h.run(Command::ResetDemo { user: ned }), Err(EngineError::DemoHasOpenContracts));
+    h.tick(btc(), "1");
+    h.advance(59_000);
+    h.tick(btc(), "2");
+    h.advance(2_000);
+    h.tick(btc(), "2");
+    assert_eq!(h.available(ned, Demo), dec("10085.00"));
+    assert_eq!(h.engine.ledger().house, house);
+    h.ok(Command::ResetDemo { user: ned });
+    assert_eq!(h.available(ned, Demo), dec("10000"));
+    h.check();
+}
+
+#[test]
+fn snapshot_restore_gives_the_same_state_and_the_same_future() {
+    let mut h = Harness::new();
+    let a = h.funded_user("olga", "1000");
+    for i in 0..20 {
+        contract_id(h.order(a, if i % 2 == 0 { Real } else { Demo }, btc(), Up, "3", 60));
+        h.tick(btc(), &format!("{}", 100 + i));
+        h.advance(1_500);
+    }
+    let bytes = h.engine.snapshot_bytes();
+    let mut restored = engine::Engine::restore(&bytes).unwrap();
+    assert_eq!(restored.state_hash(), h.engine.state_hash());
+    let mut events = Vec::new();
+    for _ in 0..60 {
+        h.advance(1_000);
+        let stamp = engine::Stamp { index: h.index + 1, time_ms: h.now_ms };
+        restored
+            .apply(stamp, Command::Tick { symbol: btc(), price: dec("105") }, &mut events)
+            .unwrap();
+        h.tick(btc(), "105");
+    }
+    assert_eq!(restored.open_contract_count(), 0);
+    assert_eq!(restored.state_hash(), h.engine.state_hash());
+    assert!(engine::Engine::restore(&bytes[..bytes.len() / 2]).is_err());
+}

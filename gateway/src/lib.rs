@@ -1,0 +1,1 @@
+//! The gateway. For now: the node that assembles the durable core.

@@ -1,0 +1,1 @@
+//! Tests across crates and processes.
