@@ -1,0 +1,336 @@
+//! Property tests over random command streams (DESIGN §5). After every command:
+//! - money is conserved and no balance is negative (`check_invariants`);
+//! - every settlement is re-derived from the recorded ticks by an independent model of
+//!   decisions §2 and must match: entry, exit, outcome and amount;
+//! - no contract settles twice, and at the end every contract has settled exactly once;
+//! - replaying the log onto a snapshot taken mid-stream, or onto a fresh engine, gives the
+//!   same state hash.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+
+use common::{btc, eurusd, Harness, MONDAY_MS};
+use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
+use engine::types::{
+    AccountKind, Chain, Destination, Direction, Outcome, PayMethod, Symbol, TickRef,
+};
+use engine::{Engine, Event, Reply, Settlement, Stamp};
+use proptest::prelude::*;
+use rust_decimal::Decimal;
+
+const USERS: u32 = 5;
+const DURATIONS: [u32; 3] = [5, 10, 60];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Advance(u64),
+    Tick { forex: bool, step: i64 },
+    Order { user: u32, demo: bool, up: bool, cents: i64, duration: usize, forex: bool },
+    Timer,
+    Deposit { user: u32, cents: i64 },
+    DecideDeposit { nth: usize, approve: bool },
+    Withdraw { user: u32, cents: i64 },
+    DecideWithdrawal { nth: usize, approve: bool },
+    Transfer { from: u32, to: u32, cents: i64 },
+    Adjust { user: u32, cents: i64 },
+    ResetDemo { user: u32 },
+    SetPassword { user: u32 },
+    Snapshot,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let user = 1..=USERS;
+    prop_oneof![
+        6 => (0u64..7_000).prop_map(Op::Advance),
+        6 => (any::<bool>(), -3i64..=3).prop_map(|(forex, step)| Op::Tick { forex, step }),
+        8 => (user.clone(), any::<bool>(), any::<bool>(), 50i64..30_000, 0..DURATIONS.len(), prop::bool::weighted(0.2))
+            .prop_map(|(user, demo, up, cents, duration, forex)| Op::Order { user, demo, up, cents, duration, forex }),
+        2 => Just(Op::Timer),
+        1 => (user.clone(), 1_000i64..200_000).prop_map(|(user, cents)| Op::Deposit { user, cents }),
+        1 => (0usize..4, any::<bool>()).prop_map(|(nth, approve)| Op::DecideDeposit { nth, approve }),
+        1 => (user.clone(), 1_000i64..100_000).prop_map(|(user, cents)| Op::Withdraw { user, cents }),
+        1 => (0usize..4, any::<bool>()).prop_map(|(nth, approve)| Op::DecideWithdrawal { nth, approve }),
+        1 => (user.clone(), user.clone(), 1i64..50_000).prop_map(|(from, to, cents)| Op::Transfer { from, to, cents }),
+        1 => (user.clone(), -20_000i64..20_000).prop_map(|(user, cents)| Op::Adjust { user, cents }),
+        1 => user.clone().prop_map(|user| Op::ResetDemo { user }),
+        1 => user.prop_map(|user| Op::SetPassword { user }),
+        1 => Just(Op::Snapshot),
+    ]
+}
+
+fn cents(c: i64) -> Decimal {
+    Decimal::new(c, 2)
+}
+
+/// The model: every tick per symbol, and what is open or settled.
+#[derive(Default)]
+struct Model {
+    ticks: HashMap<Symbol, Vec<TickRef>>,
+    opened: HashMap<u64, Symbol>,
+    settled: HashSet<u64>,
+    prices: HashMap<Symbol, i64>,
+}
+
+impl Model {
+    /// Re-derives one settlement from the ticks alone and compares.
+    fn check_settlement(&mut self, s: &Settlement, hours: &engine::types::MarketHours) {
+        let c = &s.contract;
+        assert_eq!(self.opened.get(&c.id), Some(&s.symbol), "settled a contract never opened");
+        assert!(self.settled.insert(c.id), "contract {} settled twice", c.id);
+        let ticks = self.ticks.get(&s.symbol).map(Vec::as_slice).unwrap_or(&[]);
+        let first_after = ticks.iter().find(|t| t.index > c.accepted_index).copied();
+        let expected = match first_after {
+            Some(t) if t.time_ms - c.accepted_ms <= 5_000 => {
+                assert_eq!(c.entry, Some(t), "entry must be the next tick");
+                assert_eq!(c.expiry_ms, t.time_ms + c.duration_ms);
+                assert!(s.settled_ms > c.expiry_ms, "settled before expiry");
+                let exit = ticks.iter().rev().find(|x| x.time_ms <= c.expiry_ms).copied();
+                assert_eq!(s.exit, exit, "exit must be the last tick at or before expiry");
+                let exit = exit.expect("the entry tick itself is at or before expiry");
+                if hours.closed_between(c.accepted_ms, c.expiry_ms) {
+                    Outcome::VoidMarketClosed
+                } else if exit.time_ms + 5_000 < c.expiry_ms {
+                    Outcome::VoidStaleFeed
+                } else {
+                    let entry = t.price;
+                    match (exit.price.cmp(&entry), c.direction) {
+                        (std::cmp::Ordering::Equal, _) => Outcome::Tie,
+                        (std::cmp::Ordering::Greater, Direction::Up)
+                        | (std::cmp::Ordering::Less, Direction::Down) => Outcome::Win,
+                        _ => Outcome::Loss,
+                    }
+                }
+            }
+            _ => {
+                assert_eq!(c.entry, None);
+                assert!(s.settled_ms - c.accepted_ms > 5_000, "voided before the entry wait ended");
+                Outcome::VoidNoEntry
+            }
+        };
+        assert_eq!(s.outcome, expected, "outcome of contract {}", c.id);
+        let credited = match expected {
+            Outcome::Win => (c.stake * (Decimal::ONE + c.payout_rate))
+                .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointNearestEven),
+            Outcome::Loss => Decimal::ZERO,
+            Outcome::Tie => c.stake,
+            _ => c.stake + c.fee,
+        };
+        assert_eq!(s.credited, credited);
+    }
+}
+
+struct Run {
+    h: Harness,
+    model: Model,
+    snapshot: Option<(Vec<u8>, usize)>,
+}
+
+impl Run {
+    fn new(friday_evening: bool) -> Run {
+        let start = if friday_evening {
+            MONDAY_MS + (4 * 24 + 21) * 3_600_000 + 50 * 60_000
+        } else {
+            MONDAY_MS + 9 * 3_600_000
+        };
+        let mut h = Harness::at(start);
+        h.set_rule(5, "0.9", "0");
+        h.set_rule(10, "0.8", "0.01");
+        h.set_rule(60, "0.85", "0.005");
+        let mut code = None;
+        for i in 1..=USERS {
+            let user = h.register(&format!("user{i}"), code.take());
+            code = Some(h.engine.user(user).unwrap().invite_code.clone());
+            h.deposit(user, "500");
+        }
+        let mut run = Run { h, model: Model::default(), snapshot: None };
+        run.observe(0);
+        run
+    }
+
+    fn price_of(model: &mut Model, symbol: Symbol, step: i64) -> Decimal {
+        let p = model.prices.entry(symbol).or_insert(10_000);
+        *p = (*p + step).max(1);
+        Decimal::new(*p, 2)
+    }
+
+    fn step(&mut self, op: &Op) {
+        let events_before = self.h.events.len();
+        let h = &mut self.h;
+        let command = match *op {
+            Op::Advance(ms) => {
+                h.advance(ms);
+                return;
+            }
+            Op::Snapshot => {
+                self.snapshot = Some((h.engine.snapshot_bytes(), h.log.len()));
+                return;
+            }
+            Op::Tick { forex, step } => {
+                let symbol = if forex { eurusd() } else { btc() };
+                let price = Run::price_of(&mut self.model, symbol, step);
+                Command::Tick { symbol, price }
+            }
+            Op::Order { user, demo, up, cents: c, duration, forex } => {
+                Command::PlaceOrder(PlaceOrder {
+                    user,
+                    account: if demo { AccountKind::Demo } else { AccountKind::Real },
+                    symbol: if forex { eurusd() } else { btc() },
+                    direction: if up { Direction::Up } else { Direction::Down },
+                    stake: cents(c),
+                    duration_secs: DURATIONS[duration],
+                })
+            }
+            Op::Timer => Command::Timer,
+            Op::Deposit { user, cents: c } => Command::RequestDeposit(RequestDeposit {
+                user,
+                amount: cents(c),
+                method: PayMethod::BankTransfer,
+                account_name: "Name".into(),
+                account_number: "123".into(),
+                bank_name: "Bank".into(),
+                receipt: "r.png".into(),
+            }),
+            Op::DecideDeposit { nth, approve } => {
+                let Some(order) = h.engine.pending_deposits().nth(nth).map(|d| d.id) else {
+                    return;
+                };
+                let action = if approve {
+                    AdminAction::ApproveDeposit { order }
+                } else {
+                    AdminAction::RejectDeposit { order, remark: "no".into() }
+                };
+                Command::Admin { admin: 1, action }
+            }
+            Op::Withdraw { user, cents: c } => Command::RequestWithdrawal {
+                user,
+                amount: cents(c),
+                destination: Destination::Wallet { chain: Chain::Eth, address: "0xabc".into() },
+            },
+            Op::DecideWithdrawal { nth, approve } => {
+                let Some(order) = h.engine.pending_withdrawals().nth(nth).map(|w| w.id) else {
+                    return;
+                };
+                let action = if approve {
+                    AdminAction::ApproveWithdrawal { order }
+                } else {
+                    AdminAction::RejectWithdrawal { order, remark: "no".into() }
+                };
+                Command::Admin { admin: 1, action }
+            }
+            Op::Transfer { from, to, cents: c } => Command::Transfer { from, to, amount: cents(c) },
+            Op::Adjust { user, cents: c } => Command::Admin {
+                admin: 1,
+                action: AdminAction::AdjustBalance { user, delta: cents(c), reason: "test".into() },
+            },
+            Op::ResetDemo { user } => Command::ResetDemo { user },
+            Op::SetPassword { user } => {
+                Command::SetPassword { user, password_hash: "h2".into(), keep_session: None }
+            }
+        };
+        let before = h.engine.content_hash();
+        let refused = h.run(command).is_err();
+        if refused {
+            assert_eq!(h.engine.content_hash(), before, "a refused command changed the state");
+        }
+        h.engine.check_invariants().unwrap_or_else(|e| panic!("after {op:?}: {e}"));
+        self.observe(events_before);
+    }
+
+    /// Feeds new events to the model and checks every settlement.
+    fn observe(&mut self, from: usize) {
+        for event in &self.h.events[from..] {
+            match event {
+                Event::Tick { symbol, tick } => {
+                    self.model.ticks.entry(*symbol).or_default().push(*tick)
+                }
+                Event::ContractOpened(c) => {
+                    let symbol = self.h.engine.products()[usize::from(c.product)].symbol;
+                    self.model.opened.insert(c.id, symbol);
+                }
+                Event::ContractSettled(s) => {
+                    let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();
+                    self.model.check_settlement(s, &hours);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn finish(mut self) {
+        // Run out the clock: everything open must settle, each exactly once.
+        for _ in 0..3 {
+            self.h.advance(3_600_000);
+            let from = self.h.events.len();
+            self.h.ok(Command::Timer);
+            self.observe(from);
+        }
+        assert_eq!(self.h.engine.open_contract_count(), 0);
+        assert_eq!(self.model.opened.len(), self.model.settled.len());
+        self.h.check();
+
+        let end = self.h.engine.state_hash();
+        let replay = |mut engine: Engine, log: &[(Stamp, Command)]| {
+            let mut sink = Vec::new();
+            for (stamp, command) in log {
+                let _ = engine.apply(*stamp, command.clone(), &mut sink);
+                sink.clear();
+            }
+            engine.state_hash()
+        };
+        assert_eq!(replay(Engine::new(), &self.h.log), end, "replay from genesis diverged");
+        if let Some((bytes, at)) = &self.snapshot {
+            let restored = Engine::restore(bytes).unwrap();
+            assert_eq!(
+                replay(restored, &self.h.log[*at..]),
+                end,
+                "replay onto the snapshot diverged"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_command_streams_keep_every_invariant(friday in prop::bool::weighted(0.3), ops in prop::collection::vec(op(), 1..400)) {
+        let mut run = Run::new(friday);
+        for op in &ops {
+            run.step(op);
+        }
+        run.finish();
+    }
+}
+
+#[test]
+fn a_long_stream_settles_many_contracts() {
+    // A fixed, busy stream so the test also proves that settlement paths are exercised.
+    let mut run = Run::new(false);
+    for i in 0..3_000i64 {
+        run.step(&Op::Order {
+            user: (i % 5) as u32 + 1,
+            demo: i % 3 == 0,
+            up: i % 2 == 0,
+            cents: 100 + i,
+            duration: (i % 3) as usize,
+            forex: false,
+        });
+        run.step(&Op::Tick { forex: false, step: (i * i * 7919 + i / 3) % 7 - 3 });
+        run.step(&Op::Advance(1_000));
+        if i % 7 == 0 {
+            run.step(&Op::Timer);
+        }
+    }
+    let settled = run.model.settled.len();
+    let outcomes: HashSet<_> = run.h.settlements().iter().map(|s| s.outcome).collect();
+    assert!(settled > 1_000, "only {settled} settled");
+    assert!(
+        outcomes.contains(&Outcome::Win)
+            && outcomes.contains(&Outcome::Loss)
+            && outcomes.contains(&Outcome::Tie),
+        "{outcomes:?}"
+    );
+    assert!(matches!(run.h.ok(Command::Timer), Reply::Clock { .. }));
+    run.finish();
+}
