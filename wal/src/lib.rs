@@ -1,0 +1,39 @@
+//! The durable core: write-ahead log, snapshots and the command pipeline.
+//!
+//! The crate knows commands only as bytes; what they mean belongs to the state
+//! machine behind [`StateMachine`].
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`constants`] | every bound of the crate, unit last in the name |
+//! | [`machine`] | [`Meta`] and the [`StateMachine`] trait the pipeline drives |
+//! | [`record`] | framing of one record: header, CRC32C, padding |
+//! | [`storage`] | the file layer: [`FsStorage`] and the fault-injecting [`FaultyStorage`] |
+//! | [`segment`] | segment file names and the scan that checks a segment |
+//! | [`log`] | [`Wal`]: segments, group commit, recovery, truncation |
+//! | [`snapshot`] | [`SnapshotStore`]: checksummed snapshots in sled |
+//! | [`pipeline`] | [`Pipeline`] and [`Handle`]: queue → sequencer/journal → engine → replies and events |
+//!
+//! Data flow: producers submit through a [`Handle`] into a bounded queue; one journal
+//! thread stamps, batches and appends to the [`Wal`] with one `fdatasync` per batch; one
+//! engine thread applies durable batches, replies, and publishes events; a snapshotter
+//! thread saves snapshots to sled, after which the journal drops log segments behind them.
+
+pub mod constants;
+pub mod log;
+pub mod machine;
+pub mod pipeline;
+pub mod record;
+pub mod segment;
+mod shutdown;
+pub mod snapshot;
+pub mod storage;
+
+pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
+pub use machine::{Meta, StateMachine};
+pub use pipeline::{
+    Config, EventBatch, Handle, Pipeline, PipelineError, PipelineRecovery, Stats, Ticket,
+};
+pub use record::RecordError;
+pub use snapshot::{LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};
+pub use storage::{FaultyStorage, FsStorage, Storage, StorageFile};

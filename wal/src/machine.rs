@@ -1,0 +1,61 @@
+//! The contract between the pipeline and the state machine it drives.
+//!
+//! The pipeline knows commands only as bytes: it asks the machine to encode a
+//! command before journaling it and to decode it again on recovery. Everything
+//! else (what a command means, what it replies) belongs to the machine.
+
+use std::fmt::Debug;
+
+/// Where a command sits in the log and when the sequencer stamped it.
+///
+/// Both are chosen by the sequencer, never by the producer, so that replaying
+/// the log reproduces exactly the inputs the engine saw the first time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Meta {
+    /// Election term of the leader that sequenced the record (1 on a single node).
+    pub term: u64,
+    /// Position in the log: 1 for the first record ever written, then +1 per record.
+    pub index: u64,
+    /// Milliseconds since the Unix epoch, non-decreasing along the log.
+    pub time_ms: u64,
+}
+
+/// A deterministic state machine that the pipeline journals and drives.
+///
+/// `apply` must depend only on `self`, `meta` and `command`: no clock, no I/O,
+/// no randomness. Given the same snapshot and the same log it must reach the
+/// same `state_hash` on every run and every node.
+pub trait StateMachine: Send + 'static {
+    /// An input, owned. Travels producer -> sequencer -> engine thread.
+    type Command: Send + Debug + 'static;
+    /// The answer to one command, delivered to its producer once durable.
+    type Reply: Send + Debug + 'static;
+    /// What changed, published to event subscribers after each batch.
+    type Event: Send + Sync + Debug + 'static;
+    /// Why bytes could not become a command or a snapshot could not be read.
+    type DecodeError: std::error::Error + Send + Sync + 'static;
+
+    /// Appends the journal form of `command` to `out` (bytes only; framing is the log's job).
+    fn encode_command(command: &Self::Command, out: &mut Vec<u8>);
+    /// Reads a command back from exactly the bytes `encode_command` produced.
+    fn decode_command(bytes: &[u8]) -> Result<Self::Command, Self::DecodeError>;
+
+    /// Applies one command, appending whatever changed to `events`.
+    fn apply(
+        &mut self,
+        meta: Meta,
+        command: Self::Command,
+        events: &mut Vec<Self::Event>,
+    ) -> Self::Reply;
+
+    /// The whole state as bytes, with the index of the last applied command inside.
+    fn snapshot(&self) -> Vec<u8>;
+    /// Rebuilds a machine from `snapshot` bytes.
+    fn restore(bytes: &[u8]) -> Result<Self, Self::DecodeError>
+    where
+        Self: Sized;
+    /// Index of the last command applied (0 for a fresh machine).
+    fn applied_index(&self) -> u64;
+    /// A digest of the whole state: equal states give equal hashes.
+    fn state_hash(&self) -> u64;
+}

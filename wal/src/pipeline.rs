@@ -1,0 +1,750 @@
+//! The command pipeline: producers → bounded queue → journal thread → engine thread.
+//!
+//! ```text
+//! Handle::submit ──► queue (bounded) ──► journal: stamp, batch, append, fdatasync
+//!                                              │ durable batch (bounded, 2)
+//!                                              ▼
+//!                        engine: apply, reply, publish events, take snapshots
+//!                                              │ snapshot bytes
+//!                                              ▼
+//!                        snapshotter: save to sled (durable) ──► journal: truncate the log
+//! ```
+//!
+//! Guarantees:
+//! - a reply leaves only after its batch is durable (the engine only ever sees durable
+//!   batches), and never for a command that was not journaled;
+//! - if the log fails, the pipeline stops and every waiting producer gets an error;
+//! - the log is truncated only behind a durable snapshot, and only up to the oldest
+//!   snapshot still kept, so that recovery can fall back to it if the newest is damaged;
+//! - a slow event subscriber is dropped, never waited for.
+
+mod engine;
+mod journal;
+mod snapshotter;
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
+
+use crate::constants::{
+    BATCH_COMMANDS_MAX, QUEUE_BATCHES_MAX, QUEUE_COMMANDS_MAX, QUEUE_JOURNAL_CONTROL_MAX,
+    QUEUE_QUERIES_MAX, QUEUE_SNAPSHOTS_MAX, SEGMENT_SIZE_MAX_BYTES, SNAPSHOTS_KEPT,
+    SUBSCRIBERS_MAX,
+};
+use crate::log::{Recovery, Wal, WalError, WalOptions};
+use crate::machine::{Meta, StateMachine};
+use crate::shutdown::Shutdown;
+use crate::snapshot::{SnapshotError, SnapshotLoad, SnapshotStore};
+use crate::storage::{FsStorage, Storage};
+
+/// Why a command, query or the pipeline itself failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// The queue is full. Only non-blocking submits see this; retry later or shed load.
+    #[error("the pipeline is overloaded")]
+    Overloaded,
+    /// The pipeline stopped (or is stopping) cleanly; the command was not journaled.
+    #[error("the pipeline is shut down")]
+    ShutDown,
+    /// The log could not make a batch durable; the pipeline stopped, and commands that
+    /// were not durable were not applied. For the failed batch's own commands the outcome
+    /// is unknown, as after a timeout: the log rolls the batch back when it can, but a
+    /// crash at the wrong moment may leave some of its records durable.
+    #[error("journal failed: {0}")]
+    JournalFailed(Arc<WalError>),
+    /// The engine thread stopped (the state machine panicked); the pipeline stopped.
+    #[error("the engine thread stopped")]
+    EngineStopped,
+    /// The command's journal form is larger than a record may be; it was not journaled.
+    #[error("command of {len} bytes exceeds the record maximum")]
+    CommandTooLarge {
+        /// Size of the encoded command in bytes.
+        len: usize,
+    },
+    /// Too many event subscribers are registered.
+    #[error("too many subscribers")]
+    TooManySubscribers,
+    /// Opening or replaying the log failed at start.
+    #[error("log: {0}")]
+    Wal(Arc<WalError>),
+    /// Opening, loading or saving snapshots failed.
+    #[error("snapshot: {0}")]
+    Snapshot(Arc<SnapshotError>),
+    /// The state machine could not decode a journaled command or a snapshot.
+    #[error("cannot decode {what} at index {index}: {source}")]
+    Decode {
+        /// "command" or "snapshot".
+        what: &'static str,
+        /// Index of the record or snapshot.
+        index: u64,
+        /// The machine's decode error.
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    },
+    /// A restored snapshot reports a different applied index than it was saved under.
+    #[error(
+        "snapshot saved at index {snapshot_index} restores a machine at index {applied_index}"
+    )]
+    SnapshotIndexMismatch {
+        /// Index the snapshot was stored under.
+        snapshot_index: u64,
+        /// Index the restored machine reports.
+        applied_index: u64,
+    },
+    /// The log was truncated behind a snapshot and no valid snapshot covers the gap: the
+    /// records needed to rebuild the state are gone, so starting would lose commands.
+    #[error("log starts at index {log_first_index} but the newest valid snapshot is at {snapshot_index} (damaged and skipped: {skipped_damaged:?})")]
+    SnapshotMissing {
+        /// First index the log holds.
+        log_first_index: u64,
+        /// Index of the newest valid snapshot (0 if none).
+        snapshot_index: u64,
+        /// Damaged snapshots that were skipped.
+        skipped_damaged: Vec<u64>,
+    },
+    /// The log holds records but ends before the snapshot: records were lost (e.g. run
+    /// with `sync: false`), and appending after the snapshot would leave a gap.
+    #[error("log ends at index {log_last_index}, before the snapshot at {snapshot_index}")]
+    LogBehindSnapshot {
+        /// Last index the log holds.
+        log_last_index: u64,
+        /// Index of the snapshot.
+        snapshot_index: u64,
+    },
+    /// The configured term is lower than the last term in the log.
+    #[error("configured term {config_term} is behind the log's term {log_term}")]
+    TermBehindLog {
+        /// Term in the configuration.
+        config_term: u64,
+        /// Term of the last record in the log.
+        log_term: u64,
+    },
+    /// A pipeline thread could not be started.
+    #[error("cannot spawn thread: {0}")]
+    Spawn(Arc<io::Error>),
+}
+
+impl From<WalError> for PipelineError {
+    fn from(error: WalError) -> Self {
+        PipelineError::Wal(Arc::new(error))
+    }
+}
+
+impl From<SnapshotError> for PipelineError {
+    fn from(error: SnapshotError) -> Self {
+        PipelineError::Snapshot(Arc::new(error))
+    }
+}
+
+/// How to run a pipeline. [`Config::new`] gives sane defaults.
+#[derive(Clone)]
+pub struct Config {
+    /// Holds `wal/` (segments) and `snapshots/` (sled).
+    pub data_dir: PathBuf,
+    /// Commands waiting for the journal; beyond it blocking submits wait, others get `Overloaded`.
+    pub queue_commands_max: usize,
+    /// Commands per batch, i.e. per write and per fdatasync.
+    pub batch_commands_max: usize,
+    /// Take a snapshot after this many commands since the last one; 0 = only on demand.
+    pub snapshot_every_commands: u64,
+    /// Snapshots kept in sled.
+    pub snapshots_kept: usize,
+    /// Term stamped on new records (1 on a single node; Raft will bump it).
+    pub term: u64,
+    /// Milliseconds since the Unix epoch; the journal never stamps less than the previous record.
+    pub clock: Arc<dyn Fn() -> u64 + Send + Sync>,
+    /// Roll to a new segment past this size.
+    pub segment_size_max_bytes: u64,
+    /// fdatasync each batch. `false` is only for benchmarks that measure everything but
+    /// the disk: replies then come before durability and a crash loses acknowledged commands.
+    pub sync: bool,
+    /// The file layer for the log (snapshots always use sled on the real file system).
+    pub storage: Arc<dyn Storage>,
+}
+
+impl Config {
+    /// Defaults from [`crate::constants`], the system clock, fdatasync on, real files.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+            queue_commands_max: QUEUE_COMMANDS_MAX,
+            batch_commands_max: BATCH_COMMANDS_MAX,
+            snapshot_every_commands: 0,
+            snapshots_kept: SNAPSHOTS_KEPT,
+            term: 1,
+            clock: Arc::new(system_time_ms),
+            segment_size_max_bytes: SEGMENT_SIZE_MAX_BYTES,
+            sync: true,
+            storage: Arc::new(FsStorage),
+        }
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("data_dir", &self.data_dir)
+            .field("queue_commands_max", &self.queue_commands_max)
+            .field("batch_commands_max", &self.batch_commands_max)
+            .field("snapshot_every_commands", &self.snapshot_every_commands)
+            .field("snapshots_kept", &self.snapshots_kept)
+            .field("term", &self.term)
+            .field("segment_size_max_bytes", &self.segment_size_max_bytes)
+            .field("sync", &self.sync)
+            .field("storage", &self.storage)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn system_time_ms() -> u64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.map_or(0, |duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The events of one durable batch, published once to every subscriber.
+#[derive(Debug)]
+pub struct EventBatch<E> {
+    /// Index of the batch's first command.
+    pub first_index: u64,
+    /// Index of the batch's last command: the next batch starts at `last_index + 1`,
+    /// so a subscriber can tell it missed nothing.
+    pub last_index: u64,
+    /// Events of every command of the batch, in order.
+    pub events: Vec<E>,
+}
+
+/// What start-up recovery did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipelineRecovery {
+    /// Index of the snapshot the state was restored from, `None` if started from `init()`.
+    pub snapshot_index: Option<u64>,
+    /// Newer snapshots that were damaged and skipped.
+    pub skipped_damaged_snapshots: Vec<u64>,
+    /// Log records applied after the snapshot.
+    pub records_replayed: u64,
+    /// What opening the log found (records scanned, torn tail cut).
+    pub wal: Recovery,
+}
+
+/// Counters since start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Commands made durable and applied.
+    pub commands: u64,
+    /// Batches written (each one write).
+    pub batches: u64,
+    /// fdatasync calls on the log.
+    pub fsyncs: u64,
+    /// Snapshots saved.
+    pub snapshots: u64,
+    /// Log segments deleted behind snapshots.
+    pub segments_truncated: u64,
+    /// Subscribers dropped because their channel was full.
+    pub subscribers_dropped: u64,
+    /// Records replayed at start.
+    pub recovered_records: u64,
+    /// Bytes of torn tail cut at start.
+    pub cut_tail_bytes: u64,
+}
+
+/// Live counters, updated by the pipeline threads.
+#[derive(Debug, Default)]
+struct Counters {
+    /// See [`Stats::commands`].
+    commands: AtomicU64,
+    /// See [`Stats::batches`].
+    batches: AtomicU64,
+    /// See [`Stats::fsyncs`].
+    fsyncs: AtomicU64,
+    /// See [`Stats::snapshots`].
+    snapshots: AtomicU64,
+    /// See [`Stats::segments_truncated`].
+    segments_truncated: AtomicU64,
+    /// See [`Stats::subscribers_dropped`].
+    subscribers_dropped: AtomicU64,
+}
+
+/// Where a reply goes.
+type ReplySender<M> = oneshot::Sender<Result<<M as StateMachine>::Reply, PipelineError>>;
+/// Where an event subscriber listens.
+type Subscriber<M> = Sender<Arc<EventBatch<<M as StateMachine>::Event>>>;
+/// A read run by the engine thread between batches.
+type Query<M> = Box<dyn FnOnce(&M) + Send>;
+
+/// A command on its way to the journal, with where its reply goes.
+struct Submission<M: StateMachine> {
+    /// The command, owned.
+    command: M::Command,
+    /// Receives the reply once the command is durable and applied, or an error.
+    reply: ReplySender<M>,
+}
+
+/// Requests to the engine thread that are neither commands nor queries.
+enum EngineControl {
+    /// Take a snapshot now; answer with its index once it is durable.
+    SnapshotNow(oneshot::Sender<Result<u64, PipelineError>>),
+}
+
+/// Everything the handles and the threads share.
+struct Shared<M: StateMachine> {
+    /// Producers' side of the bounded command queue.
+    commands: Sender<Submission<M>>,
+    /// Queries for the engine thread.
+    queries: Sender<Query<M>>,
+    /// Snapshot requests for the engine thread.
+    engine_control: Sender<EngineControl>,
+    /// Event subscribers; the engine drops those whose channel is full.
+    subscribers: Mutex<Vec<Subscriber<M>>>,
+    /// Whether new commands are refused, and why.
+    shutdown: Shutdown,
+    /// Live counters.
+    counters: Counters,
+    /// What start-up recovery did.
+    recovery: PipelineRecovery,
+}
+
+impl<M: StateMachine> Shared<M> {
+    fn count(&self, counter: impl Fn(&Counters) -> &AtomicU64, amount: u64) {
+        counter(&self.counters).fetch_add(amount, Ordering::Relaxed);
+    }
+
+    fn stats(&self) -> Stats {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let counters = &self.counters;
+        Stats {
+            commands: load(&counters.commands),
+            batches: load(&counters.batches),
+            fsyncs: load(&counters.fsyncs),
+            snapshots: load(&counters.snapshots),
+            segments_truncated: load(&counters.segments_truncated),
+            subscribers_dropped: load(&counters.subscribers_dropped),
+            recovered_records: self.recovery.records_replayed,
+            cut_tail_bytes: self.recovery.wal.cut_tail_bytes,
+        }
+    }
+}
+
+/// The running pipeline. [`Pipeline::shutdown`] (or drop) stops it cleanly.
+pub struct Pipeline<M: StateMachine> {
+    /// State shared with the handles.
+    shared: Arc<Shared<M>>,
+    /// Tells the journal to drain and stop.
+    journal_control: Sender<journal::Control>,
+    /// The threads, until joined.
+    threads: Option<Threads>,
+}
+
+/// The pipeline's threads.
+#[derive(Debug)]
+struct Threads {
+    /// Sequencer and journal; returns the failure that stopped it, if any.
+    journal: JoinHandle<Result<(), PipelineError>>,
+    /// Applies durable batches.
+    engine: JoinHandle<()>,
+    /// Saves snapshots to sled.
+    snapshotter: JoinHandle<()>,
+}
+
+impl<M: StateMachine> fmt::Debug for Pipeline<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline").field("stats", &self.shared.stats()).finish_non_exhaustive()
+    }
+}
+
+impl<M: StateMachine> Pipeline<M> {
+    /// Recovers the state (newest valid snapshot, then the log after it) and starts the
+    /// journal, engine and snapshotter threads. `init` builds the machine when no
+    /// snapshot is usable.
+    ///
+    /// Refuses to start if the log was truncated behind a snapshot that is now damaged:
+    /// starting from scratch would silently drop the commands the snapshot held. If the
+    /// log still starts at index 1, all snapshots being damaged is harmless: the whole
+    /// log is replayed.
+    pub fn start(
+        config: Config,
+        init: impl FnOnce() -> M,
+    ) -> Result<(Pipeline<M>, Handle<M>), PipelineError> {
+        assert!(config.queue_commands_max > 0 && config.batch_commands_max > 0);
+        assert!(config.term >= 1, "terms start at 1");
+        let store =
+            SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
+        let load = store.load_latest()?;
+        let options =
+            WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
+        let mut wal = Wal::open(Arc::clone(&config.storage), config.data_dir.join("wal"), options)?;
+        let (machine, recovery) = recover(&mut wal, load, init, config.term)?;
+        Self::spawn(config, store, wal, machine, recovery)
+    }
+
+    fn spawn(
+        config: Config,
+        store: SnapshotStore,
+        wal: Wal,
+        machine: M,
+        recovery: PipelineRecovery,
+    ) -> Result<(Pipeline<M>, Handle<M>), PipelineError> {
+        let last_term = wal.last_meta().map_or(config.term, |meta| meta.term);
+        let (commands, commands_rx) = bounded(config.queue_commands_max);
+        let (queries, queries_rx) = bounded(QUEUE_QUERIES_MAX);
+        let (engine_control, engine_control_rx) = bounded(QUEUE_JOURNAL_CONTROL_MAX);
+        let (journal_control, journal_control_rx) = bounded(QUEUE_JOURNAL_CONTROL_MAX);
+        let (batches, batches_rx) = bounded(QUEUE_BATCHES_MAX);
+        let (recycled, recycled_rx) = bounded(QUEUE_BATCHES_MAX + 1);
+        let (snapshots, snapshots_rx) = bounded(QUEUE_SNAPSHOTS_MAX);
+        let shared = Arc::new(Shared {
+            commands,
+            queries,
+            engine_control,
+            subscribers: Mutex::new(Vec::new()),
+            shutdown: Shutdown::default(),
+            counters: Counters::default(),
+            recovery,
+        });
+        let journal = journal::Journal::<M> {
+            wal,
+            commands: commands_rx,
+            control: journal_control_rx,
+            to_engine: batches,
+            recycled: recycled_rx,
+            batch: crate::log::Batch::new(),
+            term: config.term,
+            clock: Arc::clone(&config.clock),
+            batch_commands_max: config.batch_commands_max,
+            shared: Arc::clone(&shared),
+        };
+        let engine = engine::Engine::<M> {
+            machine,
+            batches: batches_rx,
+            queries: queries_rx,
+            control: engine_control_rx,
+            recycle: recycled,
+            snapshots,
+            events: Vec::new(),
+            since_snapshot: 0,
+            last_term,
+            snapshot_every_commands: config.snapshot_every_commands,
+            shared: Arc::clone(&shared),
+        };
+        let snapshotter = snapshotter::Snapshotter::<M> {
+            store,
+            jobs: snapshots_rx,
+            journal: journal_control.clone(),
+            shared: Arc::clone(&shared),
+        };
+        let threads = Threads {
+            journal: spawn_named("wal-journal", move || journal.run())?,
+            engine: spawn_named("wal-engine", move || engine.run())?,
+            snapshotter: spawn_named("wal-snapshotter", move || snapshotter.run())?,
+        };
+        let handle = Handle { shared: Arc::clone(&shared) };
+        Ok((Pipeline { shared, journal_control, threads: Some(threads) }, handle))
+    }
+
+    /// Stops accepting commands, journals and applies what is already queued, and joins
+    /// the threads. Returns the failure that stopped the pipeline earlier, if any.
+    pub fn shutdown(mut self) -> Result<(), PipelineError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), PipelineError> {
+        let Some(threads) = self.threads.take() else {
+            return Ok(());
+        };
+        self.shared.shutdown.close();
+        // If the journal already stopped (failure), the message has nowhere to go: fine.
+        let _ = self.journal_control.send(journal::Control::Shutdown);
+        let journal = threads.journal.join().unwrap_or(Err(PipelineError::EngineStopped));
+        let engine = threads.engine.join().map_err(|_| PipelineError::EngineStopped);
+        let _ = threads.snapshotter.join();
+        journal.and(engine)
+    }
+
+    /// A new handle for producers.
+    pub fn handle(&self) -> Handle<M> {
+        Handle { shared: Arc::clone(&self.shared) }
+    }
+
+    /// Counters since start.
+    pub fn stats(&self) -> Stats {
+        self.shared.stats()
+    }
+
+    /// What start-up recovery did.
+    pub fn recovery(&self) -> &PipelineRecovery {
+        &self.shared.recovery
+    }
+}
+
+impl<M: StateMachine> Drop for Pipeline<M> {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+fn spawn_named<T: Send + 'static>(
+    name: &str,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> Result<JoinHandle<T>, PipelineError> {
+    let builder = std::thread::Builder::new().name(name.to_owned());
+    builder.spawn(body).map_err(|error| PipelineError::Spawn(Arc::new(error)))
+}
+
+/// Restores the newest valid snapshot (or `init()`), checks that the log continues it,
+/// and replays the log after it.
+fn recover<M: StateMachine>(
+    wal: &mut Wal,
+    load: SnapshotLoad,
+    init: impl FnOnce() -> M,
+    term: u64,
+) -> Result<(M, PipelineRecovery), PipelineError> {
+    let SnapshotLoad { snapshot, skipped_damaged } = load;
+    let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
+    if wal.first_index() > snapshot_index + 1 {
+        let log_first_index = wal.first_index();
+        return Err(PipelineError::SnapshotMissing {
+            log_first_index,
+            snapshot_index,
+            skipped_damaged,
+        });
+    }
+    if wal.last_index() < snapshot_index {
+        if let Some(last) = wal.last_meta() {
+            return Err(PipelineError::LogBehindSnapshot {
+                log_last_index: last.index,
+                snapshot_index,
+            });
+        }
+        wal.reset_empty(snapshot_index + 1)?;
+    }
+    if let Some(last) = wal.last_meta() {
+        if term < last.term {
+            return Err(PipelineError::TermBehindLog { config_term: term, log_term: last.term });
+        }
+    }
+    let mut machine = match &snapshot {
+        Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
+        None => init(),
+    };
+    assert_eq!(machine.applied_index(), snapshot_index, "init() must build a fresh machine");
+    let records_replayed = replay(wal, &mut machine, snapshot_index)?;
+    let recovery = PipelineRecovery {
+        snapshot_index: snapshot.map(|snapshot| snapshot.index),
+        skipped_damaged_snapshots: skipped_damaged,
+        records_replayed,
+        wal: wal.recovery().clone(),
+    };
+    Ok((machine, recovery))
+}
+
+fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, PipelineError> {
+    let machine = M::restore(bytes).map_err(|error| PipelineError::Decode {
+        what: "snapshot",
+        index: snapshot_index,
+        source: Arc::new(error),
+    })?;
+    if machine.applied_index() != snapshot_index {
+        let applied_index = machine.applied_index();
+        return Err(PipelineError::SnapshotIndexMismatch { snapshot_index, applied_index });
+    }
+    Ok(machine)
+}
+
+/// Applies every log record after `after_index`; events are discarded (they were
+/// published before the restart, and subscribers resync after one).
+fn replay<M: StateMachine>(
+    wal: &Wal,
+    machine: &mut M,
+    after_index: u64,
+) -> Result<u64, PipelineError> {
+    let mut events = Vec::new();
+    wal.replay(after_index, |meta: Meta, payload: &[u8]| {
+        let command = M::decode_command(payload).map_err(|error| PipelineError::Decode {
+            what: "command",
+            index: meta.index,
+            source: Arc::new(error),
+        })?;
+        let _reply = machine.apply(meta, command, &mut events);
+        events.clear();
+        assert_eq!(
+            machine.applied_index(),
+            meta.index,
+            "the machine must record each applied index"
+        );
+        Ok(())
+    })
+}
+
+/// A producer's way in. Cheap to clone; `Send + Sync`.
+pub struct Handle<M: StateMachine> {
+    /// State shared with the pipeline.
+    shared: Arc<Shared<M>>,
+}
+
+impl<M: StateMachine> Clone for Handle<M> {
+    fn clone(&self) -> Self {
+        Self { shared: Arc::clone(&self.shared) }
+    }
+}
+
+impl<M: StateMachine> fmt::Debug for Handle<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle").field("closed", &self.shared.shutdown.is_closed()).finish()
+    }
+}
+
+/// A submitted command's reply, still to come. Wait with [`Ticket::wait`] or `.await`.
+pub struct Ticket<M: StateMachine> {
+    /// Receives the reply or the error.
+    receiver: oneshot::Receiver<Result<M::Reply, PipelineError>>,
+    /// To tell why the reply never came, if it does not.
+    shared: Arc<Shared<M>>,
+}
+
+impl<M: StateMachine> fmt::Debug for Ticket<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ticket").finish_non_exhaustive()
+    }
+}
+
+impl<M: StateMachine> Ticket<M> {
+    /// Blocks until the command is durable and applied (or failed).
+    pub fn wait(self) -> Result<M::Reply, PipelineError> {
+        self.receiver.recv().unwrap_or_else(|_| Err(self.shared.shutdown.error()))
+    }
+}
+
+impl<M: StateMachine> Future for Ticket<M> {
+    type Output = Result<M::Reply, PipelineError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        match Pin::new(&mut this.receiver).poll(cx) {
+            Poll::Ready(Ok(result)) => Poll::Ready(result),
+            // The sender was dropped: the command was abandoned by a stop or a failure.
+            Poll::Ready(Err(_)) => Poll::Ready(Err(this.shared.shutdown.error())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<M: StateMachine> Handle<M> {
+    /// Submits a command, waiting for room in the queue, and blocks until its reply (sent
+    /// only once the command is durable). For threads that may block.
+    pub fn submit_blocking(&self, command: M::Command) -> Result<M::Reply, PipelineError> {
+        let (submission, ticket) = self.prepare(command)?;
+        self.shared.commands.send(submission).map_err(|_| self.shared.shutdown.error())?;
+        ticket.wait()
+    }
+
+    /// Queues a command without blocking; `Overloaded` if the queue is full.
+    pub fn try_submit(&self, command: M::Command) -> Result<Ticket<M>, PipelineError> {
+        let (submission, ticket) = self.prepare(command)?;
+        match self.shared.commands.try_send(submission) {
+            Ok(()) => Ok(ticket),
+            Err(TrySendError::Full(_)) => Err(PipelineError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => Err(self.shared.shutdown.error()),
+        }
+    }
+
+    /// Submits a command from async code (any runtime) and awaits its durable reply. Never
+    /// blocks a runtime thread: a full queue is `Overloaded` at once.
+    pub async fn submit(&self, command: M::Command) -> Result<M::Reply, PipelineError> {
+        self.try_submit(command)?.await
+    }
+
+    fn prepare(&self, command: M::Command) -> Result<(Submission<M>, Ticket<M>), PipelineError> {
+        if self.shared.shutdown.is_closed() {
+            return Err(self.shared.shutdown.error());
+        }
+        let (reply, receiver) = oneshot::channel();
+        let ticket = Ticket { receiver, shared: Arc::clone(&self.shared) };
+        Ok((Submission { command, reply }, ticket))
+    }
+
+    /// Runs `read` on the engine thread between batches and returns its result. Not
+    /// journaled. Keep it to point lookups: the engine applies nothing while it runs.
+    pub fn query<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&M) -> R + Send + 'static,
+    ) -> Result<R, PipelineError> {
+        let (query, receiver) = boxed_query(read);
+        self.shared.queries.send(query).map_err(|_| self.shared.shutdown.error())?;
+        receiver.recv().map_err(|_| self.shared.shutdown.error())
+    }
+
+    /// Async [`Handle::query`]: `Overloaded` at once if the query queue is full.
+    pub async fn query_async<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&M) -> R + Send + 'static,
+    ) -> Result<R, PipelineError> {
+        let (query, receiver) = boxed_query(read);
+        match self.shared.queries.try_send(query) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => return Err(PipelineError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => return Err(self.shared.shutdown.error()),
+        }
+        receiver.await.map_err(|_| self.shared.shutdown.error())
+    }
+
+    /// Subscribes to events: one `Arc<EventBatch>` per durable batch, in order.
+    ///
+    /// The channel holds `capacity` batches. A subscriber that falls that far behind is
+    /// dropped, never waited for (the engine must not stall on a slow reader): its
+    /// receiver then reports disconnection, and it must subscribe again and resync its
+    /// view (e.g. with a query), using `first_index`/`last_index` to spot the seam.
+    pub fn subscribe(
+        &self,
+        capacity: usize,
+    ) -> Result<Receiver<Arc<EventBatch<M::Event>>>, PipelineError> {
+        assert!(capacity > 0, "a subscriber needs room for one batch");
+        if self.shared.shutdown.is_closed() {
+            return Err(self.shared.shutdown.error());
+        }
+        let (sender, receiver) = bounded(capacity);
+        let mut subscribers = self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner());
+        if subscribers.len() >= SUBSCRIBERS_MAX {
+            return Err(PipelineError::TooManySubscribers);
+        }
+        subscribers.push(sender);
+        Ok(receiver)
+    }
+
+    /// Takes a snapshot now and returns its index once it is saved durably and the log
+    /// segments behind the oldest kept snapshot are deleted.
+    pub fn snapshot_now(&self) -> Result<u64, PipelineError> {
+        let (done, receiver) = oneshot::channel();
+        let request = EngineControl::SnapshotNow(done);
+        self.shared.engine_control.send(request).map_err(|_| self.shared.shutdown.error())?;
+        receiver.recv().unwrap_or_else(|_| Err(self.shared.shutdown.error()))
+    }
+
+    /// Counters since start.
+    pub fn stats(&self) -> Stats {
+        self.shared.stats()
+    }
+
+    /// What start-up recovery did.
+    pub fn recovery(&self) -> &PipelineRecovery {
+        &self.shared.recovery
+    }
+}
+
+fn boxed_query<M: StateMachine, R: Send + 'static>(
+    read: impl FnOnce(&M) -> R + Send + 'static,
+) -> (Query<M>, oneshot::Receiver<R>) {
+    let (sender, receiver) = oneshot::channel();
+    let query: Query<M> = Box::new(move |machine: &M| {
+        // The asker may have given up; then nobody needs the answer.
+        let _ = sender.send(read(machine));
+    });
+    (query, receiver)
+}

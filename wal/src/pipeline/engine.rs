@@ -1,0 +1,132 @@
+//! The engine thread: apply durable batches, reply, publish events, take snapshots, answer queries.
+
+use std::sync::Arc;
+
+use crossbeam_channel::{select, Receiver, Sender, TrySendError};
+
+use super::journal::DurableBatch;
+use super::snapshotter::Job;
+use super::{EngineControl, EventBatch, PipelineError, Query, Shared};
+use crate::machine::{Meta, StateMachine};
+
+/// The engine thread's state. It alone owns the machine.
+pub(super) struct Engine<M: StateMachine> {
+    /// The state machine.
+    pub(super) machine: M,
+    /// Durable batches from the journal; disconnects when the journal stops.
+    pub(super) batches: Receiver<DurableBatch<M>>,
+    /// Reads from other threads.
+    pub(super) queries: Receiver<Query<M>>,
+    /// Snapshot requests.
+    pub(super) control: Receiver<EngineControl>,
+    /// Emptied batches back to the journal for reuse.
+    pub(super) recycle: Sender<DurableBatch<M>>,
+    /// Snapshots for the snapshotter.
+    pub(super) snapshots: Sender<Job>,
+    /// Events of the batch being applied, reused when no one subscribes.
+    pub(super) events: Vec<M::Event>,
+    /// Commands applied since the last snapshot was handed over.
+    pub(super) since_snapshot: u64,
+    /// Term of the last applied command, stored in snapshot headers.
+    pub(super) last_term: u64,
+    /// Snapshot period in commands; 0 = only on demand.
+    pub(super) snapshot_every_commands: u64,
+    /// Subscribers and counters.
+    pub(super) shared: Arc<Shared<M>>,
+}
+
+impl<M: StateMachine> Engine<M> {
+    /// Runs until the journal stops and every durable batch is applied.
+    pub(super) fn run(mut self) {
+        loop {
+            select! {
+                recv(self.batches) -> batch => match batch {
+                    Ok(batch) => self.apply_batch(batch),
+                    Err(_) => return,
+                },
+                recv(self.queries) -> query => {
+                    if let Ok(query) = query {
+                        query(&self.machine);
+                    }
+                },
+                recv(self.control) -> control => {
+                    if let Ok(EngineControl::SnapshotNow(done)) = control {
+                        self.snapshot_now(done);
+                    }
+                },
+            }
+        }
+    }
+
+    fn apply_batch(&mut self, mut batch: DurableBatch<M>) {
+        let (Some(&first), Some(&last)) = (batch.metas.first(), batch.metas.last()) else {
+            unreachable!("the journal never hands over an empty batch");
+        };
+        let commands = batch.commands.drain(..);
+        for ((meta, command), reply) in
+            batch.metas.iter().zip(commands).zip(batch.replies.drain(..))
+        {
+            let result = self.machine.apply(*meta, command, &mut self.events);
+            // The producer may have stopped waiting; the command is applied all the same.
+            let _ = reply.send(Ok(result));
+        }
+        assert_eq!(
+            self.machine.applied_index(),
+            last.index,
+            "the machine must record each applied index"
+        );
+        self.last_term = last.term;
+        let count = batch.metas.len() as u64;
+        self.shared.count(|c| &c.commands, count);
+        self.publish(first.index, last.index);
+        batch.metas.clear();
+        let _ = self.recycle.try_send(batch);
+        self.since_snapshot += count;
+        if self.snapshot_every_commands > 0 && self.since_snapshot >= self.snapshot_every_commands {
+            self.snapshot_periodic(last);
+        }
+    }
+
+    /// Publishes the batch's events to every subscriber, dropping the ones that are full.
+    fn publish(&mut self, first_index: u64, last_index: u64) {
+        let mut subscribers = self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner());
+        if subscribers.is_empty() {
+            self.events.clear();
+            return;
+        }
+        let events = std::mem::take(&mut self.events);
+        let batch = Arc::new(EventBatch { first_index, last_index, events });
+        let before = subscribers.len();
+        subscribers.retain(|subscriber| subscriber.try_send(Arc::clone(&batch)).is_ok());
+        let dropped = (before - subscribers.len()) as u64;
+        drop(subscribers);
+        self.shared.count(|c| &c.subscribers_dropped, dropped);
+    }
+
+    /// Hands a snapshot to the snapshotter if it is free; if it is still saving the
+    /// previous one, tries again after the next batch rather than wait.
+    fn snapshot_periodic(&mut self, last: Meta) {
+        if self.snapshots.is_full() {
+            return;
+        }
+        let job =
+            Job { index: last.index, term: last.term, bytes: self.machine.snapshot(), done: None };
+        match self.snapshots.try_send(job) {
+            Ok(()) => self.since_snapshot = 0,
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
+        }
+    }
+
+    /// Takes a snapshot on demand and waits for room at the snapshotter.
+    fn snapshot_now(&mut self, done: oneshot::Sender<Result<u64, PipelineError>>) {
+        let index = self.machine.applied_index();
+        let term = self.last_term;
+        let job = Job { index, term, bytes: self.machine.snapshot(), done: Some(done) };
+        if let Err(lost) = self.snapshots.send(job) {
+            let done = lost.0.done.expect("set above");
+            let _ = done.send(Err(PipelineError::ShutDown));
+            return;
+        }
+        self.since_snapshot = 0;
+    }
+}

@@ -1,0 +1,414 @@
+//! The command pipeline end to end, with real files and with the fault-injecting storage.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use common::{block_on, set, Kv};
+use wal::{Config, FaultyStorage, Handle, Pipeline, PipelineError, SnapshotStore};
+
+fn config(dir: &Path) -> Config {
+    let mut config = Config::new(dir);
+    config.clock = Arc::new(|| 1_700_000_000_000);
+    config
+}
+
+fn start(config: &Config) -> (Pipeline<Kv>, Handle<Kv>) {
+    Pipeline::start(config.clone(), Kv::default).expect("start")
+}
+
+fn state_hash(handle: &Handle<Kv>) -> u64 {
+    handle.query(|kv: &Kv| wal::StateMachine::state_hash(kv)).unwrap()
+}
+
+fn submit_many(handle: &Handle<Kv>, prefix: &str, count: u64) {
+    for i in 0..count {
+        handle.submit_blocking(set(&format!("{prefix}{i}"), &i.to_string())).unwrap();
+    }
+}
+
+#[test]
+fn replies_arrive_in_order_with_contiguous_indexes() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let producers: Vec<_> = (0..4)
+        .map(|p| {
+            let handle = handle.clone();
+            std::thread::spawn(move || {
+                (0..500)
+                    .map(|i| {
+                        handle.submit_blocking(set(&format!("p{p}-{i}"), "v")).unwrap().meta.index
+                    })
+                    .collect::<Vec<u64>>()
+            })
+        })
+        .collect();
+    let mut all = BTreeSet::new();
+    for producer in producers {
+        let indexes = producer.join().unwrap();
+        assert!(indexes.windows(2).all(|w| w[0] < w[1]), "one producer's replies in order");
+        all.extend(indexes);
+    }
+    assert_eq!(all, (1..=2000).collect::<BTreeSet<u64>>());
+    let stats = pipeline.stats();
+    assert_eq!(stats.commands, 2000);
+    assert!(stats.batches <= 2000 && stats.batches > 0);
+    assert_eq!(stats.fsyncs, stats.batches, "one fdatasync per batch");
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn time_never_goes_back_even_when_the_clock_does() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    let now = Arc::new(AtomicU64::new(10_000));
+    let clock = Arc::clone(&now);
+    config.clock = Arc::new(move || clock.fetch_sub(7, Ordering::Relaxed));
+    let (pipeline, handle) = start(&config);
+    let times: Vec<u64> = (0..20)
+        .map(|i| handle.submit_blocking(set("k", &i.to_string())).unwrap().meta.time_ms)
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    assert_eq!(times[0], 10_000);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn restart_replays_to_the_same_state_hash() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = config(temp.path());
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "k", 300);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+
+    let (pipeline, handle) = start(&config);
+    assert_eq!(state_hash(&handle), before);
+    assert_eq!(handle.recovery().records_replayed, 300);
+    assert_eq!(handle.recovery().snapshot_index, None);
+    assert_eq!(handle.stats().recovered_records, 300);
+    // The log goes on after the replayed records.
+    assert_eq!(handle.submit_blocking(set("k0", "again")).unwrap().meta.index, 301);
+    pipeline.shutdown().unwrap();
+}
+
+/// The durability promise: a producer that got a reply has a durable command. Producers
+/// keep submitting while the storage crashes (with a torn tail); after the restart every
+/// acknowledged command is in the state, and nothing the producers did not send is.
+#[test]
+fn a_crash_after_acknowledged_commands_loses_none_of_them() {
+    for seed in 0..5 {
+        let temp = tempfile::tempdir().unwrap();
+        let storage = FaultyStorage::new(seed);
+        let mut config = config(temp.path());
+        config.storage = Arc::new(storage.clone());
+        let (pipeline, handle) = start(&config);
+        let (acks, acked) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let producers: Vec<_> = (0..3)
+            .map(|p| {
+                let (handle, acks) = (handle.clone(), acks.clone());
+                std::thread::spawn(move || {
+                    for i in 0.. {
+                        let command = set(&format!("p{p}-{i}"), "v");
+                        match handle.submit_blocking(command.clone()) {
+                            Ok(_) => acks.send(command).unwrap(),
+                            Err(PipelineError::JournalFailed(_)) => return,
+                            Err(other) => panic!("unexpected {other:?}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(acks);
+        let mut acknowledged: Vec<Vec<u8>> = acked.iter().take(300).collect();
+        storage.crash_torn();
+        for producer in producers {
+            producer.join().unwrap();
+        }
+        acknowledged.extend(acked.iter());
+        assert!(matches!(pipeline.shutdown(), Err(PipelineError::JournalFailed(_))));
+
+        storage.restart();
+        let (pipeline, handle) = start(&config);
+        let map = handle.query(|kv: &Kv| kv.map.clone()).unwrap();
+        for command in &acknowledged {
+            let key = &command[..command.iter().position(|&b| b == b'=').unwrap()];
+            assert!(map.contains_key(key), "seed {seed}: acknowledged {key:?} lost");
+        }
+        assert!(map.keys().all(|key| key.starts_with(b"p")), "nothing else appeared");
+        assert!(map.len() >= acknowledged.len());
+        pipeline.shutdown().unwrap();
+    }
+}
+
+#[test]
+fn a_journal_failure_fails_the_waiting_and_later_commands() {
+    let temp = tempfile::tempdir().unwrap();
+    let storage = FaultyStorage::new(1);
+    let mut config = config(temp.path());
+    config.storage = Arc::new(storage.clone());
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "ok", 10);
+    storage.fail_syncs(1);
+    let failed = handle.submit_blocking(set("lost", "1"));
+    assert!(matches!(failed, Err(PipelineError::JournalFailed(_))), "{failed:?}");
+    let later = handle.submit_blocking(set("later", "1"));
+    assert!(matches!(later, Err(PipelineError::JournalFailed(_))), "{later:?}");
+    assert!(matches!(handle.try_submit(set("later", "2")), Err(PipelineError::JournalFailed(_))));
+    assert!(pipeline.shutdown().is_err());
+
+    let (pipeline, handle) = start(&config);
+    let map = handle.query(|kv: &Kv| kv.map.clone()).unwrap();
+    assert_eq!(map.len(), 10, "the failed batch was rolled back: {map:?}");
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn snapshot_truncate_and_restart_give_the_same_state() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.segment_size_max_bytes = 2048;
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "a", 300);
+    assert_eq!(handle.snapshot_now().unwrap(), 300);
+    submit_many(&handle, "b", 300);
+    assert_eq!(handle.snapshot_now().unwrap(), 600);
+    submit_many(&handle, "c", 100);
+    let before = state_hash(&handle);
+    let stats = handle.stats();
+    assert_eq!(stats.snapshots, 2);
+    assert!(stats.segments_truncated > 0, "{stats:?}");
+    pipeline.shutdown().unwrap();
+
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().snapshot_index, Some(600));
+    assert_eq!(handle.recovery().records_replayed, 100);
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn periodic_snapshots_are_taken() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.snapshot_every_commands = 50;
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "k", 400);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+    let (pipeline, handle) = start(&config);
+    assert!(handle.recovery().snapshot_index.is_some_and(|index| index >= 50));
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+}
+
+/// Truncation stays behind the older kept snapshot, so losing the newest one to damage
+/// still leaves a snapshot plus the whole log after it.
+#[test]
+fn a_damaged_newest_snapshot_falls_back_to_the_previous_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.segment_size_max_bytes = 2048;
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "a", 200);
+    handle.snapshot_now().unwrap();
+    submit_many(&handle, "b", 200);
+    handle.snapshot_now().unwrap();
+    submit_many(&handle, "c", 200);
+    let third = handle.snapshot_now().unwrap();
+    submit_many(&handle, "d", 50);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+    assert_eq!(third, 600);
+
+    SnapshotStore::open(&temp.path().join("snapshots")).unwrap().corrupt_for_test(600).unwrap();
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().snapshot_index, Some(400));
+    assert_eq!(handle.recovery().skipped_damaged_snapshots, vec![600]);
+    assert_eq!(handle.recovery().records_replayed, 250);
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+}
+
+/// Decision: with every snapshot damaged, starting from scratch is right only if the log
+/// still holds every record from index 1; if it was truncated, refuse to start.
+#[test]
+fn all_snapshots_damaged_refuses_if_the_log_was_truncated() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.segment_size_max_bytes = 1024;
+    let (pipeline, handle) = start(&config);
+    for round in 0..3 {
+        submit_many(&handle, &format!("r{round}-"), 150);
+        handle.snapshot_now().unwrap();
+    }
+    pipeline.shutdown().unwrap();
+    let store = SnapshotStore::open(&temp.path().join("snapshots")).unwrap();
+    for index in store.indexes().unwrap() {
+        store.corrupt_for_test(index).unwrap();
+    }
+    drop(store);
+    let error = Pipeline::start(config.clone(), Kv::default).unwrap_err();
+    let PipelineError::SnapshotMissing { log_first_index, snapshot_index, skipped_damaged } = error
+    else {
+        panic!("expected SnapshotMissing, got {error:?}");
+    };
+    assert!(log_first_index > 1);
+    assert_eq!((snapshot_index, skipped_damaged), (0, vec![450, 300]));
+}
+
+#[test]
+fn all_snapshots_damaged_replays_the_whole_log_if_it_is_whole() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = config(temp.path());
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "k", 100);
+    handle.snapshot_now().unwrap();
+    submit_many(&handle, "j", 10);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+    SnapshotStore::open(&temp.path().join("snapshots")).unwrap().corrupt_for_test(100).unwrap();
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().snapshot_index, None);
+    assert_eq!(handle.recovery().records_replayed, 110);
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn shutdown_drains_what_is_queued_and_refuses_what_comes_after() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let tickets: Vec<_> =
+        (0..1000).map(|i| handle.try_submit(set(&format!("k{i}"), "v")).unwrap()).collect();
+    pipeline.shutdown().unwrap();
+    let indexes: Vec<u64> =
+        tickets.into_iter().map(|ticket| ticket.wait().unwrap().meta.index).collect();
+    assert_eq!(indexes, (1..=1000).collect::<Vec<u64>>());
+    assert!(matches!(handle.submit_blocking(set("late", "1")), Err(PipelineError::ShutDown)));
+    assert!(matches!(block_on(handle.submit(set("late", "2"))), Err(PipelineError::ShutDown)));
+    assert!(handle.query(|kv: &Kv| kv.applied).is_err());
+}
+
+#[test]
+fn queries_read_the_applied_state() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let reply = handle.submit_blocking(set("color", "red")).unwrap();
+    assert_eq!(reply.previous, None);
+    let reply = handle.submit_blocking(set("color", "blue")).unwrap();
+    assert_eq!(reply.previous, Some(b"red".to_vec()));
+    let value = handle.query(|kv: &Kv| kv.map.get(&b"color"[..]).cloned()).unwrap();
+    assert_eq!(value, Some(b"blue".to_vec()));
+    let applied = block_on(handle.query_async(|kv: &Kv| kv.applied)).unwrap();
+    assert_eq!(applied, 2);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn async_submit_replies_and_sheds_load_when_full() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.queue_commands_max = 1;
+    config.batch_commands_max = 1;
+    let (pipeline, handle) = start(&config);
+    let reply = block_on(handle.submit(set("a", "1"))).unwrap();
+    assert_eq!(reply.meta.index, 1);
+
+    // Hold the engine inside a query so the journal backs up and the queue fills.
+    let (release, held) = crossbeam_channel::bounded::<()>(0);
+    let (entered, engine_busy) = crossbeam_channel::bounded::<()>(0);
+    let blocker = {
+        let handle = handle.clone();
+        std::thread::spawn(move || {
+            handle.query(move |_: &Kv| {
+                entered.send(()).unwrap();
+                held.recv().unwrap();
+            })
+        })
+    };
+    engine_busy.recv().unwrap();
+    let mut tickets = Vec::new();
+    let overloaded = (0..100).find_map(|i| match handle.try_submit(set("b", &i.to_string())) {
+        Ok(ticket) => {
+            tickets.push(ticket);
+            None
+        }
+        Err(error) => Some(error),
+    });
+    assert!(matches!(overloaded, Some(PipelineError::Overloaded)), "{overloaded:?}");
+    assert!(matches!(block_on(handle.submit(set("c", "1"))), Err(PipelineError::Overloaded)));
+    release.send(()).unwrap();
+    blocker.join().unwrap().unwrap();
+    for ticket in tickets {
+        block_on(ticket).unwrap();
+    }
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn a_slow_subscriber_is_dropped_without_stalling_the_engine() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let slow = handle.subscribe(1).unwrap();
+    let fast = handle.subscribe(64).unwrap();
+    for i in 0..5 {
+        handle.submit_blocking(set("k", &i.to_string())).unwrap();
+    }
+    // Batch 1 filled the slow channel, batch 2 found it full: dropped, never waited for.
+    let seen: Vec<_> = slow.iter().collect();
+    assert_eq!(seen.len(), 1);
+    assert_eq!((seen[0].first_index, seen[0].last_index, seen[0].events.clone()), (1, 1, vec![1]));
+    let mut next = 1;
+    while next <= 5 {
+        let batch = fast.recv().unwrap();
+        assert_eq!(batch.first_index, next, "contiguous, nothing missed");
+        assert_eq!(batch.events, (batch.first_index..=batch.last_index).collect::<Vec<u64>>());
+        next = batch.last_index + 1;
+    }
+    assert_eq!(handle.stats().subscribers_dropped, 1);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn a_command_too_large_is_refused_and_the_pipeline_goes_on() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let big = vec![b'x'; wal::constants::RECORD_PAYLOAD_MAX_BYTES + 1];
+    let refused = handle.submit_blocking(big);
+    assert!(matches!(refused, Err(PipelineError::CommandTooLarge { .. })), "{refused:?}");
+    assert_eq!(handle.submit_blocking(set("k", "v")).unwrap().meta.index, 1);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn handles_are_clone_send_sync() {
+    fn assert_traits<T: Clone + Send + Sync>() {}
+    assert_traits::<Handle<Kv>>();
+}
+
+/// A lost (empty) log behind a valid snapshot restarts at the snapshot's next index,
+/// rather than at 1, which would break index continuity with the snapshot.
+#[test]
+fn an_empty_log_behind_a_snapshot_continues_after_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = config(temp.path());
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "k", 40);
+    assert_eq!(handle.snapshot_now().unwrap(), 40);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+    std::fs::remove_dir_all(temp.path().join("wal")).unwrap();
+
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().snapshot_index, Some(40));
+    assert_eq!(state_hash(&handle), before);
+    assert_eq!(handle.submit_blocking(set("k", "next")).unwrap().meta.index, 41);
+    pipeline.shutdown().unwrap();
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().records_replayed, 1);
+    pipeline.shutdown().unwrap();
+}
