@@ -1,1 +1,204 @@
-//! Benchmarks: criterion micro-benchmarks and bench binaries.
+//! Shared set-up for the benchmarks: a populated engine and reproducible command streams.
+//!
+//! - [`World`]: an engine with N funded users, the crypto catalogue and M open long contracts.
+//! - [`Mix`]: the standard mix: 6 orders and 4 ticks in every 10 commands, time advancing
+//!   1 ms per command, so 60 s contracts settle steadily on later ticks.
+
+use engine::command::{AdminAction, Command, PlaceOrder};
+use engine::types::{AccountKind, Category, Direction, MarketHours, Rule, Symbol};
+use engine::{Engine, Event, Reply, Stamp};
+use rust_decimal::Decimal;
+
+/// Monday 2026-11-16 00:00 UTC: benches start here so forex hours never interfere.
+pub const START_MS: u64 = 1_794_787_200_000;
+/// Products in the bench catalogue.
+pub const PRODUCTS: usize = 20;
+
+/// A tiny deterministic generator (xorshift64*), so runs are reproducible without a dependency.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded; zero is mapped to a fixed non-zero seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [0, n).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// Bench product codes: `P00USDT` ... .
+pub fn symbol(i: usize) -> Symbol {
+    Symbol::new(&format!("P{i:02}USDT")).expect("valid code")
+}
+
+/// An engine being filled, with its own log position and clock.
+#[derive(Debug)]
+pub struct World {
+    /// The engine.
+    pub engine: Engine,
+    /// Last index used.
+    pub index: u64,
+    /// Current time.
+    pub now_ms: u64,
+    /// Users created.
+    pub users: u32,
+    /// Scratch event buffer.
+    pub events: Vec<Event>,
+}
+
+impl World {
+    /// Applies one command at the current time; panics on refusal (set-up must not fail).
+    pub fn must(&mut self, command: Command) -> Reply {
+        self.index += 1;
+        let stamp = Stamp { index: self.index, time_ms: self.now_ms };
+        let debug = format!("{command:?}");
+        let reply = self.engine.apply(stamp, command, &mut self.events);
+        self.events.clear();
+        reply.unwrap_or_else(|e| panic!("set-up command {debug} refused: {e}"))
+    }
+
+    /// `users` funded users, the catalogue, a funded house, and `open` contracts of one week
+    /// (which stay open for any bench run), entered.
+    pub fn new(users: u32, open: u64) -> World {
+        let mut w = World { engine: Engine::new(), index: 0, now_ms: START_MS, users, events: Vec::new() };
+        w.must(Command::BootstrapAdmin { username: "bench".into(), password_hash: "x".into() });
+        for _ in 0..100 {
+            w.admin(AdminAction::FundHouse { amount: Decimal::from(1_000_000_000_000i64) });
+        }
+        let mut settings = w.engine.settings().clone();
+        settings.open_contracts_per_user_max = 10_000;
+        w.admin(AdminAction::UpdateSettings(settings));
+        w.admin(AdminAction::SetRule(Rule {
+            duration_secs: 60,
+            payout_rate: Decimal::new(85, 2),
+            stake_min: Decimal::ONE,
+            stake_max: Decimal::from(5_000),
+            fee_rate: Decimal::new(1, 3),
+            enabled: true,
+        }));
+        for i in 0..PRODUCTS {
+            w.admin(AdminAction::UpsertProduct {
+                symbol: symbol(i),
+                name: format!("P{i:02}/USDT"),
+                category: Category::Crypto,
+                precision: 2,
+                enabled: true,
+                hours: MarketHours::Always,
+            });
+        }
+        for u in 1..=users {
+            w.must(Command::Register(Box::new(engine::Register {
+                username: format!("bench{u}"),
+                email: None,
+                password_hash: None,
+                wallet: Some(engine::types::WalletBinding {
+                    chain: engine::types::Chain::Eth,
+                    address: format!("0x{u:040x}"),
+                }),
+                invite_code: None,
+                email_verified: false,
+            })));
+            w.admin(AdminAction::AdjustBalance {
+                user: u,
+                delta: Decimal::from(10_000_000),
+                reason: "bench".into(),
+            });
+        }
+        let mut rng = Rng::new(7);
+        for n in 0..open {
+            let user = (n % u64::from(users)) as u32 + 1;
+            w.must(order(user, (n as usize) % PRODUCTS, &mut rng, 604_800));
+        }
+        for i in 0..PRODUCTS {
+            w.must(Command::Tick { symbol: symbol(i), price: Decimal::new(100_000, 2) });
+        }
+        w
+    }
+
+    fn admin(&mut self, action: AdminAction) -> Reply {
+        self.must(Command::Admin { admin: 1, action: Box::new(action) })
+    }
+}
+
+/// A random order on product `product` for `user`.
+pub fn order(user: u32, product: usize, rng: &mut Rng, duration_secs: u32) -> Command {
+    Command::PlaceOrder(PlaceOrder {
+        user,
+        account: if rng.below(10) == 0 { AccountKind::Demo } else { AccountKind::Real },
+        symbol: symbol(product),
+        direction: if rng.below(2) == 0 { Direction::Up } else { Direction::Down },
+        stake: Decimal::new(100 + rng.below(9_900) as i64, 2),
+        duration_secs,
+    })
+}
+
+/// Where a stream continues a world's log: its last index and time, and its user count.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor {
+    /// Last index used.
+    pub index: u64,
+    /// Current time.
+    pub now_ms: u64,
+    /// Users that exist.
+    pub users: u32,
+}
+
+impl World {
+    /// Where the next stream starts.
+    pub fn cursor(&self) -> Cursor {
+        Cursor { index: self.index, now_ms: self.now_ms, users: self.users }
+    }
+
+    /// Moves the log position past a stream that was applied.
+    pub fn advance_past(&mut self, stream_end: Cursor) {
+        self.index = stream_end.index;
+        self.now_ms = stream_end.now_ms;
+    }
+}
+
+/// The standard mix as a pre-generated stream of stamped commands, continuing at `at`.
+/// Returns the stream and the cursor after it.
+pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cursor) {
+    let world = at;
+    let mut rng = Rng::new(seed);
+    let mut prices = vec![100_000i64; PRODUCTS];
+    let mut out = Vec::with_capacity(commands);
+    for n in 0..commands {
+        let stamp = Stamp { index: world.index + 1 + n as u64, time_ms: world.now_ms + 1 + n as u64 };
+        let command = if n % 10 < 6 {
+            let user = rng.below(u64::from(world.users)) as u32 + 1;
+            order(user, rng.below(PRODUCTS as u64) as usize, &mut rng, 60)
+        } else {
+            let p = rng.below(PRODUCTS as u64) as usize;
+            prices[p] = (prices[p] + rng.below(21) as i64 - 10).max(1);
+            Command::Tick { symbol: symbol(p), price: Decimal::new(prices[p], 2) }
+        };
+        out.push((stamp, command));
+    }
+    let end = Cursor { index: at.index + commands as u64, now_ms: at.now_ms + commands as u64, ..at };
+    (out, end)
+}
+
+/// Applies a stream; returns how many commands were refused (should be none).
+pub fn apply_all(engine: &mut Engine, stream: Vec<(Stamp, Command)>, events: &mut Vec<Event>) -> usize {
+    let mut refused = 0;
+    for (stamp, command) in stream {
+        if engine.apply(stamp, command, events).is_err() {
+            refused += 1;
+        }
+        events.clear();
+    }
+    refused
+}

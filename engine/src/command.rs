@@ -13,7 +13,7 @@ archived! {
 /// One input of the engine.
 pub enum Command {
     /// Create a user (password hashed by the gateway, or a wallet binding).
-    Register(Register),
+    Register(Box<Register>),
     /// Record a sign-in: a new session (credentials were checked by the gateway).
     CreateSession(NewSession),
     /// Sign out one session.
@@ -49,7 +49,7 @@ pub enum Command {
         /// Whose.
         user: UserId,
         /// The new profile.
-        profile: Profile,
+        profile: Box<Profile>,
     },
     /// Save a withdrawal address.
     AddAddress {
@@ -89,7 +89,7 @@ pub enum Command {
         user: UserId,
     },
     /// Ask for a deposit to be credited.
-    RequestDeposit(RequestDeposit),
+    RequestDeposit(Box<RequestDeposit>),
     /// Ask for a withdrawal: the amount is frozen until an admin decides.
     RequestWithdrawal {
         /// Whose.
@@ -98,7 +98,7 @@ pub enum Command {
         #[rkyv(with = RkyvDecimal)]
         amount: Decimal,
         /// Where to.
-        destination: Destination,
+        destination: Box<Destination>,
     },
     /// Send real USDT to another user, instantly.
     Transfer {
@@ -136,7 +136,7 @@ pub enum Command {
         /// Who acts.
         admin: AdminId,
         /// What they do.
-        action: AdminAction,
+        action: Box<AdminAction>,
     },
 }
 }

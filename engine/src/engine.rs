@@ -12,6 +12,7 @@ use crate::types::{
     Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositOrder,
     OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
 };
+use crate::slab::{Slab, SlotRef};
 use crate::EngineError;
 
 /// Where a command sits in the log and when it was sequenced (mirrors `wal::Meta`).
@@ -57,9 +58,9 @@ pub(crate) struct Book {
     /// The latest tick sequenced.
     pub(crate) last: Option<TickRef>,
     /// Contracts waiting for their entry tick, in acceptance order.
-    pub(crate) waiting: VecDeque<ContractId>,
+    pub(crate) waiting: VecDeque<SlotRef>,
     /// Entered contracts by expiry time: settling walks only what is due.
-    pub(crate) by_expiry: BTreeMap<u64, Vec<ContractId>>,
+    pub(crate) by_expiry: BTreeMap<u64, Vec<SlotRef>>,
 }
 
 /// Lookups derived from the state; rebuilt on restore, never snapshotted.
@@ -101,7 +102,7 @@ pub struct Engine {
     /// Site settings.
     pub(crate) settings: Settings,
     /// Open contracts.
-    pub(crate) contracts: FxHashMap<ContractId, Contract>,
+    pub(crate) contracts: Slab,
     /// Pending deposits.
     pub(crate) deposits: BTreeMap<OrderId, DepositOrder>,
     /// Pending withdrawals.
@@ -137,7 +138,7 @@ impl Engine {
             books: Vec::new(),
             rules: defaults::rules(),
             settings: defaults::settings(),
-            contracts: FxHashMap::default(),
+            contracts: Slab::default(),
             deposits: BTreeMap::new(),
             withdrawals: BTreeMap::new(),
             ledger: Ledger::default(),
@@ -159,7 +160,7 @@ impl Engine {
         self.applied_index = stamp.index;
         self.now_ms = self.now_ms.max(stamp.time_ms);
         match command {
-            Command::Register(r) => self.register(r, events),
+            Command::Register(r) => self.register(*r, events),
             Command::CreateSession(s) => self.create_session(s, events),
             Command::EndSession { user, session } => self.end_session(user, session, events),
             Command::SetPassword { user, password_hash, keep_session } => {
@@ -167,7 +168,7 @@ impl Engine {
             }
             Command::VerifyEmail { user } => self.verify_email(user, events),
             Command::SetTotp { user, secret } => self.set_totp(user, secret, events),
-            Command::UpdateProfile { user, profile } => self.update_profile(user, profile, events),
+            Command::UpdateProfile { user, profile } => self.update_profile(user, *profile, events),
             Command::AddAddress { user, label, chain, address, make_default } => {
                 self.add_address(user, label, chain, address, make_default, events)
             }
@@ -178,9 +179,9 @@ impl Engine {
             Command::Tick { symbol, price } => self.tick(symbol, price, events),
             Command::Timer => Ok(self.timer(events)),
             Command::ResetDemo { user } => self.reset_demo(user, events),
-            Command::RequestDeposit(d) => self.request_deposit(d, events),
+            Command::RequestDeposit(d) => self.request_deposit(*d, events),
             Command::RequestWithdrawal { user, amount, destination } => {
-                self.request_withdrawal(user, amount, destination, events)
+                self.request_withdrawal(user, amount, *destination, events)
             }
             Command::Transfer { from, to, amount } => self.transfer(from, to, amount, events),
             Command::BootstrapAdmin { username, password_hash } => {
@@ -190,7 +191,7 @@ impl Engine {
                 self.create_admin_session(admin, session)
             }
             Command::EndAdminSession { admin, session } => self.end_admin_session(admin, session),
-            Command::Admin { admin, action } => self.admin_command(admin, action, events),
+            Command::Admin { admin, action } => self.admin_command(admin, *action, events),
         }
     }
 
@@ -308,9 +309,15 @@ impl Engine {
         self.admins.len()
     }
 
-    /// An open contract.
+    /// An open contract by id. Walks every open contract: for tests and the back-office, not
+    /// for the hot path (the gateway's read model indexes contracts from events).
     pub fn contract(&self, id: ContractId) -> Option<&Contract> {
-        self.contracts.get(&id)
+        self.contracts.iter().find(|c| c.id == id)
+    }
+
+    /// Every open contract, in no particular order.
+    pub fn open_contracts(&self) -> impl Iterator<Item = &Contract> {
+        self.contracts.iter()
     }
 
     /// Number of open contracts.

@@ -46,7 +46,7 @@ impl Engine {
         type PerUser = FxHashMap<(UserId, AccountKind), (Decimal, u32)>;
         let mut open: PerUser = FxHashMap::default();
         let mut reserved = Decimal::ZERO;
-        for c in self.contracts.values() {
+        for c in self.contracts.iter() {
             let e = open.entry((c.user, c.account)).or_default();
             e.0 += c.stake;
             e.1 += 1;

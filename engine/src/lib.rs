@@ -28,6 +28,7 @@ mod admin;
 mod funds;
 mod identity;
 mod invariants;
+mod slab;
 #[cfg(feature = "wal")]
 pub mod machine;
 mod trading;
@@ -39,3 +40,4 @@ pub use engine::{Engine, Ledger, Stamp};
 pub use error::EngineError;
 pub use event::{AuditRecord, CommandResult, Event, Reply, Settlement, WalletChange};
 pub use identity::invite_code_for;
+

@@ -80,7 +80,7 @@ impl Engine {
 
     /// Canonical bytes with the log position and time given by the caller.
     fn canonical_bytes(&self, applied_index: u64, now_ms: u64) -> Vec<u8> {
-        let mut contracts: Vec<Contract> = self.contracts.values().cloned().collect();
+        let mut contracts: Vec<Contract> = self.contracts.iter().cloned().collect();
         contracts.sort_unstable_by_key(|c| c.id);
         let snapshot = Snapshot {
             version: SNAPSHOT_VERSION,
@@ -162,13 +162,14 @@ impl Engine {
         self.contracts.reserve(contracts.len());
         // Sorted by id = acceptance order, so waiting queues come back in the same order.
         for c in contracts {
-            let book = &mut self.books[usize::from(c.product)];
-            if c.entry.is_some() {
-                book.by_expiry.entry(c.expiry_ms).or_default().push(c.id);
+            let (product, entered, expiry_ms) = (usize::from(c.product), c.entry.is_some(), c.expiry_ms);
+            let at = self.contracts.insert(c);
+            let book = &mut self.books[product];
+            if entered {
+                book.by_expiry.entry(expiry_ms).or_default().push(at);
             } else {
-                book.waiting.push_back(c.id);
+                book.waiting.push_back(at);
             }
-            self.contracts.insert(c.id, c);
         }
     }
 

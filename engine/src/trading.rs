@@ -12,9 +12,10 @@ use rust_decimal::Decimal;
 use crate::command::PlaceOrder;
 use crate::constants::{ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::event::{CommandResult, Event, Reply, Settlement};
+use crate::slab::SlotRef;
 use crate::money::{is_valid_amount, is_valid_price, round_cents};
 use crate::types::{
-    AccountKind, BillType, Contract, ContractId, Direction, Outcome, Symbol, TickRef,
+    AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef,
 };
 use crate::{Engine, EngineError};
 
@@ -102,8 +103,8 @@ impl Engine {
             expiry_ms: 0,
         };
         events.push(Event::ContractOpened(Box::new(contract.clone())));
-        self.contracts.insert(id, contract);
-        self.books[usize::from(product_at)].waiting.push_back(id);
+        let at = self.contracts.insert(contract);
+        self.books[usize::from(product_at)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
         self.wallet_event(o.user, o.account, bill, -fee, id, events);
         Ok(Reply::OrderAccepted { contract: id, fee })
@@ -115,33 +116,33 @@ impl Engine {
         price: Decimal,
         events: &mut Vec<Event>,
     ) -> CommandResult {
-        let at = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
+        let book = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
         if !is_valid_price(price) {
             return Err(EngineError::Invalid("price"));
         }
         let now = self.now_ms;
         // Contracts that expired before this tick settle on the previous tick.
-        let previous = self.books[at].last;
-        let mut settled = self.settle_due(at, now, false, previous, events);
+        let previous = self.books[book].last;
+        let mut settled = self.settle_due(book, now, false, previous, events);
 
         let tick = TickRef { price, time_ms: now, index: self.applied_index };
-        self.books[at].last = Some(tick);
+        self.books[book].last = Some(tick);
         events.push(Event::Tick { symbol, tick });
 
         let mut entered = 0u32;
-        let waiting = std::mem::take(&mut self.books[at].waiting);
-        for id in waiting {
-            let Some(contract) = self.contracts.get_mut(&id) else { continue };
+        let waiting = std::mem::take(&mut self.books[book].waiting);
+        for at in waiting {
+            let Some(contract) = self.contracts.get_mut(at) else { continue };
             if now - contract.accepted_ms > ENTRY_WAIT_MAX_MS {
-                self.settle(id, None, Outcome::VoidNoEntry, events);
+                self.settle(at, None, Outcome::VoidNoEntry, events);
                 settled += 1;
                 continue;
             }
             let expiry_ms = now + contract.duration_ms;
             contract.entry = Some(tick);
             contract.expiry_ms = expiry_ms;
-            let user = contract.user;
-            self.books[at].by_expiry.entry(expiry_ms).or_default().push(id);
+            let (id, user) = (contract.id, contract.user);
+            self.books[book].by_expiry.entry(expiry_ms).or_default().push(at);
             events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
             entered += 1;
         }
@@ -155,12 +156,12 @@ impl Engine {
         for at in 0..self.books.len() {
             let last = self.books[at].last;
             settled += self.settle_due(at, now, true, last, events);
-            while let Some(&id) = self.books[at].waiting.front() {
-                match self.contracts.get(&id) {
+            while let Some(&slot) = self.books[at].waiting.front() {
+                match self.contracts.get(slot) {
                     Some(c) if now - c.accepted_ms <= ENTRY_WAIT_MAX_MS => break,
                     Some(_) => {
                         self.books[at].waiting.pop_front();
-                        self.settle(id, None, Outcome::VoidNoEntry, events);
+                        self.settle(slot, None, Outcome::VoidNoEntry, events);
                         settled += 1;
                     }
                     None => {
@@ -191,9 +192,9 @@ impl Engine {
             if !due {
                 break;
             }
-            for id in entry.remove() {
-                if let Some(outcome) = self.outcome_of(id, exit) {
-                    self.settle(id, exit, outcome, events);
+            for slot in entry.remove() {
+                if let Some(outcome) = self.outcome_of(slot, exit) {
+                    self.settle(slot, exit, outcome, events);
                     settled += 1;
                 }
             }
@@ -202,8 +203,8 @@ impl Engine {
     }
 
     /// The result of an entered contract with this exit tick; none if it is no longer open.
-    fn outcome_of(&self, id: ContractId, exit: Option<TickRef>) -> Option<Outcome> {
-        let contract = self.contracts.get(&id)?;
+    fn outcome_of(&self, at: SlotRef, exit: Option<TickRef>) -> Option<Outcome> {
+        let contract = self.contracts.get(at)?;
         let entry = contract.entry?;
         let product = &self.products[usize::from(contract.product)];
         if product.hours.closed_between(contract.accepted_ms, contract.expiry_ms) {
@@ -225,12 +226,13 @@ impl Engine {
     /// Closes an open contract with `outcome`: moves the money, pays rewards, emits events.
     pub(crate) fn settle(
         &mut self,
-        id: ContractId,
+        at: SlotRef,
         exit: Option<TickRef>,
         outcome: Outcome,
         events: &mut Vec<Event>,
     ) {
-        let Some(contract) = self.contracts.remove(&id) else { return };
+        let Some(contract) = self.contracts.remove(at) else { return };
+        let id = contract.id;
         let (stake, fee) = (contract.stake, contract.fee);
         let credited = match outcome {
             Outcome::Win => round_cents(stake * (Decimal::ONE + contract.payout_rate)),

@@ -182,7 +182,7 @@ impl Run {
                 })
             }
             Op::Timer => Command::Timer,
-            Op::Deposit { user, cents: c } => Command::RequestDeposit(RequestDeposit {
+            Op::Deposit { user, cents: c } => Command::RequestDeposit(Box::new(RequestDeposit {
                 user,
                 amount: cents(c),
                 method: PayMethod::BankTransfer,
@@ -190,7 +190,7 @@ impl Run {
                 account_number: "123".into(),
                 bank_name: "Bank".into(),
                 receipt: "r.png".into(),
-            }),
+            })),
             Op::DecideDeposit { nth, approve } => {
                 let Some(order) = h.engine.pending_deposits().nth(nth).map(|d| d.id) else {
                     return;
@@ -200,12 +200,12 @@ impl Run {
                 } else {
                     AdminAction::RejectDeposit { order, remark: "no".into() }
                 };
-                Command::Admin { admin: 1, action }
+                Command::Admin { admin: 1, action: Box::new(action) }
             }
             Op::Withdraw { user, cents: c } => Command::RequestWithdrawal {
                 user,
                 amount: cents(c),
-                destination: Destination::Wallet { chain: Chain::Eth, address: "0xabc".into() },
+                destination: Box::new(Destination::Wallet { chain: Chain::Eth, address: "0xabc".into() }),
             },
             Op::DecideWithdrawal { nth, approve } => {
                 let Some(order) = h.engine.pending_withdrawals().nth(nth).map(|w| w.id) else {
@@ -216,12 +216,12 @@ impl Run {
                 } else {
                     AdminAction::RejectWithdrawal { order, remark: "no".into() }
                 };
-                Command::Admin { admin: 1, action }
+                Command::Admin { admin: 1, action: Box::new(action) }
             }
             Op::Transfer { from, to, cents: c } => Command::Transfer { from, to, amount: cents(c) },
             Op::Adjust { user, cents: c } => Command::Admin {
                 admin: 1,
-                action: AdminAction::AdjustBalance { user, delta: cents(c), reason: "test".into() },
+                action: Box::new(AdminAction::AdjustBalance { user, delta: cents(c), reason: "test".into() }),
             },
             Op::ResetDemo { user } => Command::ResetDemo { user },
             Op::SetPassword { user } => {

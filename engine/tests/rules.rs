@@ -251,7 +251,7 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     let to =
         || Destination::Wallet { chain: engine::types::Chain::Tron, address: "TAbc123".into() };
     let order =
-        match h.ok(Command::RequestWithdrawal { user: kim, amount: dec("100"), destination: to() })
+        match h.ok(Command::RequestWithdrawal { user: kim, amount: dec("100"), destination: Box::new(to()) })
         {
             Reply::OrderCreated { order } => order,
             other => panic!("{other:?}"),
@@ -266,7 +266,7 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     let order = match h.ok(Command::RequestWithdrawal {
         user: kim,
         amount: dec("50"),
-        destination: to(),
+        destination: Box::new(to()),
     }) {
         Reply::OrderCreated { order } => order,
         other => panic!("{other:?}"),
@@ -276,11 +276,11 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
 
     h.ok(Command::SetPassword { user: kim, password_hash: "new".into(), keep_session: None });
     let blocked =
-        h.run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: to() });
+        h.run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: Box::new(to()) });
     assert_eq!(blocked, Err(EngineError::WithdrawalBlocked));
     h.advance(24 * 3_600_000);
     assert!(h
-        .run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: to() })
+        .run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: Box::new(to()) })
         .is_ok());
     h.check();
 }
@@ -299,7 +299,7 @@ fn admin_actions_are_audited_and_permission_checked() {
     };
     let refused = h.run(Command::Admin {
         admin: op,
-        action: AdminAction::SetUserFrozen { user: lee, frozen: true, reason: "x".into() },
+        action: Box::new(AdminAction::SetUserFrozen { user: lee, frozen: true, reason: "x".into() }),
     });
     assert_eq!(refused, Err(EngineError::Forbidden));
     h.admin(AdminAction::AdjustBalance {
@@ -346,14 +346,14 @@ fn sign_up_enforces_unique_names_emails_and_valid_invite_codes() {
     let mut h = Harness::new();
     h.register("mia", None);
     let again = |name: &str, email: &str, code: Option<&str>| {
-        Command::Register(engine::Register {
+        Command::Register(Box::new(engine::Register {
             username: name.into(),
             email: Some(email.into()),
             password_hash: Some("h".into()),
             wallet: None,
             invite_code: code.map(Into::into),
             email_verified: false,
-        })
+        }))
     };
     assert_eq!(h.run(again("MIA", "x@example.com", None)), Err(EngineError::UsernameExists));
     assert_eq!(h.run(again("nia", "MIA@example.com", None)), Err(EngineError::EmailExists));

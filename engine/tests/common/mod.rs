@@ -78,7 +78,7 @@ impl Harness {
     }
 
     pub fn admin(&mut self, action: AdminAction) -> Reply {
-        self.ok(Command::Admin { admin: 1, action })
+        self.ok(Command::Admin { admin: 1, action: Box::new(action) })
     }
 
     pub fn advance(&mut self, ms: u64) {
@@ -86,14 +86,14 @@ impl Harness {
     }
 
     pub fn register(&mut self, name: &str, invite_code: Option<String>) -> UserId {
-        match self.ok(Command::Register(Register {
+        match self.ok(Command::Register(Box::new(Register {
             username: name.into(),
             email: Some(format!("{name}@example.com")),
             password_hash: Some("hash".into()),
             wallet: None,
             invite_code,
             email_verified: false,
-        })) {
+        }))) {
             Reply::Registered { user, .. } => user,
             other => panic!("unexpected {other:?}"),
         }
@@ -107,7 +107,7 @@ impl Harness {
     }
 
     pub fn deposit(&mut self, user: UserId, amount: &str) {
-        let order = match self.ok(Command::RequestDeposit(RequestDeposit {
+        let order = match self.ok(Command::RequestDeposit(Box::new(RequestDeposit {
             user,
             amount: dec(amount),
             method: PayMethod::UsdtTrc20,
@@ -115,7 +115,7 @@ impl Harness {
             account_number: "TXYZ".into(),
             bank_name: String::new(),
             receipt: "r.png".into(),
-        })) {
+        }))) {
             Reply::OrderCreated { order } => order,
             other => panic!("unexpected {other:?}"),
         };

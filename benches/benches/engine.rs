@@ -1,0 +1,33 @@
+//! Criterion micro-benchmarks of the engine: the standard mix in batches, and one order.
+//! The world is smaller than the bench binary's (criterion repeats a lot); the bench binary
+//! (`core-bench engine-mix`) measures at the full 100 k accounts and 1 M open contracts.
+
+use benches::{apply_all, mix, World};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+
+fn standard_mix(c: &mut Criterion) {
+    let world = World::new(10_000, 100_000);
+    let mut cursor = world.cursor();
+    let mut engine = world.engine;
+    let batch = 10_000;
+    let mut group = c.benchmark_group("engine");
+    group.throughput(Throughput::Elements(batch as u64));
+    let mut events = Vec::with_capacity(1 << 14);
+    let mut seed = 1;
+    group.bench_function("standard_mix_10k", |b| {
+        b.iter_batched(
+            || {
+                seed += 1;
+                let (stream, end) = mix(cursor, batch, seed);
+                cursor = end;
+                stream
+            },
+            |stream| apply_all(&mut engine, stream, &mut events),
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(benches, standard_mix);
+criterion_main!(benches);
