@@ -1,0 +1,212 @@
+//! The node: the durable core as one running unit.
+//!
+//! Start-up is the same path as restart: recover (snapshot + log), then serve. On the very
+//! first start the node creates the first admin (from configuration, or with a random password
+//! printed once) through the log like any other command.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use engine::command::Command;
+use engine::{Engine, Reply};
+use wal::{Handle, Pipeline, PipelineError};
+
+use crate::password;
+
+/// How often the settlement timer fires: settles contracts whose market went quiet
+/// (expiry + 2 s grace) and voids contracts that got no entry tick.
+const TIMER_PERIOD: Duration = Duration::from_millis(500);
+/// Take a snapshot after this many commands, so restarts replay a bounded log.
+const SNAPSHOT_EVERY_COMMANDS: u64 = 1_000_000;
+
+/// What the node needs to start.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// Where the log and snapshots live.
+    pub data_dir: PathBuf,
+    /// First admin's name, used only when no admin exists yet.
+    pub admin_username: String,
+    /// First admin's password; none = generate one and print it once.
+    pub admin_password: Option<String>,
+}
+
+/// Why the node could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NodeError {
+    /// Recovery or the pipeline failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// The engine refused the first admin (for example an invalid name).
+    #[error("the first admin was refused: {0}")]
+    Bootstrap(engine::EngineError),
+}
+
+/// What happened at start-up, for the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Startup {
+    /// The snapshot restored, if any.
+    pub snapshot_index: Option<u64>,
+    /// Log records replayed after it.
+    pub records_replayed: u64,
+    /// Torn-tail bytes cut from the log.
+    pub cut_tail_bytes: u64,
+    /// The first admin's generated password, set only on the start that created it.
+    pub generated_admin_password: Option<String>,
+}
+
+/// A running node.
+#[derive(Debug)]
+pub struct Node {
+    /// The pipeline; `None` once shut down.
+    pipeline: Option<Pipeline<Engine>>,
+    /// Cheap to clone: how everything else talks to the engine.
+    handle: Handle<Engine>,
+    /// Tells the timer thread to stop.
+    stop: Arc<AtomicBool>,
+    /// The settlement timer.
+    timer: Option<JoinHandle<()>>,
+}
+
+impl Node {
+    /// Recovers the state from `data_dir` and starts serving.
+    pub fn start(config: NodeConfig) -> Result<(Node, Startup), NodeError> {
+        let mut wal_config = wal::Config::new(&config.data_dir);
+        wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
+        let (pipeline, handle) = Pipeline::start(wal_config, Engine::new)?;
+        let recovery = pipeline.recovery().clone();
+        let generated_admin_password = bootstrap_admin(&handle, &config)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let timer = Some(spawn_timer(handle.clone(), stop.clone()));
+        let startup = Startup {
+            snapshot_index: recovery.snapshot_index,
+            records_replayed: recovery.records_replayed,
+            cut_tail_bytes: recovery.wal.cut_tail_bytes,
+            generated_admin_password,
+        };
+        Ok((Node { pipeline: Some(pipeline), handle, stop, timer }, startup))
+    }
+
+    /// Submit commands and run queries through this.
+    pub fn handle(&self) -> &Handle<Engine> {
+        &self.handle
+    }
+
+    /// Stops the timer, drains the queue, syncs the log and joins every thread.
+    pub fn shutdown(mut self) -> Result<(), PipelineError> {
+        self.stop_all()
+    }
+
+    fn stop_all(&mut self) -> Result<(), PipelineError> {
+        self.stop.store(true, Ordering::Release);
+        if let Some(timer) = self.timer.take() {
+            let _ = timer.join();
+        }
+        match self.pipeline.take() {
+            Some(pipeline) => pipeline.shutdown(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.stop_all();
+    }
+}
+
+/// Creates the first admin if there is none. Returns the generated password, if one was made.
+fn bootstrap_admin(
+    handle: &Handle<Engine>,
+    config: &NodeConfig,
+) -> Result<Option<String>, NodeError> {
+    if handle.query(|e: &Engine| e.admin_count())? > 0 {
+        return Ok(None);
+    }
+    let (password, generated) = match &config.admin_password {
+        Some(p) => (p.clone(), None),
+        None => {
+            let p = password::generate();
+            (p.clone(), Some(p))
+        }
+    };
+    let command = Command::BootstrapAdmin {
+        username: config.admin_username.clone(),
+        password_hash: password::hash(&password),
+    };
+    match handle.submit_blocking(command)? {
+        Ok(Reply::AdminCreated { .. }) => Ok(generated),
+        Ok(other) => unreachable!("bootstrap answered {other:?}"),
+        Err(e) => Err(NodeError::Bootstrap(e)),
+    }
+}
+
+/// Fires `Command::Timer` while contracts are open. The timer is a command like any other:
+/// journaled, so replay settles exactly as the live run did.
+fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("settlement-timer".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Acquire) {
+                std::thread::park_timeout(TIMER_PERIOD);
+                let open = handle.query(|e: &Engine| e.open_contract_count());
+                match open {
+                    Ok(0) => {}
+                    Ok(_) => {
+                        if let Err(e) = handle.submit_blocking(Command::Timer) {
+                            tracing::warn!(error = %e, "settlement timer could not submit");
+                        }
+                    }
+                    Err(PipelineError::ShutDown) => break,
+                    Err(e) => tracing::warn!(error = %e, "settlement timer query failed"),
+                }
+            }
+        })
+        .expect("spawning the timer thread")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &std::path::Path, password: Option<&str>) -> NodeConfig {
+        NodeConfig {
+            data_dir: dir.to_path_buf(),
+            admin_username: "admin".into(),
+            admin_password: password.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn first_start_creates_one_admin_and_restart_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (node, startup) = Node::start(config(dir.path(), None)).unwrap();
+        let generated = startup.generated_admin_password.expect("a generated password");
+        let hash = node
+            .handle()
+            .query(|e: &Engine| e.admin_by_username("admin").unwrap().password_hash.clone())
+            .unwrap();
+        assert!(password::verify(&generated, &hash));
+        node.shutdown().unwrap();
+
+        let (node, startup) = Node::start(config(dir.path(), Some("ignored-now"))).unwrap();
+        assert_eq!(startup.generated_admin_password, None);
+        assert_eq!(startup.records_replayed, 1);
+        assert_eq!(node.handle().query(|e: &Engine| e.admin_count()).unwrap(), 1);
+        node.shutdown().unwrap();
+    }
+
+    #[test]
+    fn a_configured_admin_password_is_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let (node, startup) = Node::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
+        assert_eq!(startup.generated_admin_password, None);
+        let hash =
+            node.handle().query(|e: &Engine| e.admin(1).unwrap().password_hash.clone()).unwrap();
+        assert!(password::verify("s3cret-pass", &hash));
+        node.shutdown().unwrap();
+    }
+}
