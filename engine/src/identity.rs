@@ -131,7 +131,7 @@ impl Engine {
         }
         let demo = self.settings.demo_balance;
         self.ledger.demo_minted += demo;
-        let mut account = Account::default();
+        let mut account = Account { inviter, ..Account::default() };
         account.demo.available = demo;
         self.accounts.push(account);
         events.push(Event::UserRegistered { user: id, username: r.username.clone(), inviter });
@@ -142,7 +142,6 @@ impl Engine {
             password_hash: r.password_hash,
             wallet: r.wallet,
             invite_code: invite_code.clone(),
-            inviter,
             invitees: Vec::new(),
             email_verified: r.email_verified,
             totp_secret: None,

@@ -282,7 +282,7 @@ impl Engine {
 
     /// Pays generations 1-3 of the contract owner's inviters from the house (decisions §5).
     fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
-        let mut inviter = self.users[contract.user as usize - 1].inviter;
+        let mut inviter = self.accounts[contract.user as usize - 1].inviter;
         for generation in 0..self.settings.reward_rates.len() {
             let Some(to) = inviter else { break };
             let reward = round_cents(contract.stake * self.settings.reward_rates[generation]);
@@ -298,7 +298,7 @@ impl Engine {
                     events,
                 );
             }
-            inviter = self.users[to as usize - 1].inviter;
+            inviter = self.accounts[to as usize - 1].inviter;
         }
     }
 }

@@ -249,6 +249,9 @@ pub struct Account {
     pub pending_withdrawals: u32,
     /// A frozen user can sign in and look, but not trade or move money.
     pub frozen: bool,
+    /// Who invited this user (generation 1). Kept here, not with the profile, because every
+    /// real settlement walks the inviter chain: one cache line per user instead of two.
+    pub inviter: Option<UserId>,
 }
 }
 
@@ -370,8 +373,6 @@ pub struct User {
     pub wallet: Option<WalletBinding>,
     /// This user's own invite code (derived from the id, unique).
     pub invite_code: String,
-    /// Who invited this user (generation 1).
-    pub inviter: Option<UserId>,
     /// Users this one invited directly.
     pub invitees: Vec<UserId>,
     /// E-mail verified: counts as "certified" in team statistics.
