@@ -1,8 +1,14 @@
 //! Shared set-up for the benchmarks: a populated engine and reproducible command streams.
 //!
 //! - [`World`]: an engine with N funded users, the crypto catalogue and M open long contracts.
-//! - [`Mix`]: the standard mix: 6 orders and 4 ticks in every 10 commands, time advancing
+//! - [`mix`]: the standard mix: 6 orders and 4 ticks in every 10 commands, time advancing
 //!   1 ms per command, so 60 s contracts settle steadily on later ticks.
+//! - [`durable`]: the fsync baseline and engine pipelines for the durable-path benches.
+
+// Rates and latencies are reported as floats; no money is computed here.
+#![allow(clippy::float_arithmetic)]
+
+pub mod durable;
 
 use engine::command::{AdminAction, Command, PlaceOrder};
 use engine::types::{AccountKind, Category, Direction, MarketHours, Rule, Symbol};
@@ -72,7 +78,8 @@ impl World {
     /// `users` funded users, the catalogue, a funded house, and `open` contracts of one week
     /// (which stay open for any bench run), entered.
     pub fn new(users: u32, open: u64) -> World {
-        let mut w = World { engine: Engine::new(), index: 0, now_ms: START_MS, users, events: Vec::new() };
+        let mut w =
+            World { engine: Engine::new(), index: 0, now_ms: START_MS, users, events: Vec::new() };
         w.must(Command::BootstrapAdmin { username: "bench".into(), password_hash: "x".into() });
         for _ in 0..100 {
             w.admin(AdminAction::FundHouse { amount: Decimal::from(1_000_000_000_000i64) });
@@ -173,10 +180,11 @@ impl World {
 pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cursor) {
     let world = at;
     let mut rng = Rng::new(seed);
-    let mut prices = vec![100_000i64; PRODUCTS];
+    let mut prices = [100_000i64; PRODUCTS];
     let mut out = Vec::with_capacity(commands);
     for n in 0..commands {
-        let stamp = Stamp { index: world.index + 1 + n as u64, time_ms: world.now_ms + 1 + n as u64 };
+        let stamp =
+            Stamp { index: world.index + 1 + n as u64, time_ms: world.now_ms + 1 + n as u64 };
         let command = if n % 10 < 6 {
             let user = rng.below(u64::from(world.users)) as u32 + 1;
             order(user, rng.below(PRODUCTS as u64) as usize, &mut rng, 60)
@@ -187,12 +195,17 @@ pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cu
         };
         out.push((stamp, command));
     }
-    let end = Cursor { index: at.index + commands as u64, now_ms: at.now_ms + commands as u64, ..at };
+    let end =
+        Cursor { index: at.index + commands as u64, now_ms: at.now_ms + commands as u64, ..at };
     (out, end)
 }
 
 /// Applies a stream; returns how many commands were refused (should be none).
-pub fn apply_all(engine: &mut Engine, stream: Vec<(Stamp, Command)>, events: &mut Vec<Event>) -> usize {
+pub fn apply_all(
+    engine: &mut Engine,
+    stream: Vec<(Stamp, Command)>,
+    events: &mut Vec<Event>,
+) -> usize {
     let mut refused = 0;
     for (stamp, command) in stream {
         if engine.apply(stamp, command, events).is_err() {
