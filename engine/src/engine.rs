@@ -8,11 +8,11 @@ use rustc_hash::FxHashMap;
 use crate::command::Command;
 use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
+use crate::slab::{Slab, SlotRef};
 use crate::types::{
     Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositOrder,
     OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
 };
-use crate::slab::{Slab, SlotRef};
 use crate::EngineError;
 
 /// Where a command sits in the log and when it was sequenced (mirrors `wal::Meta`).

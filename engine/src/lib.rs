@@ -28,9 +28,9 @@ mod admin;
 mod funds;
 mod identity;
 mod invariants;
-mod slab;
 #[cfg(feature = "wal")]
 pub mod machine;
+mod slab;
 mod trading;
 
 pub use command::{
@@ -40,4 +40,3 @@ pub use engine::{Engine, Ledger, Stamp};
 pub use error::EngineError;
 pub use event::{AuditRecord, CommandResult, Event, Reply, Settlement, WalletChange};
 pub use identity::invite_code_for;
-

@@ -12,11 +12,9 @@ use rust_decimal::Decimal;
 use crate::command::PlaceOrder;
 use crate::constants::{ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::event::{CommandResult, Event, Reply, Settlement};
-use crate::slab::SlotRef;
 use crate::money::{is_valid_amount, is_valid_price, round_cents};
-use crate::types::{
-    AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef,
-};
+use crate::slab::SlotRef;
+use crate::types::{AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef};
 use crate::{Engine, EngineError};
 
 /// Slack added to a contract's reserve so the rounded pieces never exceed it (5 pieces x 0.005).

@@ -205,7 +205,10 @@ impl Run {
             Op::Withdraw { user, cents: c } => Command::RequestWithdrawal {
                 user,
                 amount: cents(c),
-                destination: Box::new(Destination::Wallet { chain: Chain::Eth, address: "0xabc".into() }),
+                destination: Box::new(Destination::Wallet {
+                    chain: Chain::Eth,
+                    address: "0xabc".into(),
+                }),
             },
             Op::DecideWithdrawal { nth, approve } => {
                 let Some(order) = h.engine.pending_withdrawals().nth(nth).map(|w| w.id) else {
@@ -221,7 +224,11 @@ impl Run {
             Op::Transfer { from, to, cents: c } => Command::Transfer { from, to, amount: cents(c) },
             Op::Adjust { user, cents: c } => Command::Admin {
                 admin: 1,
-                action: Box::new(AdminAction::AdjustBalance { user, delta: cents(c), reason: "test".into() }),
+                action: Box::new(AdminAction::AdjustBalance {
+                    user,
+                    delta: cents(c),
+                    reason: "test".into(),
+                }),
             },
             Op::ResetDemo { user } => Command::ResetDemo { user },
             Op::SetPassword { user } => {

@@ -250,12 +250,14 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     let kim = h.funded_user("kim", "500");
     let to =
         || Destination::Wallet { chain: engine::types::Chain::Tron, address: "TAbc123".into() };
-    let order =
-        match h.ok(Command::RequestWithdrawal { user: kim, amount: dec("100"), destination: Box::new(to()) })
-        {
-            Reply::OrderCreated { order } => order,
-            other => panic!("{other:?}"),
-        };
+    let order = match h.ok(Command::RequestWithdrawal {
+        user: kim,
+        amount: dec("100"),
+        destination: Box::new(to()),
+    }) {
+        Reply::OrderCreated { order } => order,
+        other => panic!("{other:?}"),
+    };
     let w = h.engine.account(kim).unwrap().real.clone();
     assert_eq!((w.available, w.frozen), (dec("400"), dec("100")));
     h.admin(AdminAction::ApproveWithdrawal { order });
@@ -275,12 +277,19 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     assert_eq!(h.available(kim, Real), dec("400"));
 
     h.ok(Command::SetPassword { user: kim, password_hash: "new".into(), keep_session: None });
-    let blocked =
-        h.run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: Box::new(to()) });
+    let blocked = h.run(Command::RequestWithdrawal {
+        user: kim,
+        amount: dec("50"),
+        destination: Box::new(to()),
+    });
     assert_eq!(blocked, Err(EngineError::WithdrawalBlocked));
     h.advance(24 * 3_600_000);
     assert!(h
-        .run(Command::RequestWithdrawal { user: kim, amount: dec("50"), destination: Box::new(to()) })
+        .run(Command::RequestWithdrawal {
+            user: kim,
+            amount: dec("50"),
+            destination: Box::new(to())
+        })
         .is_ok());
     h.check();
 }
@@ -299,7 +308,11 @@ fn admin_actions_are_audited_and_permission_checked() {
     };
     let refused = h.run(Command::Admin {
         admin: op,
-        action: Box::new(AdminAction::SetUserFrozen { user: lee, frozen: true, reason: "x".into() }),
+        action: Box::new(AdminAction::SetUserFrozen {
+            user: lee,
+            frozen: true,
+            reason: "x".into(),
+        }),
     });
     assert_eq!(refused, Err(EngineError::Forbidden));
     h.admin(AdminAction::AdjustBalance {

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p benches --bin core-bench -- engine-mix    [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
+//! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
 //! cargo run --release -p benches --bin core-bench -- fsync         [appends] [runs] [mib]
 //! cargo run --release -p benches --bin core-bench -- pipeline-throughput [producers] [commands] [runs] [in_flight] [users]
 //! cargo run --release -p benches --bin core-bench -- pipeline-latency    [rate] [seconds] [runs] [submitters] [users]
@@ -513,12 +514,39 @@ fn recovery_breakdown(data: &Path) {
     );
 }
 
+/// Time to take a snapshot of the engine (on the engine thread) and to restore one.
+fn snapshot(args: &[String]) {
+    let (users, open, runs) =
+        (arg(args, 0, 1_000_000) as u32, arg(args, 1, 1_000_000), arg(args, 2, 5));
+    let world = World::new(users, open);
+    let (mut takes, mut restores) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        let t = Instant::now();
+        let bytes = world.engine.snapshot_bytes();
+        let take = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let restored = Engine::restore(&bytes).expect("restore");
+        let restore = t.elapsed().as_secs_f64();
+        assert_eq!(restored.open_contract_count(), world.engine.open_contract_count());
+        println!(
+            "run {run}: {:.1} MB snapshot of {users} users and {open} open contracts: take {:.3} s, restore {:.3} s",
+            bytes.len() as f64 / 1e6,
+            take,
+            restore
+        );
+        takes.push(take);
+        restores.push(restore);
+    }
+    println!("snapshot median: take {:.3} s, restore {:.3} s", median(takes), median(restores));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rest = args.get(2..).unwrap_or(&[]);
     match args.get(1).map(String::as_str) {
         Some("engine-mix") => engine_mix(rest),
         Some("settle-burst") => settle_burst(rest),
+        Some("snapshot") => snapshot(rest),
         Some("fsync") => fsync(rest),
         Some("pipeline-throughput") => pipeline_throughput(rest),
         Some("pipeline-latency") => pipeline_latency(rest),
