@@ -129,7 +129,11 @@ impl World {
             w.must(order(user, (n as usize) % PRODUCTS, &mut rng, 604_800));
         }
         for i in 0..PRODUCTS {
-            w.must(Command::Tick { symbol: symbol(i), price: Decimal::new(100_000, 2) });
+            w.must(Command::Tick {
+                symbol: symbol(i),
+                price: Decimal::new(100_000, 2),
+                quantity: Decimal::ONE,
+            });
         }
         w
     }
@@ -191,7 +195,11 @@ pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cu
         } else {
             let p = rng.below(PRODUCTS as u64) as usize;
             prices[p] = (prices[p] + rng.below(21) as i64 - 10).max(1);
-            Command::Tick { symbol: symbol(p), price: Decimal::new(prices[p], 2) }
+            Command::Tick {
+                symbol: symbol(p),
+                price: Decimal::new(prices[p], 2),
+                quantity: Decimal::ONE,
+            }
         };
         out.push((stamp, command));
     }

@@ -80,6 +80,9 @@ pub enum Command {
         /// Price.
         #[rkyv(with = RkyvDecimal)]
         price: Decimal,
+        /// Quantity traded at this price by the source (0 for a quote): candle volume.
+        #[rkyv(with = RkyvDecimal)]
+        quantity: Decimal,
     },
     /// Periodic: settles contracts past expiry + grace and voids contracts with no entry.
     Timer,

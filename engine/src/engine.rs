@@ -176,7 +176,7 @@ impl Engine {
                 self.remove_address(user, position, events)
             }
             Command::PlaceOrder(order) => self.place_order(order, events),
-            Command::Tick { symbol, price } => self.tick(symbol, price, events),
+            Command::Tick { symbol, price, quantity } => self.tick(symbol, price, quantity, events),
             Command::Timer => Ok(self.timer(events)),
             Command::ResetDemo { user } => self.reset_demo(user, events),
             Command::RequestDeposit(d) => self.request_deposit(*d, events),

@@ -143,6 +143,8 @@ pub enum Event {
         symbol: Symbol,
         /// The tick.
         tick: TickRef,
+        /// Quantity traded (candle volume).
+        quantity: Decimal,
     },
     /// An order was accepted.
     ContractOpened(Box<Contract>),

@@ -10,7 +10,7 @@
 use rust_decimal::Decimal;
 
 use crate::command::PlaceOrder;
-use crate::constants::{ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
+use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::event::{CommandResult, Event, Reply, Settlement};
 use crate::money::{is_valid_amount, is_valid_price, round_cents};
 use crate::slab::SlotRef;
@@ -112,11 +112,15 @@ impl Engine {
         &mut self,
         symbol: Symbol,
         price: Decimal,
+        quantity: Decimal,
         events: &mut Vec<Event>,
     ) -> CommandResult {
         let book = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
         if !is_valid_price(price) {
             return Err(EngineError::Invalid("price"));
+        }
+        if quantity < Decimal::ZERO || quantity > Decimal::from(AMOUNT_MAX_USDT) {
+            return Err(EngineError::Invalid("quantity"));
         }
         let now = self.now_ms;
         // Contracts that expired before this tick settle on the previous tick.
@@ -125,7 +129,7 @@ impl Engine {
 
         let tick = TickRef { price, time_ms: now, index: self.applied_index };
         self.books[book].last = Some(tick);
-        events.push(Event::Tick { symbol, tick });
+        events.push(Event::Tick { symbol, tick, quantity });
 
         let mut entered = 0u32;
         let waiting = std::mem::take(&mut self.books[book].waiting);

@@ -169,7 +169,7 @@ impl Run {
             Op::Tick { forex, step } => {
                 let symbol = if forex { eurusd() } else { btc() };
                 let price = Run::price_of(&mut self.model, symbol, step);
-                Command::Tick { symbol, price }
+                Command::Tick { symbol, price, quantity: Decimal::ONE }
             }
             Op::Order { user, demo, up, cents: c, duration, forex } => {
                 Command::PlaceOrder(PlaceOrder {
@@ -248,7 +248,7 @@ impl Run {
     fn observe(&mut self, from: usize) {
         for event in &self.h.events[from..] {
             match event {
-                Event::Tick { symbol, tick } => {
+                Event::Tick { symbol, tick, .. } => {
                     self.model.ticks.entry(*symbol).or_default().push(*tick)
                 }
                 Event::ContractOpened(c) => {

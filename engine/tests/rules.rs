@@ -422,7 +422,11 @@ fn snapshot_restore_gives_the_same_state_and_the_same_future() {
         h.advance(1_000);
         let stamp = engine::Stamp { index: h.index + 1, time_ms: h.now_ms };
         restored
-            .apply(stamp, Command::Tick { symbol: btc(), price: dec("105") }, &mut events)
+            .apply(
+                stamp,
+                Command::Tick { symbol: btc(), price: dec("105"), quantity: dec("1") },
+                &mut events,
+            )
             .unwrap();
         h.tick(btc(), "105");
     }

@@ -87,12 +87,24 @@ fn settle_burst(args: &[String]) {
             let user = (n % 100_000) as u32 + 1;
             world.must(benches::order(user, 0, &mut rng, 60));
         }
-        world.must(Command::Tick { symbol: symbol(0), price: Decimal::new(100_000, 2) });
+        world.must(Command::Tick {
+            symbol: symbol(0),
+            price: Decimal::new(100_000, 2),
+            quantity: Decimal::ONE,
+        });
         for p in 1..PRODUCTS {
-            world.must(Command::Tick { symbol: symbol(p), price: Decimal::ONE });
+            world.must(Command::Tick {
+                symbol: symbol(p),
+                price: Decimal::ONE,
+                quantity: Decimal::ONE,
+            });
         }
         world.now_ms += 59_000;
-        world.must(Command::Tick { symbol: symbol(0), price: Decimal::new(100_100, 2) });
+        world.must(Command::Tick {
+            symbol: symbol(0),
+            price: Decimal::new(100_100, 2),
+            quantity: Decimal::ONE,
+        });
         world.now_ms += 1_001;
         world.index += 1;
         let stamp = Stamp { index: world.index, time_ms: world.now_ms };
@@ -100,7 +112,7 @@ fn settle_burst(args: &[String]) {
         let t = Instant::now();
         let reply = world.engine.apply(
             stamp,
-            Command::Tick { symbol: symbol(0), price: Decimal::ONE },
+            Command::Tick { symbol: symbol(0), price: Decimal::ONE, quantity: Decimal::ONE },
             &mut events,
         );
         let ms = t.elapsed().as_secs_f64() * 1e3;

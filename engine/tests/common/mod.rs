@@ -142,7 +142,7 @@ impl Harness {
     }
 
     pub fn tick(&mut self, symbol: Symbol, price: &str) -> Reply {
-        self.ok(Command::Tick { symbol, price: dec(price) })
+        self.ok(Command::Tick { symbol, price: dec(price), quantity: Decimal::ONE })
     }
 
     pub fn set_rule(&mut self, duration_secs: u32, payout: &str, fee: &str) {

@@ -194,7 +194,11 @@ impl Producer {
 
     fn tick(&mut self) -> Command {
         self.price_cents = (self.price_cents + self.rng.below(201) as i64 - 100).max(1_000);
-        Command::Tick { symbol: producer_symbol(self.p), price: Decimal::new(self.price_cents, 2) }
+        Command::Tick {
+            symbol: producer_symbol(self.p),
+            price: Decimal::new(self.price_cents, 2),
+            quantity: Decimal::ONE,
+        }
     }
 
     fn deposit(&mut self) -> Command {
