@@ -8,10 +8,13 @@
 //! | [`stats`] | rolling 24 h high, low, volume, change per symbol |
 //! | [`store`] | candle history in sled: range queries, backfill |
 //! | [`source`] | price sources behind one interface: simulated, replay, live exchange |
+//! | [`feed`] | sources -> engine ticks, staleness, catalogue sync |
 //!
 //! Ticks from a source enter the engine as journaled commands; candles and statistics are
 //! built from the ticks the engine sequenced (its events), never from the raw source stream,
 //! so what a chart shows is exactly what settlement used.
 
 pub mod catalogue;
+pub mod feed;
+pub mod source;
 pub mod types;

@@ -1,0 +1,654 @@
+//! The live adapter: Binance's public market streams over a websocket.
+//!
+//! Protocol, as Binance documents it for spot market streams:
+//! - Connect to the combined-stream endpoint (`…/stream`); events arrive wrapped as
+//!   `{"stream":"btcusdt@trade","data":{…}}` (raw `/ws` payloads without the wrapper are
+//!   accepted too).
+//! - Subscribe after connecting with `{"method":"SUBSCRIBE","params":["btcusdt@trade",…],"id":N}`
+//!   (stream names are lower case). The reply `{"result":null,"id":N}` confirms it; an error
+//!   reply (`{"code":…,"msg":…,"id":N}`) ends the source with [`SourceError::Rejected`], since
+//!   retrying a wrong stream name cannot help. Every new connection subscribes again.
+//! - The server pings every 20 s and disconnects a client that does not pong within a minute.
+//!   tungstenite queues the pong when it reads the ping; the adapter flushes it at once.
+//! - A connection lives at most 24 h: the adapter closes it after
+//!   [`ExchangeConfig::connection_lifetime`] and reconnects immediately. A `serverShutdown`
+//!   event does the same.
+//! - A connection silent (no frame at all, pings included) for
+//!   [`ExchangeConfig::silence_timeout`] is presumed dead and replaced.
+//! - Lost connections are retried with exponential backoff (0.5 s doubling to 30 s, "equal
+//!   jitter": each delay is uniform in [d/2, d]); the backoff resets once a connection delivers
+//!   market data. After [`ExchangeConfig::reconnects_max`] consecutive failures the source
+//!   returns [`SourceError::ReconnectsExhausted`].
+//! - At most [`EXCHANGE_STREAMS_MAX`] streams per connection; frames above
+//!   [`EXCHANGE_MESSAGE_BYTES_MAX`] are refused by the websocket layer.
+//!
+//! Events: `trade` and `aggTrade` give price `p`, quantity `q` and trade time `T`; `24hrTicker`
+//! gives the last price `c` at event time `E` as a quote (quantity 0); `bookTicker` gives the
+//! mid of best bid `b` and ask `a`, rounded half-even to the instrument's precision, as a quote
+//! stamped with the local clock. Prices and quantities arrive as strings and are parsed
+//! exactly; a price with more decimals than the instrument's precision is passed on unchanged
+//! (the exchange is the authority), one that fits is presented at the precision.
+//!
+//! Delivery: ticks are offered with `try_send`. When the consumer is full the tick is dropped
+//! and counted, because blocking here would stop reading the socket, leave pings unanswered
+//! and make every later price stale; the engine only ever settles on ticks it sequenced.
+//!
+//! Endpoints are `wss://` (TLS by rustls with the webpki root certificates, as real exchanges
+//! require) or `ws://` (the local stand-in the tests use).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use engine::types::Symbol;
+use futures_util::{SinkExt, StreamExt};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_util::sync::CancellationToken;
+
+use super::constants::{
+    EXCHANGE_BACKOFF_INITIAL_MS, EXCHANGE_BACKOFF_MAX_MS, EXCHANGE_CLOSE_TIMEOUT_MS,
+    EXCHANGE_CONNECTION_LIFETIME_MS, EXCHANGE_CONNECT_TIMEOUT_MS, EXCHANGE_DROPS_LOG_EVERY_COUNT,
+    EXCHANGE_MESSAGE_BYTES_MAX, EXCHANGE_RECONNECTS_MAX, EXCHANGE_SILENCE_TIMEOUT_MS,
+    EXCHANGE_STREAMS_MAX,
+};
+use super::{at_precision, Clock, PriceSource, SourceEnd, SourceError, SourceFuture};
+use crate::catalogue::Instrument;
+use crate::types::RawTick;
+
+/// Which Binance stream to follow for every symbol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamKind {
+    /// `<symbol>@trade`: every trade.
+    Trade,
+    /// `<symbol>@aggTrade`: trades aggregated per taker order.
+    AggTrade,
+    /// `<symbol>@bookTicker`: best bid and ask; ticks are mid prices.
+    BookTicker,
+    /// `<symbol>@ticker`: the rolling 24 h ticker, once a second; ticks are last prices.
+    Ticker,
+}
+
+impl StreamKind {
+    /// The stream name's suffix after `@`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            StreamKind::Trade => "trade",
+            StreamKind::AggTrade => "aggTrade",
+            StreamKind::BookTicker => "bookTicker",
+            StreamKind::Ticker => "ticker",
+        }
+    }
+}
+
+/// Everything the adapter needs: endpoint, symbols and the protocol's timings.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ExchangeConfig {
+    /// Websocket endpoint (`ws://host:port/stream`).
+    pub url: String,
+    /// Our product -> (the exchange's symbol in upper case, our price precision).
+    pub symbols: Vec<(Symbol, String, u8)>,
+    /// The stream followed for every symbol.
+    pub stream: StreamKind,
+    /// First reconnect delay.
+    pub backoff_initial: Duration,
+    /// Longest reconnect delay.
+    pub backoff_max: Duration,
+    /// Consecutive failed connections before giving up.
+    pub reconnects_max: u32,
+    /// A connection is replaced after this long (Binance cuts it at 24 h).
+    pub connection_lifetime: Duration,
+    /// A connection with no frame for this long is replaced.
+    pub silence_timeout: Duration,
+    /// Longest a connect plus handshake may take.
+    pub connect_timeout: Duration,
+}
+
+impl ExchangeConfig {
+    /// Binance trade streams for `instruments`; `mapping` renames products whose exchange
+    /// symbol differs (the rest map to themselves). Timings take the documented defaults.
+    pub fn binance(
+        url: &str,
+        instruments: &[Instrument],
+        mapping: &HashMap<Symbol, String>,
+    ) -> Result<ExchangeConfig, SourceError> {
+        if let Some(extra) = mapping.keys().find(|s| !instruments.iter().any(|i| i.symbol == **s)) {
+            return Err(SourceError::Config(format!("{extra} is mapped but not served")));
+        }
+        let symbols = instruments
+            .iter()
+            .map(|i| {
+                let theirs = mapping.get(&i.symbol).map_or(i.symbol.as_str(), String::as_str);
+                (i.symbol, theirs.to_ascii_uppercase(), i.precision)
+            })
+            .collect();
+        Ok(ExchangeConfig {
+            url: url.to_owned(),
+            symbols,
+            stream: StreamKind::Trade,
+            backoff_initial: Duration::from_millis(EXCHANGE_BACKOFF_INITIAL_MS),
+            backoff_max: Duration::from_millis(EXCHANGE_BACKOFF_MAX_MS),
+            reconnects_max: EXCHANGE_RECONNECTS_MAX,
+            connection_lifetime: Duration::from_millis(EXCHANGE_CONNECTION_LIFETIME_MS),
+            silence_timeout: Duration::from_millis(EXCHANGE_SILENCE_TIMEOUT_MS),
+            connect_timeout: Duration::from_millis(EXCHANGE_CONNECT_TIMEOUT_MS),
+        })
+    }
+
+    /// The stream names subscribed on every connection, e.g. `btcusdt@trade`.
+    pub fn streams(&self) -> Vec<String> {
+        let suffix = self.stream.suffix();
+        self.symbols
+            .iter()
+            .map(|(_, theirs, _)| format!("{}@{suffix}", theirs.to_ascii_lowercase()))
+            .collect()
+    }
+
+    fn check(&self) -> Result<(), SourceError> {
+        let bad = |why: String| Err(SourceError::Config(why));
+        if !self.url.starts_with("wss://") && !self.url.starts_with("ws://") {
+            return bad(format!("{}: the endpoint must be a wss:// or ws:// URL", self.url));
+        }
+        if self.symbols.is_empty() || self.symbols.len() > EXCHANGE_STREAMS_MAX {
+            return bad(format!("1 to {EXCHANGE_STREAMS_MAX} streams per connection"));
+        }
+        if self.symbols.iter().any(|(_, theirs, _)| {
+            theirs.is_empty() || !theirs.chars().all(|c| c.is_ascii_alphanumeric())
+        }) {
+            return bad("exchange symbols are letters and digits".to_owned());
+        }
+        let timings = [
+            self.backoff_initial,
+            self.backoff_max,
+            self.connection_lifetime,
+            self.silence_timeout,
+            self.connect_timeout,
+        ];
+        if timings.iter().any(Duration::is_zero)
+            || self.backoff_initial > self.backoff_max
+            || self.reconnects_max == 0
+        {
+            return bad("exchange timings must be positive, initial backoff <= max".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// Bounded exponential backoff with equal jitter: delay d doubles from the initial to the
+/// maximum; each wait is uniform in [d/2, d].
+#[derive(Debug)]
+pub struct Backoff {
+    /// First delay.
+    initial: Duration,
+    /// Cap of the doubling.
+    max: Duration,
+    /// The delay before jitter for the next wait.
+    current: Duration,
+    /// Jitter source.
+    rng: ChaCha8Rng,
+}
+
+impl Backoff {
+    /// A backoff from `initial` doubling to `max`, jittered by a stream seeded with `seed`.
+    pub fn new(initial: Duration, max: Duration, seed: u64) -> Backoff {
+        Backoff { initial, max, current: initial, rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+
+    /// The next wait, then doubles the delay (up to the cap).
+    pub fn next_delay(&mut self) -> Duration {
+        let ceiling = u64::try_from(self.current.as_micros()).unwrap_or(u64::MAX);
+        let wait = Duration::from_micros(self.rng.gen_range(ceiling / 2..=ceiling));
+        self.current = (self.current * 2).min(self.max);
+        wait
+    }
+
+    /// Back to the initial delay (after a connection that worked).
+    pub fn reset(&mut self) {
+        self.current = self.initial;
+    }
+}
+
+/// What one text frame from the exchange means.
+#[derive(Debug, PartialEq, Eq)]
+enum Incoming {
+    /// A price for one of our products.
+    Tick(RawTick),
+    /// The exchange confirmed request `id`.
+    Confirmed(u64),
+    /// The exchange refused a request.
+    Refused(String),
+    /// The server is about to shut down: reconnect now.
+    Shutdown,
+    /// Valid but not for us (another symbol, another event type).
+    Ignored,
+}
+
+/// Our products by the exchange's symbol.
+type SymbolTable = HashMap<String, (Symbol, u8)>;
+
+/// Reads one text frame. `now_ms` stamps quotes that carry no time.
+fn parse_frame(text: &str, symbols: &SymbolTable, now_ms: u64) -> Result<Incoming, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    if let Some(id) = value.get("id") {
+        if value.get("code").is_some() || value.get("error").is_some() {
+            return Ok(Incoming::Refused(value.to_string()));
+        }
+        return id.as_u64().map(Incoming::Confirmed).ok_or_else(|| format!("odd reply id {id}"));
+    }
+    let data = value.get("data").unwrap_or(&value);
+    let event = data.get("e").and_then(Value::as_str);
+    if event == Some("serverShutdown") {
+        return Ok(Incoming::Shutdown);
+    }
+    let Some(theirs) = data.get("s").and_then(Value::as_str) else { return Ok(Incoming::Ignored) };
+    let Some(&(symbol, precision)) = symbols.get(theirs) else { return Ok(Incoming::Ignored) };
+    let (price, quantity, source_ms) = match event {
+        Some("trade" | "aggTrade") => {
+            let at = number(data, "T").or_else(|_| number(data, "E"))?;
+            (exact(data, "p")?, exact(data, "q")?, at)
+        }
+        Some("24hrTicker") => (exact(data, "c")?, Decimal::ZERO, number(data, "E")?),
+        None if data.get("b").is_some() && data.get("a").is_some() => {
+            let mid = (exact(data, "b")? + exact(data, "a")?) / Decimal::TWO;
+            let mid = mid.round_dp_with_strategy(
+                u32::from(precision),
+                RoundingStrategy::MidpointNearestEven,
+            );
+            (mid, Decimal::ZERO, number(data, "E").unwrap_or(now_ms))
+        }
+        _ => return Ok(Incoming::Ignored),
+    };
+    if price <= Decimal::ZERO || quantity.is_sign_negative() {
+        return Err(format!("{theirs}: price {price} or quantity {quantity} out of range"));
+    }
+    let price = at_precision(price, precision).unwrap_or(price);
+    Ok(Incoming::Tick(RawTick { symbol, price, quantity: quantity.normalize(), source_ms }))
+}
+
+/// A decimal sent as a JSON string, parsed exactly.
+fn exact(data: &Value, field: &str) -> Result<Decimal, String> {
+    let text =
+        data.get(field).and_then(Value::as_str).ok_or_else(|| format!("no string {field:?}"))?;
+    Decimal::from_str_exact(text).map_err(|e| format!("{field:?} = {text:?}: {e}"))
+}
+
+/// A whole number field (ms timestamps).
+fn number(data: &Value, field: &str) -> Result<u64, String> {
+    data.get(field).and_then(Value::as_u64).ok_or_else(|| format!("no number {field:?}"))
+}
+
+/// How one connection ended.
+#[derive(Debug)]
+enum SessionEnd {
+    /// The source must end this way.
+    End(SourceEnd),
+    /// The exchange refused the subscription.
+    Refused(String),
+    /// Planned replacement (lifetime reached, server shutting down): reconnect at once.
+    Rotate,
+    /// The connection failed or died.
+    Lost {
+        /// Why, for the logs and the final error.
+        reason: String,
+        /// It delivered market data before dying (so the backoff starts over).
+        delivered: bool,
+    },
+}
+
+/// The websocket type of a plain TCP connection.
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// The live exchange source.
+#[derive(Debug)]
+pub struct ExchangeSource {
+    /// Endpoint, symbols, timings.
+    config: ExchangeConfig,
+    /// Our products by the exchange's symbol.
+    symbols: SymbolTable,
+    /// Stamps quotes that carry no time.
+    clock: Arc<dyn Clock>,
+    /// Id of the next SUBSCRIBE request.
+    next_id: u64,
+    /// Ticks dropped because the consumer was full.
+    dropped: u64,
+}
+
+impl ExchangeSource {
+    /// An adapter for `config`, checked.
+    pub fn new(
+        config: ExchangeConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Result<ExchangeSource, SourceError> {
+        config.check()?;
+        let symbols =
+            config.symbols.iter().map(|(ours, theirs, p)| (theirs.clone(), (*ours, *p))).collect();
+        Ok(ExchangeSource { config, symbols, clock, next_id: 1, dropped: 0 })
+    }
+
+    /// Connects, subscribes and forwards until stopped, reconnecting as the module explains.
+    async fn run_connections(
+        mut self,
+        out: mpsc::Sender<RawTick>,
+        stop: CancellationToken,
+    ) -> Result<SourceEnd, SourceError> {
+        let seed = self.clock.now_ms() ^ u64::from(std::process::id());
+        let mut backoff = Backoff::new(self.config.backoff_initial, self.config.backoff_max, seed);
+        let mut failures: u32 = 0;
+        loop {
+            match self.session(&out, &stop).await {
+                SessionEnd::End(end) => return Ok(end),
+                SessionEnd::Refused(reply) => return Err(SourceError::Rejected(reply)),
+                SessionEnd::Rotate => {
+                    tracing::info!(url = %self.config.url, "rotating the exchange connection");
+                    failures = 0;
+                    backoff.reset();
+                }
+                SessionEnd::Lost { reason, delivered } => {
+                    if delivered {
+                        failures = 0;
+                        backoff.reset();
+                    }
+                    failures += 1;
+                    if failures >= self.config.reconnects_max {
+                        return Err(SourceError::ReconnectsExhausted {
+                            attempts: failures,
+                            last: reason,
+                        });
+                    }
+                    let wait = backoff.next_delay();
+                    tracing::warn!(url = %self.config.url, %reason, ?wait, failures, "exchange connection lost");
+                    tokio::select! {
+                        biased;
+                        () = stop.cancelled() => return Ok(SourceEnd::Stopped),
+                        () = tokio::time::sleep(wait) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// One connection: connect, subscribe, read until it ends.
+    async fn session(
+        &mut self,
+        out: &mpsc::Sender<RawTick>,
+        stop: &CancellationToken,
+    ) -> SessionEnd {
+        let lost = |reason: String| SessionEnd::Lost { reason, delivered: false };
+        let mut socket = tokio::select! {
+            biased;
+            () = stop.cancelled() => return SessionEnd::End(SourceEnd::Stopped),
+            connected = tokio::time::timeout(self.config.connect_timeout, self.connect()) => match connected {
+                Ok(Ok(socket)) => socket,
+                Ok(Err(e)) => return lost(format!("connect: {e}")),
+                Err(_) => return lost("connect timed out".to_owned()),
+            },
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let subscribe =
+            serde_json::json!({ "method": "SUBSCRIBE", "params": self.config.streams(), "id": id });
+        let sent = tokio::time::timeout(
+            self.config.connect_timeout,
+            socket.send(Message::Text(subscribe.to_string())),
+        );
+        match sent.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return lost(format!("subscribe: {e}")),
+            Err(_) => return lost("subscribe timed out".to_owned()),
+        }
+        tracing::info!(url = %self.config.url, id, "subscribed");
+        let end = self.read(&mut socket, out, stop).await;
+        if matches!(end, SessionEnd::End(_) | SessionEnd::Rotate | SessionEnd::Refused(_)) {
+            // Say goodbye properly; a dead peer must not hold the stop up.
+            let _ = tokio::time::timeout(
+                Duration::from_millis(EXCHANGE_CLOSE_TIMEOUT_MS),
+                socket.close(None),
+            )
+            .await;
+        }
+        end
+    }
+
+    async fn connect(&self) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+        let config = WebSocketConfig {
+            max_message_size: Some(EXCHANGE_MESSAGE_BYTES_MAX),
+            max_frame_size: Some(EXCHANGE_MESSAGE_BYTES_MAX),
+            ..WebSocketConfig::default()
+        };
+        let (socket, _response) = tokio_tungstenite::connect_async_with_config(
+            self.config.url.as_str(),
+            Some(config),
+            true,
+        )
+        .await?;
+        Ok(socket)
+    }
+
+    /// Reads frames until stop, lifetime, silence, an error or the server's close.
+    async fn read(
+        &mut self,
+        socket: &mut Socket,
+        out: &mpsc::Sender<RawTick>,
+        stop: &CancellationToken,
+    ) -> SessionEnd {
+        let retire_at = Instant::now() + self.config.connection_lifetime;
+        let mut delivered = false;
+        loop {
+            let frame = tokio::select! {
+                biased;
+                () = stop.cancelled() => return SessionEnd::End(SourceEnd::Stopped),
+                () = tokio::time::sleep_until(retire_at) => return SessionEnd::Rotate,
+                frame = tokio::time::timeout(self.config.silence_timeout, socket.next()) => frame,
+            };
+            let message = match frame {
+                Err(_) => {
+                    let reason = format!("silent for {:?}", self.config.silence_timeout);
+                    return SessionEnd::Lost { reason, delivered };
+                }
+                Ok(None) => {
+                    return SessionEnd::Lost {
+                        reason: "closed by the server".to_owned(),
+                        delivered,
+                    }
+                }
+                Ok(Some(Err(e))) => return SessionEnd::Lost { reason: e.to_string(), delivered },
+                Ok(Some(Ok(message))) => message,
+            };
+            match message {
+                Message::Text(text) => match self.on_text(&text, out) {
+                    Ok(true) => delivered = true,
+                    Ok(false) => {}
+                    Err(end) => return end,
+                },
+                // tungstenite queued the pong when it read the ping; send it now rather than
+                // at the next read, which may be up to the silence timeout away.
+                Message::Ping(_) => {
+                    if let Err(e) = socket.flush().await {
+                        return SessionEnd::Lost { reason: format!("pong: {e}"), delivered };
+                    }
+                }
+                Message::Close(frame) => {
+                    tracing::info!(?frame, "the exchange is closing the connection")
+                }
+                Message::Pong(_) | Message::Binary(_) | Message::Frame(_) => {}
+            }
+        }
+    }
+
+    /// Handles one text frame: `Ok(true)` if it carried a tick for us.
+    fn on_text(&mut self, text: &str, out: &mpsc::Sender<RawTick>) -> Result<bool, SessionEnd> {
+        match parse_frame(text, &self.symbols, self.clock.now_ms()) {
+            Ok(Incoming::Tick(tick)) => match out.try_send(tick) {
+                Ok(()) => Ok(true),
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    self.dropped += 1;
+                    if self.dropped % EXCHANGE_DROPS_LOG_EVERY_COUNT == 1 {
+                        tracing::warn!(
+                            dropped = self.dropped,
+                            "consumer full: exchange ticks dropped"
+                        );
+                    }
+                    Ok(true)
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    Err(SessionEnd::End(SourceEnd::OutputClosed))
+                }
+            },
+            Ok(Incoming::Confirmed(id)) => {
+                tracing::debug!(id, "subscription confirmed");
+                Ok(false)
+            }
+            Ok(Incoming::Refused(reply)) => Err(SessionEnd::Refused(reply)),
+            Ok(Incoming::Shutdown) => Err(SessionEnd::Rotate),
+            Ok(Incoming::Ignored) => Ok(false),
+            Err(why) => {
+                tracing::warn!(%why, "unreadable exchange frame skipped");
+                Ok(false)
+            }
+        }
+    }
+}
+
+impl PriceSource for ExchangeSource {
+    fn name(&self) -> String {
+        format!("exchange:{}", self.config.url)
+    }
+
+    fn run(self: Box<Self>, out: mpsc::Sender<RawTick>, stop: CancellationToken) -> SourceFuture {
+        Box::pin(self.run_connections(out, stop))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> SymbolTable {
+        let mut t = SymbolTable::new();
+        t.insert("BTCUSDT".into(), (Symbol::new("BTCUSDT").expect("valid"), 2));
+        t.insert("XRPUSDT".into(), (Symbol::new("XRPUSDT").expect("valid"), 4));
+        t
+    }
+
+    fn tick(text: &str) -> RawTick {
+        match parse_frame(text, &table(), 7) {
+            Ok(Incoming::Tick(t)) => t,
+            other => panic!("expected a tick from {text}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn trades_parse_exactly_and_keep_the_trade_time() {
+        let t = tick(
+            r#"{"stream":"btcusdt@trade","data":{"e":"trade","E":1732000000100,"s":"BTCUSDT","t":1,"p":"96500.10000000","q":"0.00200000","T":1732000000099,"m":true,"M":true}}"#,
+        );
+        assert_eq!(t.price.to_string(), "96500.10", "presented at the precision");
+        assert_eq!(t.quantity.to_string(), "0.002");
+        assert_eq!(t.source_ms, 1_732_000_000_099);
+        let raw = tick(
+            r#"{"e":"aggTrade","E":5,"s":"XRPUSDT","a":1,"p":"1.45010","q":"300","f":1,"l":2,"T":4,"m":false,"M":true}"#,
+        );
+        assert_eq!((raw.price, raw.source_ms), (Decimal::new(14_501, 4), 4));
+    }
+
+    #[test]
+    fn finer_prices_than_the_precision_pass_unchanged() {
+        let t = tick(r#"{"e":"trade","E":1,"s":"BTCUSDT","p":"96500.123","q":"1","T":1}"#);
+        assert_eq!(t.price, Decimal::new(96_500_123, 3));
+    }
+
+    #[test]
+    fn quotes_are_mid_prices_or_last_prices_with_no_quantity() {
+        let book = tick(r#"{"u":1,"s":"BTCUSDT","b":"96500.10","B":"1","a":"96500.13","A":"2"}"#);
+        assert_eq!(
+            (book.price.to_string(), book.quantity, book.source_ms),
+            ("96500.12".into(), Decimal::ZERO, 7)
+        );
+        let ticker = tick(
+            r#"{"stream":"btcusdt@ticker","data":{"e":"24hrTicker","E":9,"s":"BTCUSDT","c":"96000.00","Q":"0.1"}}"#,
+        );
+        assert_eq!(
+            (ticker.price, ticker.quantity, ticker.source_ms),
+            (Decimal::new(9_600_000, 2), Decimal::ZERO, 9)
+        );
+    }
+
+    #[test]
+    fn replies_shutdowns_and_strangers_are_told_apart() {
+        let t = table();
+        assert_eq!(parse_frame(r#"{"result":null,"id":3}"#, &t, 0), Ok(Incoming::Confirmed(3)));
+        assert!(matches!(
+            parse_frame(r#"{"code":2,"msg":"Invalid request","id":3}"#, &t, 0),
+            Ok(Incoming::Refused(_))
+        ));
+        assert_eq!(parse_frame(r#"{"e":"serverShutdown","E":1}"#, &t, 0), Ok(Incoming::Shutdown));
+        assert_eq!(
+            parse_frame(r#"{"e":"trade","s":"DOGEUSDT","p":"1","q":"1","T":1}"#, &t, 0),
+            Ok(Incoming::Ignored)
+        );
+        assert!(parse_frame("not json", &t, 0).is_err());
+        assert!(
+            parse_frame(r#"{"e":"trade","s":"BTCUSDT","p":1.5,"q":"1","T":1}"#, &t, 0).is_err(),
+            "numbers must be strings"
+        );
+        assert!(
+            parse_frame(r#"{"e":"trade","s":"BTCUSDT","p":"-1","q":"1","T":1}"#, &t, 0).is_err()
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_to_its_cap_with_jitter_inside_the_band() {
+        let mut b = Backoff::new(Duration::from_millis(500), Duration::from_secs(30), 1);
+        let mut ceiling = Duration::from_millis(500);
+        for _ in 0..12 {
+            let wait = b.next_delay();
+            assert!(
+                wait >= ceiling / 2 && wait <= ceiling,
+                "{wait:?} in [{:?}, {ceiling:?}]",
+                ceiling / 2
+            );
+            ceiling = (ceiling * 2).min(Duration::from_secs(30));
+        }
+        assert_eq!(ceiling, Duration::from_secs(30), "the cap was reached");
+        b.reset();
+        assert!(b.next_delay() <= Duration::from_millis(500));
+    }
+
+    #[test]
+    fn configuration_is_checked() {
+        let instruments = crate::catalogue::catalogue();
+        let none = HashMap::new();
+        let clock: Arc<dyn Clock> = Arc::new(super::super::SystemClock);
+        let wss = ExchangeConfig::binance(
+            "wss://stream.binance.com:9443/stream",
+            &instruments[..2],
+            &none,
+        )
+        .expect("built");
+        assert!(ExchangeSource::new(wss, clock.clone()).is_ok(), "TLS endpoints are accepted");
+        let http = ExchangeConfig::binance("https://example.com/stream", &instruments[..2], &none)
+            .expect("built");
+        assert!(matches!(ExchangeSource::new(http, clock.clone()), Err(SourceError::Config(_))));
+        let mut ok = ExchangeConfig::binance("ws://127.0.0.1:1/stream", &instruments[..2], &none)
+            .expect("built");
+        assert_eq!(ok.streams(), ["btcusdt@trade", "ethusdt@trade"]);
+        ok.stream = StreamKind::AggTrade;
+        assert_eq!(ok.streams()[0], "btcusdt@aggTrade");
+        assert!(ExchangeSource::new(ok, clock).is_ok());
+        let mut renamed = HashMap::new();
+        renamed.insert(Symbol::new("EURUSD").expect("valid"), "EURUSDT".to_owned());
+        assert!(
+            ExchangeConfig::binance("ws://h/stream", &instruments[..2], &renamed).is_err(),
+            "mapped but not served"
+        );
+    }
+}
