@@ -14,7 +14,10 @@
 //! built from the ticks the engine sequenced (its events), never from the raw source stream,
 //! so what a chart shows is exactly what settlement used.
 
+pub mod candles;
 pub mod catalogue;
 pub mod feed;
 pub mod source;
+pub mod stats;
+pub mod store;
 pub mod types;
