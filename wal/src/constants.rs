@@ -16,6 +16,20 @@ pub const RECORD_PAYLOAD_MAX_BYTES: usize = 1024 * 1024;
 /// A segment is sealed and a new one started once it has grown past this size.
 pub const SEGMENT_SIZE_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// A segment is filled with zeros up to its maximum size before records go into it, but
+/// never beyond this many bytes (a huge configured maximum would make that fill huge).
+pub const SEGMENT_PREFILL_MAX_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// [`crate::FsStorage`] zero-fills a segment in chunks of this size, syncing each before
+/// writing the next, so that the fill never queues more than this at the device ahead of
+/// the log's own syncs.
+pub const SEGMENT_PREFILL_CHUNK_BYTES: usize = 1024 * 1024;
+
+/// Start of the name of a file the next segment is zero-filled in before it is renamed
+/// into place (`next-segment.tmp.{pid}.{serial}`); not a segment name, so a leftover one
+/// is never read as part of the log (and is removed when the log opens).
+pub const SEGMENT_PREPARED_NAME: &str = "next-segment.tmp";
+
 /// Width of the zero-padded first index in a segment's file name (`{first_index:020}.wal`).
 pub const SEGMENT_NAME_DIGITS: usize = 20;
 

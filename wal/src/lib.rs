@@ -18,6 +18,9 @@
 //! thread stamps, batches and appends to the [`Wal`] with one `fdatasync` per batch; one
 //! engine thread applies durable batches, replies, and publishes events; a snapshotter
 //! thread saves snapshots to sled, after which the journal drops log segments behind them.
+//! Log segments are pre-written with zeros (a short-lived helper thread prepares the next
+//! one while the active one fills) so that each `fdatasync` is one I/O, not two; at start
+//! the log is checked and replayed in one read of each segment.
 
 pub mod constants;
 pub mod log;

@@ -1,19 +1,45 @@
 //! The write-ahead log: a directory of segments, group commit, recovery and truncation.
 //!
+//! Pre-written segments: with `sync` on, a segment is filled with zeros up to
+//! `segment_size_max_bytes` and synced under a temporary name, then renamed into place;
+//! records are then written into it by positional overwrite. An `fdatasync` after an
+//! overwrite inside the file's size has no size change to write back, so it costs one
+//! synchronous I/O instead of two (data, then inode). A helper thread prepares the next
+//! segment once the active one is half full, so a roll is a rename. The data of a
+//! segment ends at the first all-zero header (or at the end of the file, for segments
+//! written as growing files, by older versions or with `sync` off).
+//!
 //! Recovery policy (DESIGN §1): a torn record at the very tail of the last segment
 //! is cut off, because a crash during an unsynced write leaves exactly that; any other
 //! bad record, or a gap in the indexes, refuses to open with an error that names the
 //! segment, the byte offset and the index expected, because guessing would lose or
-//! invent acknowledged commands.
+//! invent acknowledged commands. In detail, for the bytes after the last valid record:
+//! - zeros (or nothing) are the clean end of the data;
+//! - anything else with no valid later record after it is a torn tail: in the last
+//!   segment it is overwritten with zeros (and the file cut back to its prepared size if
+//!   it grew past it) and synced before the log goes on, so that no later open can find
+//!   old bytes after new data; in any other segment it refuses to open;
+//! - a valid later record after it (even after zeros) is damage in the middle of the log:
+//!   it refuses to open.
+//!
+//! The last segment is reused in place after recovery: the log goes on writing right
+//! after its last valid record, into the zeros. (Rolling to a fresh segment at every
+//! start would cost a zero fill per restart and leave many small segments.) A last
+//! segment that is a growing file stays one until it is full.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
-use crate::constants::SEGMENT_SIZE_MAX_BYTES;
+use crate::constants::{
+    RECORD_ALIGNMENT_BYTES, SEGMENT_PREFILL_MAX_BYTES, SEGMENT_PREPARED_NAME,
+    SEGMENT_SIZE_MAX_BYTES,
+};
 use crate::machine::Meta;
-use crate::record::{self, RecordError};
-use crate::segment::{self, parse_segment_name, segment_name, Damage};
+use crate::record::{self, Record, RecordError};
+use crate::segment::{self, parse_segment_name, segment_name, Damage, ScanStop};
 use crate::storage::{Storage, StorageFile};
 
 /// Why the log could not open, replay, append or truncate.
@@ -80,11 +106,14 @@ pub enum WalError {
 /// How the log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WalOptions {
-    /// A segment is sealed and a new one started once it has grown past this size.
+    /// A segment is sealed and a new one started once it has grown past this size. With
+    /// `sync` on, new segments are filled with zeros up to this size (at most
+    /// [`SEGMENT_PREFILL_MAX_BYTES`]) before records go into them.
     pub segment_size_max_bytes: u64,
     /// Whether each batch is made durable with `fdatasync`. Only benchmarks that want to
     /// measure everything but the disk turn this off: with `false`, an acknowledged
-    /// command can be lost in a crash.
+    /// command can be lost in a crash, and segments are not pre-written (growing files:
+    /// the zero fill only pays off for syncs).
     pub sync: bool,
 }
 
@@ -101,7 +130,9 @@ pub struct Recovery {
     pub segments: usize,
     /// Valid records found across all segments.
     pub records: u64,
-    /// Bytes cut off the tail of the last segment (a torn write), 0 if none.
+    /// Bytes of torn tail removed from the last segment, 0 if none: garbage after the data
+    /// overwritten with zeros (rounded up to the record alignment), plus bytes past the
+    /// segment's prepared size cut off.
     pub cut_tail_bytes: u64,
     /// Why the tail was cut, if it was.
     pub cut_reason: Option<RecordError>,
@@ -186,8 +217,30 @@ struct SegmentInfo {
     first_index: u64,
     /// Full path of the file.
     path: PathBuf,
-    /// Bytes of valid records in the file.
+    /// Bytes of valid records in the file: where its data ends and the next record goes.
     len: u64,
+}
+
+/// The next segment, being zero-filled by a helper thread under a temporary name.
+#[derive(Debug)]
+struct Preparing {
+    /// The temporary file.
+    path: PathBuf,
+    /// Bytes of zeros it will hold.
+    len: u64,
+    /// The helper; `Ok` once the file is filled and synced.
+    thread: JoinHandle<io::Result<()>>,
+}
+
+/// A write to the active segment not yet known to be durable, to undo if it fails.
+#[derive(Debug, Clone, Copy)]
+struct PendingWrite {
+    /// Where it starts.
+    offset: u64,
+    /// Bytes written.
+    len: u64,
+    /// The file's length before the write.
+    file_len: u64,
 }
 
 /// The write-ahead log. One writer: the sequencer thread owns it.
@@ -199,10 +252,16 @@ pub struct Wal {
     dir: PathBuf,
     /// Segment size and whether to sync.
     options: WalOptions,
-    /// Every segment in index order; the last one is the active one, appended to.
+    /// Every segment in index order; the last one is the active one, written to.
     segments: Vec<SegmentInfo>,
     /// The open active segment.
     active: Box<dyn StorageFile>,
+    /// Length of the active segment's file; between the end of the data and this, zeros.
+    active_file_len: u64,
+    /// The next segment, if its preparation has started.
+    preparing: Option<Preparing>,
+    /// The batch being written, until it is durable.
+    pending_write: Option<PendingWrite>,
     /// Meta of the last record in the log, `None` if the log holds none.
     last_meta: Option<Meta>,
     /// Index the next appended record must have.
@@ -232,50 +291,105 @@ impl Wal {
         dir: impl Into<PathBuf>,
         options: WalOptions,
     ) -> Result<Wal, WalError> {
+        let no_replay = |_: Meta, _: &[u8]| Ok::<(), WalError>(());
+        let (wal, _) = Self::open_inner(storage, dir.into(), options, None, no_replay)?;
+        Ok(wal)
+    }
+
+    /// [`Wal::open`] and [`Wal::replay`] in one read of each segment: calls `visit` with
+    /// every record whose index is greater than `after_index`, in order, while the
+    /// segments are checked. Returns the log and how many records were visited.
+    ///
+    /// Records are visited before the later segments are checked: on an error (damage
+    /// further on, or `visit`'s own), discard whatever `visit` built.
+    pub fn open_and_replay<E: From<WalError>>(
+        storage: Arc<dyn Storage>,
+        dir: impl Into<PathBuf>,
+        options: WalOptions,
+        after_index: u64,
+        visit: impl FnMut(Meta, &[u8]) -> Result<(), E>,
+    ) -> Result<(Wal, u64), E> {
+        Self::open_inner(storage, dir.into(), options, Some(after_index), visit)
+    }
+
+    fn open_inner<E: From<WalError>>(
+        storage: Arc<dyn Storage>,
+        dir: PathBuf,
+        options: WalOptions,
+        after_index: Option<u64>,
+        mut visit: impl FnMut(Meta, &[u8]) -> Result<(), E>,
+    ) -> Result<(Wal, u64), E> {
         assert!(options.segment_size_max_bytes > 0, "segments need room for a record");
-        let dir = dir.into();
         storage.create_dir_all(&dir).map_err(io_error("create directory", &dir))?;
+        remove_prepared(storage.as_ref(), &dir)?;
         let mut segments = list_segments(storage.as_ref(), &dir)?;
-        if segments.is_empty() {
-            let path = dir.join(segment_name(1));
-            storage.create_new(&path).map_err(io_error("create segment", &path))?;
-            segments.push(SegmentInfo { first_index: 1, path, len: 0 });
-        }
-        let mut recovery = Recovery { segments: segments.len(), ..Recovery::default() };
+        let mut recovery = Recovery::default();
         let mut last_meta = None;
-        let count = segments.len();
-        for position in 0..count {
-            let expected_first = last_meta.map_or(segments[0].first_index, |m: Meta| m.index + 1);
-            let is_last = position + 1 == count;
-            let found =
-                check_segment(storage.as_ref(), &mut segments[position], expected_first, is_last)?;
-            recovery.records += found.records;
-            recovery.cut_tail_bytes += found.cut_bytes;
-            recovery.cut_reason = recovery.cut_reason.or(found.cut_reason);
-            last_meta = found.last_meta.or(last_meta);
-        }
+        let mut visited = 0;
+        let (active, active_file_len) = if segments.is_empty() {
+            // A new log: nothing to check.
+            let (info, file, file_len) = create_segment(storage.as_ref(), &dir, 1, &options, None)?;
+            segments.push(info);
+            (file, file_len)
+        } else {
+            let first_index = segments[0].first_index;
+            if let Some(after_index) =
+                after_index.filter(|after| after.saturating_add(1) < first_index)
+            {
+                return Err(WalError::ReplayBeforeStart { after_index, first_index }.into());
+            }
+            let count = segments.len();
+            let mut active_file_len = 0;
+            for (position, info) in segments.iter_mut().enumerate() {
+                let expected_first = last_meta.map_or(first_index, |m: Meta| m.index + 1);
+                let is_last = position + 1 == count;
+                let check = Check { expected_first, is_last, prefill_len: prefill_len(&options) };
+                let found =
+                    check_segment::<E>(storage.as_ref(), info, check, |record: &Record<'_>| {
+                        if after_index.is_some_and(|after| record.meta.index > after) {
+                            visited += 1;
+                            visit(record.meta, record.payload)?;
+                        }
+                        Ok(())
+                    })?;
+                recovery.records += found.records;
+                recovery.cut_tail_bytes += found.cut_bytes;
+                recovery.cut_reason = recovery.cut_reason.or(found.cut_reason);
+                last_meta = found.last_meta.or(last_meta);
+                active_file_len = found.file_len;
+            }
+            let path = &segments[count - 1].path;
+            let active = storage.open_write(path).map_err(io_error("open", path))?;
+            (active, active_file_len)
+        };
+        recovery.segments = segments.len();
         let active_info = segments.last().expect("at least one segment");
         let next_index = last_meta.map_or(active_info.first_index, |meta| meta.index + 1);
-        let active =
-            storage.open_append(&active_info.path).map_err(io_error("open", &active_info.path))?;
-        Ok(Wal {
+        let mut wal = Wal {
             storage,
             dir,
             options,
             segments,
             active,
+            active_file_len,
+            preparing: None,
+            pending_write: None,
             last_meta,
             next_index,
             scratch: Batch::new(),
             poisoned: false,
             syncs: 0,
             recovery,
-        })
+        };
+        wal.prepare_next_if_due();
+        Ok((wal, visited))
     }
 
     /// Calls `visit` with every record whose index is greater than `after_index`, in
     /// order, reading one segment at a time so a long log need not fit in memory.
     /// Returns how many records were visited. Stops at the first error `visit` returns.
+    ///
+    /// This reads the segments again; at start-up, [`Wal::open_and_replay`] reads them once.
     pub fn replay<E: From<WalError>>(
         &self,
         after_index: u64,
@@ -367,12 +481,13 @@ impl Wal {
         let result = self.write_and_sync(&batch.bytes);
         if result.is_err() {
             self.poisoned = true;
-            self.roll_back_unsynced();
+            self.roll_back_unsynced(&batch.bytes);
         }
         result?;
         self.segments.last_mut().expect("active segment").len += batch.bytes.len() as u64;
         self.last_meta = Some(last);
         self.next_index = last.index + 1;
+        self.prepare_next_if_due();
         Ok(())
     }
 
@@ -381,33 +496,84 @@ impl Wal {
         if active.len >= self.options.segment_size_max_bytes {
             self.roll()?;
         }
-        let path = &self.segments.last().expect("active segment").path;
-        self.active.write_all(bytes).map_err(io_error("write", path))?;
+        let active = self.segments.last().expect("active segment");
+        let (offset, len, file_len) = (active.len, bytes.len() as u64, self.active_file_len);
+        self.pending_write = Some(PendingWrite { offset, len, file_len });
+        // Into the zeros after the data: no size change unless the batch runs past the end.
+        self.active.write_all_at(bytes, offset).map_err(io_error("write", &active.path))?;
+        self.active_file_len = file_len.max(offset + len);
         if self.options.sync {
-            self.active.sync_data().map_err(io_error("sync", path))?;
+            self.active.sync_data().map_err(io_error("sync", &active.path))?;
             self.syncs += 1;
         }
+        self.pending_write = None;
         Ok(())
     }
 
-    /// Best effort after a failed write or sync: cut what the failed batch left in the
-    /// file, so that a reopen without a crash does not find records that were never
-    /// acknowledged. If this fails too, recovery cuts a partial record anyway; whole
-    /// records of the failed batch may then survive (their producers got an error, so
-    /// for them the outcome is unknown, as after any timeout).
-    fn roll_back_unsynced(&mut self) {
-        let durable_len = self.segments.last().expect("active segment").len;
-        if self.active.set_len(durable_len).is_ok() {
-            let _ = self.active.sync_data();
+    /// Best effort after a failed write or sync of `bytes`: cut what the failed batch
+    /// added past the end of the file, then put back the zeros it overwrote, one record at
+    /// a time from the last, so that a reopen without a crash does not find records that
+    /// were never acknowledged. Backwards, so that a crash part way through leaves the
+    /// batch's first records followed by zeros (a torn tail), never zeros followed by
+    /// records (which recovery must take for damage in the middle of the log). If this
+    /// fails too, recovery cuts a partial record anyway; whole records of the failed batch
+    /// may then survive (their producers got an error, so for them the outcome is unknown,
+    /// as after any timeout).
+    fn roll_back_unsynced(&mut self, bytes: &[u8]) {
+        let Some(PendingWrite { offset, len, file_len }) = self.pending_write.take() else {
+            return; // nothing was written (the roll failed)
+        };
+        debug_assert_eq!(len, bytes.len() as u64);
+        let mut undone = Ok(());
+        if offset + len > file_len {
+            undone = self.active.set_len(file_len);
+        }
+        let mut records = Vec::new();
+        let mut at = 0;
+        while let Ok(record) = record::decode(&bytes[at..]) {
+            records.push(at as u64..(at + record.framed_len) as u64);
+            at += record.framed_len;
+        }
+        let zeros = vec![0; records.iter().map(|r| r.end - r.start).max().unwrap_or(0) as usize];
+        for record in records.iter().rev() {
+            let (start, end) = (offset + record.start, (offset + record.end).min(file_len));
+            if undone.is_ok() && start < end {
+                undone = self.active.write_all_at(&zeros[..(end - start) as usize], start);
+            }
+        }
+        if undone.is_ok() && self.active.sync_data().is_ok() {
+            self.active_file_len = file_len;
         }
     }
 
     /// Seals the active segment and starts a new one named after the next index.
     fn roll(&mut self) -> Result<(), WalError> {
-        let path = self.dir.join(segment_name(self.next_index));
-        self.active = self.storage.create_new(&path).map_err(io_error("create segment", &path))?;
-        self.segments.push(SegmentInfo { first_index: self.next_index, path, len: 0 });
+        let preparing = self.preparing.take();
+        let storage = self.storage.as_ref();
+        let (info, file, file_len) =
+            create_segment(storage, &self.dir, self.next_index, &self.options, preparing)?;
+        self.active = file;
+        self.active_file_len = file_len;
+        self.segments.push(info);
         Ok(())
+    }
+
+    /// Starts zero-filling the next segment on a helper thread once the active one is
+    /// half full, so that the roll finds it ready. One at a time; never with `sync` off.
+    fn prepare_next_if_due(&mut self) {
+        let active = self.segments.last().expect("active segment");
+        let due = active.len >= self.options.segment_size_max_bytes / 2;
+        if !self.options.sync || self.preparing.is_some() || !due {
+            return;
+        }
+        let (path, len) = (prepared_path(&self.dir), prefill_len(&self.options));
+        let storage = Arc::clone(&self.storage);
+        let target = path.clone();
+        let helper = std::thread::Builder::new().name("wal-prepare".to_owned());
+        // If no thread can be started, the roll prepares the segment itself.
+        if let Ok(thread) = helper.spawn(move || storage.create_zeroed(&target, len)) {
+            self.preparing = Some(Preparing { path, len, thread });
+        }
     }
 
     /// Deletes whole segments whose every record is below `index`, oldest first, never
@@ -436,11 +602,15 @@ impl Wal {
         if self.segments.iter().any(|info| info.path == path) {
             return Ok(()); // already starts there
         }
-        self.active = self.storage.create_new(&path).map_err(io_error("create segment", &path))?;
+        let preparing = self.preparing.take();
+        let (info, file, file_len) =
+            create_segment(self.storage.as_ref(), &self.dir, next_index, &self.options, preparing)?;
+        self.active = file;
+        self.active_file_len = file_len;
         for info in std::mem::take(&mut self.segments) {
             self.storage.remove_file(&info.path).map_err(io_error("remove segment", &info.path))?;
         }
-        self.segments.push(SegmentInfo { first_index: next_index, path, len: 0 });
+        self.segments.push(info);
         self.next_index = next_index;
         Ok(())
     }
@@ -480,10 +650,91 @@ impl Wal {
         self.segments.iter().map(|info| info.path.clone()).collect()
     }
 
+    /// Byte offset in the active segment where the next record goes (the end of its data).
+    pub fn active_data_len(&self) -> u64 {
+        self.segments.last().expect("active segment").len
+    }
+
     /// What opening the log found and repaired.
     pub fn recovery(&self) -> &Recovery {
         &self.recovery
     }
+}
+
+impl Drop for Wal {
+    /// Waits for a segment still being prepared and removes it, so that nothing touches the
+    /// log's directory once the log is gone (a test may delete it, a new process open it).
+    fn drop(&mut self) {
+        if let Some(preparing) = self.preparing.take() {
+            let _ = preparing.thread.join();
+            let _ = self.storage.remove_file(&preparing.path);
+        }
+    }
+}
+
+/// Bytes a new segment is filled with zeros to.
+fn prefill_len(options: &WalOptions) -> u64 {
+    options.segment_size_max_bytes.min(SEGMENT_PREFILL_MAX_BYTES)
+}
+
+/// A fresh temporary name for a segment being prepared: unique within the process, so
+/// that two logs on one directory in turn (a reopen) never share one.
+fn prepared_path(dir: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let serial = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{SEGMENT_PREPARED_NAME}.{}.{serial}", std::process::id()))
+}
+
+/// Whether `name` is a temporary file of a segment being prepared.
+fn is_prepared_name(name: &str) -> bool {
+    name.strip_prefix(SEGMENT_PREPARED_NAME).is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// Removes segments left half prepared by an earlier process (best effort: a leftover
+/// is never read, it only takes room).
+fn remove_prepared(storage: &dyn Storage, dir: &Path) -> Result<(), WalError> {
+    let names = storage.list_files(dir).map_err(io_error("list", dir))?;
+    for name in names.iter().filter(|name| is_prepared_name(name)) {
+        let _ = storage.remove_file(&dir.join(name));
+    }
+    Ok(())
+}
+
+/// Creates the segment whose first record will be `first_index`. With `sync` on, it is
+/// filled with zeros and synced under a temporary name, then renamed into place, so that
+/// a segment file is never seen half filled; `prepared` is used if the helper made it.
+/// With `sync` off it is an empty, growing file. Returns the file and its length.
+fn create_segment(
+    storage: &dyn Storage,
+    dir: &Path,
+    first_index: u64,
+    options: &WalOptions,
+    prepared: Option<Preparing>,
+) -> Result<(SegmentInfo, Box<dyn StorageFile>, u64), WalError> {
+    let path = dir.join(segment_name(first_index));
+    let info = SegmentInfo { first_index, path: path.clone(), len: 0 };
+    if !options.sync {
+        let file = storage.create_new(&path).map_err(io_error("create segment", &path))?;
+        return Ok((info, file, 0));
+    }
+    let ready = prepared.and_then(|prepared| match prepared.thread.join() {
+        Ok(Ok(())) => Some((prepared.path, prepared.len)),
+        _ => {
+            let _ = storage.remove_file(&prepared.path);
+            None
+        }
+    });
+    let (temp, len) = match ready {
+        Some(ready) => ready,
+        None => {
+            let (temp, len) = (prepared_path(dir), prefill_len(options));
+            storage.create_zeroed(&temp, len).map_err(io_error("prepare segment", &temp))?;
+            (temp, len)
+        }
+    };
+    storage.rename(&temp, &path).map_err(io_error("rename segment", &path))?;
+    let file = storage.open_write(&path).map_err(io_error("open", &path))?;
+    Ok((info, file, len))
 }
 
 /// Segment files in `dir`, sorted by first index; other files are ignored.
@@ -500,6 +751,18 @@ fn list_segments(storage: &dyn Storage, dir: &Path) -> Result<Vec<SegmentInfo>, 
     Ok(segments)
 }
 
+/// What a segment is checked against.
+#[derive(Debug, Clone, Copy)]
+struct Check {
+    /// The index its first record must have (its name must say so too).
+    expected_first: u64,
+    /// Whether it is the last segment: only there is a torn tail expected.
+    is_last: bool,
+    /// Bytes a segment is prepared to: the last one is cut back to this (or to its data,
+    /// if longer) if it grew past it.
+    prefill_len: u64,
+}
+
 /// What checking one segment found.
 #[derive(Debug)]
 struct Checked {
@@ -507,55 +770,79 @@ struct Checked {
     records: u64,
     /// Meta of its last valid record.
     last_meta: Option<Meta>,
-    /// Bytes cut off its tail.
+    /// Bytes of torn tail removed (see [`Recovery::cut_tail_bytes`]).
     cut_bytes: u64,
-    /// Why they were cut.
+    /// Why they were removed, if they were not all zeros.
     cut_reason: Option<RecordError>,
+    /// Length of the file after the check.
+    file_len: u64,
 }
 
-/// Checks one segment: its name continues the log, its records are valid and contiguous;
-/// a torn tail of the last segment is cut and made durable.
-fn check_segment(
+/// Checks one segment: its name continues the log, its records are valid and contiguous,
+/// calling `visit` with each. In the last segment, a torn tail is overwritten with zeros,
+/// bytes past the prepared size are cut, and both are made durable.
+fn check_segment<E: From<WalError>>(
     storage: &dyn Storage,
     info: &mut SegmentInfo,
-    expected_first: u64,
-    is_last: bool,
-) -> Result<Checked, WalError> {
+    check: Check,
+    visit: impl FnMut(&Record<'_>) -> Result<(), E>,
+) -> Result<Checked, E> {
     let path = info.path.clone();
-    if info.first_index != expected_first {
+    if info.first_index != check.expected_first {
         let found_index = info.first_index;
-        return Err(WalError::Gap {
-            segment: path,
-            offset: 0,
-            expected_index: expected_first,
-            found_index,
-        });
+        let expected_index = check.expected_first;
+        return Err(WalError::Gap { segment: path, offset: 0, expected_index, found_index }.into());
     }
     let bytes = storage.read_file(&path).map_err(io_error("read", &path))?;
-    let scan = segment::scan(&bytes, info.first_index, |_| {}).map_err(|gap| WalError::Gap {
-        segment: path.clone(),
-        offset: gap.offset,
-        expected_index: gap.expected_index,
-        found_index: gap.found_index,
+    let scan = segment::scan(&bytes, info.first_index, visit).map_err(|stop| match stop {
+        ScanStop::Gap(gap) => E::from(WalError::Gap {
+            segment: path.clone(),
+            offset: gap.offset,
+            expected_index: gap.expected_index,
+            found_index: gap.found_index,
+        }),
+        ScanStop::Visit(error) => error,
     })?;
     info.len = scan.valid_len;
+    let file_len = bytes.len() as u64;
     let mut checked = Checked {
         records: scan.records,
         last_meta: scan.last_meta,
         cut_bytes: 0,
         cut_reason: None,
+        file_len,
     };
-    let Some(damage) = scan.damage else {
-        return Ok(checked);
-    };
-    if !is_last || damage.valid_after {
-        let Damage { offset, expected_index, error, .. } = damage;
-        return Err(WalError::Corrupt { segment: path, offset, expected_index, source: error });
+    if let Some(damage) = &scan.damage {
+        if !check.is_last || damage.valid_after {
+            let Damage { offset, expected_index, error, .. } = damage.clone();
+            let source = error;
+            return Err(WalError::Corrupt { segment: path, offset, expected_index, source }.into());
+        }
     }
-    let mut file = storage.open_append(&path).map_err(io_error("open", &path))?;
-    file.set_len(scan.valid_len).map_err(io_error("cut torn tail", &path))?;
+    if !check.is_last {
+        return Ok(checked);
+    }
+    // The log goes on writing at `valid_len`: what follows must read as the end of the data.
+    let valid_len = scan.valid_len;
+    let keep_len = file_len.min(check.prefill_len.max(valid_len));
+    let (valid, keep) = (valid_len as usize, keep_len as usize);
+    let garbage_end = (valid + segment::nonzero_end(&bytes[valid..keep]))
+        .next_multiple_of(RECORD_ALIGNMENT_BYTES)
+        .min(keep) as u64;
+    if garbage_end == valid_len && keep_len == file_len {
+        return Ok(checked);
+    }
+    let mut file = storage.open_write(&path).map_err(io_error("open", &path))?;
+    if garbage_end > valid_len {
+        let zeros = vec![0; (garbage_end - valid_len) as usize];
+        file.write_all_at(&zeros, valid_len).map_err(io_error("zero torn tail", &path))?;
+    }
+    if keep_len < file_len {
+        file.set_len(keep_len).map_err(io_error("cut torn tail", &path))?;
+    }
     file.sync_data().map_err(io_error("sync", &path))?;
-    checked.cut_bytes = bytes.len() as u64 - scan.valid_len;
-    checked.cut_reason = Some(damage.error);
+    checked.cut_bytes = (garbage_end - valid_len) + (file_len - keep_len);
+    checked.cut_reason = scan.damage.map(|damage| damage.error);
+    checked.file_len = keep_len;
     Ok(checked)
 }

@@ -378,10 +378,7 @@ impl<M: StateMachine> Pipeline<M> {
         let store =
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
         let load = store.load_latest()?;
-        let options =
-            WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
-        let mut wal = Wal::open(Arc::clone(&config.storage), config.data_dir.join("wal"), options)?;
-        let (machine, recovery) = recover(&mut wal, load, init, config.term)?;
+        let (wal, machine, recovery) = recover(&config, load, init)?;
         Self::spawn(config, store, wal, machine, recovery)
     }
 
@@ -498,24 +495,46 @@ fn spawn_named<T: Send + 'static>(
     builder.spawn(body).map_err(|error| PipelineError::Spawn(Arc::new(error)))
 }
 
-/// Restores the newest valid snapshot (or `init()`), checks that the log continues it,
-/// and replays the log after it.
+/// Restores the newest valid snapshot (or `init()`), then opens the log and replays it
+/// after the snapshot in the same pass (each segment is read once), and checks that the
+/// log continues the snapshot.
 fn recover<M: StateMachine>(
-    wal: &mut Wal,
+    config: &Config,
     load: SnapshotLoad,
     init: impl FnOnce() -> M,
-    term: u64,
-) -> Result<(M, PipelineRecovery), PipelineError> {
+) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
-    if wal.first_index() > snapshot_index + 1 {
-        let log_first_index = wal.first_index();
-        return Err(PipelineError::SnapshotMissing {
-            log_first_index,
-            snapshot_index,
-            skipped_damaged,
-        });
-    }
+    let mut machine = match &snapshot {
+        Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
+        None => init(),
+    };
+    assert_eq!(machine.applied_index(), snapshot_index, "init() must build a fresh machine");
+    let options =
+        WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
+    let mut events = Vec::new();
+    let opened = Wal::open_and_replay(
+        Arc::clone(&config.storage),
+        config.data_dir.join("wal"),
+        options,
+        snapshot_index,
+        |meta, payload| apply_record(&mut machine, &mut events, meta, payload),
+    );
+    let (mut wal, records_replayed) = match opened {
+        Ok(opened) => opened,
+        Err(PipelineError::Wal(error)) => {
+            return Err(match *error {
+                // The log was truncated behind a snapshot that is not there any more.
+                WalError::ReplayBeforeStart { first_index, .. } => PipelineError::SnapshotMissing {
+                    log_first_index: first_index,
+                    snapshot_index,
+                    skipped_damaged,
+                },
+                _ => PipelineError::Wal(error),
+            });
+        }
+        Err(other) => return Err(other),
+    };
     if wal.last_index() < snapshot_index {
         if let Some(last) = wal.last_meta() {
             return Err(PipelineError::LogBehindSnapshot {
@@ -526,23 +545,18 @@ fn recover<M: StateMachine>(
         wal.reset_empty(snapshot_index + 1)?;
     }
     if let Some(last) = wal.last_meta() {
-        if term < last.term {
-            return Err(PipelineError::TermBehindLog { config_term: term, log_term: last.term });
+        if config.term < last.term {
+            let (config_term, log_term) = (config.term, last.term);
+            return Err(PipelineError::TermBehindLog { config_term, log_term });
         }
     }
-    let mut machine = match &snapshot {
-        Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
-        None => init(),
-    };
-    assert_eq!(machine.applied_index(), snapshot_index, "init() must build a fresh machine");
-    let records_replayed = replay(wal, &mut machine, snapshot_index)?;
     let recovery = PipelineRecovery {
         snapshot_index: snapshot.map(|snapshot| snapshot.index),
         skipped_damaged_snapshots: skipped_damaged,
         records_replayed,
         wal: wal.recovery().clone(),
     };
-    Ok((machine, recovery))
+    Ok((wal, machine, recovery))
 }
 
 fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, PipelineError> {
@@ -558,29 +572,23 @@ fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, Pipe
     Ok(machine)
 }
 
-/// Applies every log record after `after_index`; events are discarded (they were
-/// published before the restart, and subscribers resync after one).
-fn replay<M: StateMachine>(
-    wal: &Wal,
+/// Applies one log record at start-up; events are discarded (they were published before
+/// the restart, and subscribers resync after one).
+fn apply_record<M: StateMachine>(
     machine: &mut M,
-    after_index: u64,
-) -> Result<u64, PipelineError> {
-    let mut events = Vec::new();
-    wal.replay(after_index, |meta: Meta, payload: &[u8]| {
-        let command = M::decode_command(payload).map_err(|error| PipelineError::Decode {
-            what: "command",
-            index: meta.index,
-            source: Arc::new(error),
-        })?;
-        let _reply = machine.apply(meta, command, &mut events);
-        events.clear();
-        assert_eq!(
-            machine.applied_index(),
-            meta.index,
-            "the machine must record each applied index"
-        );
-        Ok(())
-    })
+    events: &mut Vec<M::Event>,
+    meta: Meta,
+    payload: &[u8],
+) -> Result<(), PipelineError> {
+    let command = M::decode_command(payload).map_err(|error| PipelineError::Decode {
+        what: "command",
+        index: meta.index,
+        source: Arc::new(error),
+    })?;
+    let _reply = machine.apply(meta, command, events);
+    events.clear();
+    assert_eq!(machine.applied_index(), meta.index, "the machine must record each applied index");
+    Ok(())
 }
 
 /// A producer's way in. Cheap to clone; `Send + Sync`.

@@ -50,6 +50,13 @@ pub enum RecordError {
     /// A padding byte after the payload is not zero.
     #[error("non-zero padding byte")]
     Padding,
+    /// An all-zero header, which marks the end of the data in a pre-written segment, with
+    /// non-zero bytes after it. Found by the segment scan, never by [`decode`].
+    #[error("zeros mark the end of the data, but non-zero bytes follow at byte {at}")]
+    DataAfterEnd {
+        /// Byte offset in the segment of the first non-zero byte after the mark.
+        at: u64,
+    },
 }
 
 /// A record read back from bytes, borrowing its payload.

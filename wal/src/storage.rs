@@ -1,16 +1,24 @@
 //! The file layer under the log, behind a trait so that faults can be injected.
 //!
-//! [`FsStorage`] is the real thing (std::fs, `fdatasync`, directory fsync).
-//! [`FaultyStorage`] keeps files in memory, tells written-but-unsynced bytes from
+//! [`FsStorage`] is the real thing (std::fs, positional writes, `fdatasync`, directory
+//! fsync). [`FaultyStorage`] keeps files in memory, tells written-but-unsynced bytes from
 //! synced ones, and injects crashes, torn writes, short writes, failed syncs and
 //! flipped bits, deterministically from a seed.
+//!
+//! The log writes records by positional overwrite into segments that were filled with
+//! zeros and synced beforehand ([`Storage::create_zeroed`]): `fdatasync` after an
+//! overwrite inside the file's size has no size change to write back, so it costs one
+//! synchronous I/O instead of two.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::constants::SEGMENT_PREFILL_CHUNK_BYTES;
 
 /// The operations the log needs from a file system.
 ///
@@ -22,18 +30,24 @@ pub trait Storage: Send + Sync + Debug + 'static {
     fn list_files(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The whole content of the file at `path`.
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
-    /// Opens an existing file for appending.
-    fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageFile>>;
+    /// Opens an existing file for positional writes.
+    fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>>;
     /// Creates a new, empty file (failing if it exists) and makes its name durable.
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageFile>>;
+    /// Creates a new file (failing if it exists) holding `len` zero bytes, and makes those
+    /// bytes durable (not its name: the caller renames it into place with [`Storage::rename`]).
+    fn create_zeroed(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Renames `from` to `to` (replacing `to` if it exists) and makes the change durable.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Removes a file and makes the removal durable.
     fn remove_file(&self, path: &Path) -> io::Result<()>;
 }
 
-/// One open file that the log appends to.
+/// One open file that the log writes to.
 pub trait StorageFile: Send + Debug {
-    /// Appends all of `bytes` at the end of the file (not durable until `sync_data`).
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// Writes all of `bytes` at byte `offset`, overwriting what is there and extending the
+    /// file if needed (not durable until `sync_data`).
+    fn write_all_at(&mut self, bytes: &[u8], offset: u64) -> io::Result<()>;
     /// Makes every byte written so far durable (`fdatasync`).
     fn sync_data(&mut self) -> io::Result<()>;
     /// Cuts (or extends with zeros) the file to `len` bytes; durable after `sync_data`.
@@ -47,7 +61,8 @@ pub struct FsStorage;
 /// A file of [`FsStorage`].
 #[derive(Debug)]
 struct FsFile {
-    /// The file, opened in append mode so every write lands at the end.
+    /// The file, opened for writing (not in append mode: on Linux `pwrite` on an
+    /// `O_APPEND` file ignores the offset).
     file: File,
 }
 
@@ -80,15 +95,37 @@ impl Storage for FsStorage {
         std::fs::read(path)
     }
 
-    fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
-        let file = OpenOptions::new().append(true).open(path)?;
+    fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
+        let file = OpenOptions::new().write(true).open(path)?;
         Ok(Box::new(FsFile { file }))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
-        let file = OpenOptions::new().append(true).create_new(true).open(path)?;
+        let file = OpenOptions::new().write(true).create_new(true).open(path)?;
         Self::sync_dir(path)?;
         Ok(Box::new(FsFile { file }))
+    }
+
+    fn create_zeroed(&self, path: &Path, len: u64) -> io::Result<()> {
+        let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+        // Real zeros, not `fallocate` or `set_len`: unwritten extents and holes would
+        // still need a metadata update on the first sync after each overwrite. Each chunk
+        // is synced before the next is written, so that the fill (running beside the log)
+        // never has more than a chunk queued at the device ahead of the log's own syncs.
+        let zeros = vec![0u8; SEGMENT_PREFILL_CHUNK_BYTES];
+        let mut offset = 0;
+        while offset < len {
+            let chunk = usize::try_from(len - offset).unwrap_or(usize::MAX).min(zeros.len());
+            file.write_all_at(&zeros[..chunk], offset)?;
+            file.sync_data()?;
+            offset += chunk as u64;
+        }
+        Ok(())
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)?;
+        Self::sync_dir(to)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
@@ -98,8 +135,8 @@ impl Storage for FsStorage {
 }
 
 impl StorageFile for FsFile {
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.file.write_all(bytes)
+    fn write_all_at(&mut self, bytes: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(bytes, offset)
     }
 
     fn sync_data(&mut self) -> io::Result<()> {
@@ -114,9 +151,14 @@ impl StorageFile for FsFile {
 /// In-memory [`Storage`] with injectable faults, for tests in this crate and others.
 ///
 /// Every file holds what a reader sees now (`data`) and what would survive a power
-/// loss (`durable`). Cloning shares the same files, so a test keeps a clone to inject
-/// faults while the log owns another. After [`FaultyStorage::crash`] every operation
-/// fails (the process is dead) until [`FaultyStorage::restart`].
+/// loss (`durable`), plus the writes since the last sync, in order. Cloning shares the
+/// same files, so a test keeps a clone to inject faults while the log owns another.
+/// After [`FaultyStorage::crash`] every operation fails (the process is dead) until
+/// [`FaultyStorage::restart`].
+///
+/// An overwrite that was not synced reverts to the bytes that were durable before it
+/// (for a pre-written segment: zeros) when the storage crashes; a torn crash keeps a
+/// random prefix of the unsynced writes, in the order they were made.
 #[derive(Debug, Clone)]
 pub struct FaultyStorage {
     /// The files and the pending faults, shared by every clone and open file.
@@ -132,7 +174,7 @@ struct FaultyState {
     rng: u64,
     /// Whether a crash happened and no restart yet: every operation then fails.
     crashed: bool,
-    /// Whether the next `write_all` writes only a prefix and then fails.
+    /// Whether the next `write_all_at` writes only a prefix and then fails.
     short_write_next: bool,
     /// How many upcoming `sync_data` calls fail.
     sync_failures_pending: u32,
@@ -143,7 +185,7 @@ struct FaultyState {
 /// What a [`FaultyStorage`] has been asked to do so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FaultyCounters {
-    /// Successful `write_all` calls.
+    /// Successful `write_all_at` calls (zero-filled files made by `create_zeroed` not counted).
     pub writes: u64,
     /// Successful `sync_data` calls.
     pub syncs: u64,
@@ -156,9 +198,55 @@ struct MemFile {
     data: Vec<u8>,
     /// What survives a crash: the content as of the last successful sync.
     durable: Vec<u8>,
-    /// Whether bytes below `durable.len()` may differ from `durable` (after `set_len`),
-    /// so the next sync must copy everything rather than only the appended tail.
-    rewritten: bool,
+    /// Changes since the last sync, oldest first: applied to `durable` by a sync, in part
+    /// by a torn crash, not at all by a clean crash.
+    pending: Vec<Change>,
+}
+
+/// One unsynced change to a [`MemFile`].
+#[derive(Debug, Clone)]
+enum Change {
+    /// Bytes written at an offset (a write past the end extends the file, zeros in between).
+    Write {
+        /// Where the bytes go.
+        offset: usize,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// The file cut or extended with zeros to this length.
+    SetLen(usize),
+}
+
+impl Change {
+    /// Applies the change to `content`, keeping at most `budget` written bytes; returns how
+    /// many written bytes it kept.
+    fn apply(&self, content: &mut Vec<u8>, budget: usize) -> usize {
+        match self {
+            Change::Write { offset, bytes } => {
+                let kept = bytes.len().min(budget);
+                if kept > 0 {
+                    let end = offset + kept;
+                    if content.len() < end {
+                        content.resize(end, 0);
+                    }
+                    content[*offset..end].copy_from_slice(&bytes[..kept]);
+                }
+                kept
+            }
+            Change::SetLen(len) => {
+                content.resize(*len, 0);
+                0
+            }
+        }
+    }
+
+    /// Bytes the change writes.
+    fn written_len(&self) -> usize {
+        match self {
+            Change::Write { bytes, .. } => bytes.len(),
+            Change::SetLen(_) => 0,
+        }
+    }
 }
 
 /// A file of [`FaultyStorage`]: a path into the shared state.
@@ -196,7 +284,9 @@ impl FaultyStorage {
     }
 
     /// Power loss in the middle of writes: each file keeps its durable content plus a
-    /// random prefix (possibly empty, never all) of the bytes appended since its last sync.
+    /// random prefix (possibly empty, never all) of the bytes written since its last sync,
+    /// in the order they were written; the rest of those writes is lost (an overwrite
+    /// leaves the bytes that were durable before it).
     pub fn crash_torn(&self) {
         self.crash_keeping(true);
     }
@@ -206,20 +296,21 @@ impl FaultyStorage {
         state.crashed = true;
         let paths: Vec<PathBuf> = state.files.keys().cloned().collect();
         for path in paths {
-            let file = state.files.get(&path).expect("listed").clone();
-            let appended = file.data.len() > file.durable.len()
-                && file.data[..file.durable.len()] == file.durable[..];
-            let kept = if torn && appended {
-                let unsynced = file.data.len() - file.durable.len();
-                state.random_below(unsynced as u64) as usize
-            } else {
-                0
-            };
+            let unsynced: usize = state.files[&path].pending.iter().map(Change::written_len).sum();
+            let mut budget = if torn { state.random_below(unsynced as u64) as usize } else { 0 };
             let file = state.files.get_mut(&path).expect("listed");
-            let keep = if appended { file.durable.len() + kept } else { file.durable.len() };
-            file.data = if appended { file.data[..keep].to_vec() } else { file.durable.clone() };
+            for change in std::mem::take(&mut file.pending) {
+                if !torn {
+                    break;
+                }
+                let kept = change.apply(&mut file.durable, budget);
+                budget -= kept;
+                if kept < change.written_len() {
+                    break; // the tear: nothing written after it reached the disk
+                }
+            }
             // What a torn write left behind is what the disk holds now.
-            file.durable = file.data.clone();
+            file.data.clone_from(&file.durable);
         }
     }
 
@@ -228,7 +319,8 @@ impl FaultyStorage {
         self.lock().crashed = false;
     }
 
-    /// Flips one bit of a file, both in what is read and in what is durable (media damage).
+    /// Flips one bit of a file, in what is read, in what is durable and in unsynced writes
+    /// covering it (media damage).
     ///
     /// Panics if the file or offset does not exist: that is a broken test.
     pub fn flip_bit(&self, path: &Path, offset: u64, bit: u8) {
@@ -240,9 +332,16 @@ impl FaultyStorage {
         if at < file.durable.len() {
             file.durable[at] ^= 1 << bit;
         }
+        for change in &mut file.pending {
+            if let Change::Write { offset, bytes } = change {
+                if let Some(byte) = at.checked_sub(*offset).and_then(|i| bytes.get_mut(i)) {
+                    *byte ^= 1 << bit;
+                }
+            }
+        }
     }
 
-    /// The next `write_all` writes a random strict prefix of its bytes, then fails.
+    /// The next `write_all_at` writes a random strict prefix of its bytes, then fails.
     pub fn short_write_next(&self) {
         self.lock().short_write_next = true;
     }
@@ -267,11 +366,23 @@ impl FaultyStorage {
         self.lock().files.get(path).map(|file| file.data.clone())
     }
 
+    /// What would survive a crash of `path` now, if the file exists.
+    pub fn durable_contents(&self, path: &Path) -> Option<Vec<u8>> {
+        self.lock().files.get(path).map(|file| file.durable.clone())
+    }
+
     /// Bytes of `path` that are written but not yet synced.
     pub fn unsynced_len(&self, path: &Path) -> Option<u64> {
         let state = self.lock();
         let file = state.files.get(path)?;
-        Some(file.data.len().saturating_sub(file.durable.len()) as u64)
+        Some(file.pending.iter().map(Change::written_len).sum::<usize>() as u64)
+    }
+
+    /// Replaces the content of `path` (read and durable), e.g. to plant a segment in the
+    /// format an older version wrote. Creates the file if missing.
+    pub fn put_file(&self, path: &Path, bytes: &[u8]) {
+        let file = MemFile { data: bytes.to_vec(), durable: bytes.to_vec(), pending: Vec::new() };
+        self.lock().files.insert(path.to_path_buf(), file);
     }
 }
 
@@ -305,6 +416,15 @@ impl FaultyState {
     fn file_mut(&mut self, path: &Path) -> io::Result<&mut MemFile> {
         self.files.get_mut(path).ok_or_else(|| not_found(path))
     }
+
+    fn create(&mut self, path: &Path, file: MemFile) -> io::Result<()> {
+        self.check_alive()?;
+        if self.files.contains_key(path) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, path.display().to_string()));
+        }
+        self.files.insert(path.to_path_buf(), file);
+        Ok(())
+    }
 }
 
 fn not_found(path: &Path) -> io::Error {
@@ -335,7 +455,7 @@ impl Storage for FaultyStorage {
         state.files.get(path).map(|file| file.data.clone()).ok_or_else(|| not_found(path))
     }
 
-    fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
+    fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
         let mut state = self.lock();
         state.check_alive()?;
         state.file_mut(path)?;
@@ -343,14 +463,26 @@ impl Storage for FaultyStorage {
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
+        // Like FsStorage, creation makes the name durable at once (directory fsync).
+        self.lock().create(path, MemFile::default())?;
+        Ok(Box::new(FaultyFile { storage: self.clone(), path: path.to_path_buf() }))
+    }
+
+    fn create_zeroed(&self, path: &Path, len: u64) -> io::Result<()> {
+        // Written and synced in one step: the file only matters once renamed into place,
+        // and the log renames it only after this returned.
+        let len = usize::try_from(len).map_err(io::Error::other)?;
+        // `vec![0; n]` asks the allocator for zeroed memory, so untouched pages cost nothing.
+        let file = MemFile { data: vec![0; len], durable: vec![0; len], pending: Vec::new() };
+        self.lock().create(path, file)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut state = self.lock();
         state.check_alive()?;
-        if state.files.contains_key(path) {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, path.display().to_string()));
-        }
-        // Like FsStorage, creation makes the name durable at once (directory fsync).
-        state.files.insert(path.to_path_buf(), MemFile::default());
-        Ok(Box::new(FaultyFile { storage: self.clone(), path: path.to_path_buf() }))
+        let file = state.files.remove(from).ok_or_else(|| not_found(from))?;
+        state.files.insert(to.to_path_buf(), file);
+        Ok(())
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
@@ -361,15 +493,20 @@ impl Storage for FaultyStorage {
 }
 
 impl StorageFile for FaultyFile {
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+    fn write_all_at(&mut self, bytes: &[u8], offset: u64) -> io::Result<()> {
         let mut state = self.storage.lock();
         state.check_alive()?;
-        if std::mem::take(&mut state.short_write_next) {
-            let written = state.random_below(bytes.len() as u64) as usize;
-            state.file_mut(&self.path)?.data.extend_from_slice(&bytes[..written]);
+        let offset = usize::try_from(offset).map_err(io::Error::other)?;
+        let short = std::mem::take(&mut state.short_write_next);
+        let written =
+            if short { state.random_below(bytes.len() as u64) as usize } else { bytes.len() };
+        let file = state.file_mut(&self.path)?;
+        let change = Change::Write { offset, bytes: bytes[..written].to_vec() };
+        change.apply(&mut file.data, written);
+        file.pending.push(change);
+        if short {
             return Err(io::Error::other(format!("injected short write: {written} bytes")));
         }
-        state.file_mut(&self.path)?.data.extend_from_slice(bytes);
         state.counters.writes += 1;
         Ok(())
     }
@@ -382,14 +519,11 @@ impl StorageFile for FaultyFile {
             return Err(io::Error::other("injected sync failure"));
         }
         let file = state.file_mut(&self.path)?;
-        if file.rewritten || file.data.len() < file.durable.len() {
-            file.durable.clone_from(&file.data);
-        } else {
-            // Append-only since the last sync: copying only the tail keeps syncs O(batch).
-            let synced = file.durable.len();
-            file.durable.extend_from_slice(&file.data[synced..]);
+        // Replaying the changes keeps a sync O(batch) rather than O(file).
+        for change in std::mem::take(&mut file.pending) {
+            change.apply(&mut file.durable, usize::MAX);
         }
-        file.rewritten = false;
+        debug_assert_eq!(file.durable.len(), file.data.len());
         state.counters.syncs += 1;
         Ok(())
     }
@@ -400,7 +534,7 @@ impl StorageFile for FaultyFile {
         let len = usize::try_from(len).map_err(io::Error::other)?;
         let file = state.file_mut(&self.path)?;
         file.data.resize(len, 0);
-        file.rewritten = true;
+        file.pending.push(Change::SetLen(len));
         Ok(())
     }
 }
