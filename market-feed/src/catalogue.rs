@@ -112,7 +112,12 @@ mod tests {
         assert_eq!(codes.len(), all.len(), "codes are unique");
         for i in &all {
             assert_eq!(i.name.replace('/', ""), i.symbol.to_string());
-            assert_eq!(i.start_price.scale(), u32::from(i.precision), "{} price has its precision", i.symbol);
+            assert_eq!(
+                i.start_price.scale(),
+                u32::from(i.precision),
+                "{} price has its precision",
+                i.symbol
+            );
             assert!(i.start_price > Decimal::ZERO && i.typical_quantity > Decimal::ZERO);
         }
     }

@@ -9,6 +9,7 @@
 //! | [`store`] | candle history in sled: range queries, backfill |
 //! | [`source`] | price sources behind one interface: simulated, replay, live exchange |
 //! | [`feed`] | sources -> engine ticks, staleness, catalogue sync |
+//! | [`market`] | the running service and [`market::MarketData`], the read API for the gateway |
 //!
 //! Ticks from a source enter the engine as journaled commands; candles and statistics are
 //! built from the ticks the engine sequenced (its events), never from the raw source stream,
@@ -17,6 +18,7 @@
 pub mod candles;
 pub mod catalogue;
 pub mod feed;
+pub mod market;
 pub mod source;
 pub mod stats;
 pub mod store;

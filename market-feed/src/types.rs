@@ -32,8 +32,16 @@ const EPOCH_TO_MONDAY_MS: u64 = 3 * 24 * 60 * MINUTE_MS;
 
 impl Period {
     /// Every period, shortest first.
-    pub const ALL: [Period; 8] =
-        [Period::M1, Period::M5, Period::M15, Period::M30, Period::H1, Period::H4, Period::D1, Period::W1];
+    pub const ALL: [Period; 8] = [
+        Period::M1,
+        Period::M5,
+        Period::M15,
+        Period::M30,
+        Period::H1,
+        Period::H4,
+        Period::D1,
+        Period::W1,
+    ];
 
     /// The period's name in the API and the spec ("1m" ... "1w").
     pub fn as_str(self) -> &'static str {

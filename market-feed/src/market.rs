@@ -1,0 +1,672 @@
+//! The running market-data service and the read API the gateway uses.
+//!
+//! ```text
+//!  sources (tokio tasks) ──RawTick──► pump: assignment check, staleness, try_submit(Tick)
+//!                                       │ tickets (bounded) ──► reply drain: counts refusals
+//!  engine events (sequenced ticks) ──► candle thread: aggregator ─► store (sled), 24h stats,
+//!                                       live state, broadcast of ticks and candle updates
+//!  staleness monitor (1 s) ──► stale flags, logs
+//! ```
+//!
+//! Candles and statistics come from the ticks the engine sequenced (its events), so a chart
+//! shows exactly the prices settlement used, stamped with the engine's time.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::RecvTimeoutError;
+use engine::types::Symbol;
+use engine::{Engine, Event};
+use rust_decimal::Decimal;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+use wal::{EventBatch, Handle, PipelineError, Ticket};
+
+use crate::candles::{CandleAggregator, CandleUpdate, Emit};
+use crate::catalogue::Instrument;
+use crate::feed::{tick_command, Freshness, StalenessTracker};
+use crate::source::{SourceConfig, SystemClock};
+use crate::stats::RollingStats;
+use crate::store::{backfill, Backfill, CandleStore, BACKFILL_CANDLES_MIN};
+use crate::types::{Candle, Period, RawTick, SequencedTick, Stats24h};
+
+/// Raw ticks waiting for the pump.
+const RAW_TICKS_QUEUE_MAX: usize = 4_096;
+/// Submitted ticks whose replies are not yet counted.
+const TICKETS_IN_FLIGHT_MAX: usize = 4_096;
+/// Event batches the candle thread may lag behind the engine before it is dropped.
+const EVENT_BATCHES_QUEUE_MAX: usize = 65_536;
+/// Tick updates buffered per websocket-side subscriber (lagging ones skip ahead).
+const TICK_BROADCAST_MAX: usize = 8_192;
+/// Candle updates buffered per subscriber.
+const CANDLE_BROADCAST_MAX: usize = 65_536;
+/// Candles of quiet symbols close this long after their bucket ended (engine events arrive
+/// a few milliseconds after the sequencer stamps them).
+const CLOSE_LAG_MS: u64 = 2_000;
+
+/// Which source feeds which products.
+#[derive(Debug, Clone)]
+pub struct MarketConfig {
+    /// Holds the candle history (`market/` inside the node's data directory).
+    pub data_dir: PathBuf,
+    /// Source assignments; products not named in any assignment use `default_source`.
+    pub assignments: Vec<(SourceConfig, Vec<Symbol>)>,
+    /// The source of every other product (the seeded simulator by default).
+    pub default_source: SourceConfig,
+    /// Seed of the synthetic history written at first start for simulated products.
+    pub backfill_seed: u64,
+    /// Candles per period in that history.
+    pub backfill_candles: usize,
+}
+
+impl MarketConfig {
+    /// Every product on the simulator with `seed`, history backfilled.
+    pub fn simulated(data_dir: PathBuf, seed: u64) -> MarketConfig {
+        MarketConfig {
+            data_dir,
+            assignments: Vec::new(),
+            default_source: SourceConfig::simulated(seed),
+            backfill_seed: seed,
+            backfill_candles: BACKFILL_CANDLES_MIN,
+        }
+    }
+}
+
+/// Why the market service could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MarketError {
+    /// A source could not be built (bad file, bad URL...).
+    #[error("price source: {0}")]
+    Source(#[from] crate::source::SourceError),
+    /// The candle store failed.
+    #[error("candle store: {0}")]
+    Store(#[from] crate::store::StoreError),
+    /// An assignment names a product that is not in the catalogue, or names one twice.
+    #[error("source assignment: {0}")]
+    Assignment(String),
+    /// The engine pipeline failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
+
+/// A sequenced tick as subscribers receive it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TickUpdate {
+    /// Product.
+    pub symbol: Symbol,
+    /// Price.
+    pub price: Decimal,
+    /// Quantity.
+    pub quantity: Decimal,
+    /// Sequencer time (ms).
+    pub time_ms: u64,
+    /// Log index.
+    pub index: u64,
+}
+
+/// A product as the market list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductView {
+    /// The catalogue entry.
+    pub instrument: Instrument,
+    /// Latest sequenced tick.
+    pub last: Option<TickUpdate>,
+    /// Rolling 24 h statistics (zero until the first tick).
+    pub stats: Stats24h,
+    /// Its source has been silent too long while the market is open.
+    pub stale: bool,
+    /// The market is open now.
+    pub open: bool,
+}
+
+/// Counters for logs and metrics.
+#[derive(Debug, Default)]
+pub struct MarketCounters {
+    /// Raw ticks from sources.
+    pub received: AtomicU64,
+    /// Ticks from a source not assigned to that product, ignored.
+    pub unassigned: AtomicU64,
+    /// Ticks dropped because the engine queue was full.
+    pub overloaded: AtomicU64,
+    /// Ticks the engine refused (e.g. a disabled product is still accepted; an invalid price is not).
+    pub refused: AtomicU64,
+    /// Ticks sequenced and aggregated into candles.
+    pub sequenced: AtomicU64,
+}
+
+/// Shared by the service's tasks and every reader.
+#[derive(Debug)]
+struct Shared {
+    /// The catalogue.
+    instruments: Vec<Instrument>,
+    /// Position of each product in `instruments`.
+    positions: HashMap<Symbol, usize>,
+    /// Candle history.
+    store: CandleStore,
+    /// Latest tick, open candles and stats, written by the candle thread.
+    live: RwLock<Live>,
+    /// Stale flags, written by the staleness monitor.
+    stale: Mutex<StalenessTracker>,
+    /// Sequenced ticks for subscribers.
+    ticks: broadcast::Sender<TickUpdate>,
+    /// Candle updates (open and closed) for subscribers.
+    candles: broadcast::Sender<CandleUpdate>,
+    /// Counters.
+    counters: MarketCounters,
+}
+
+/// What the candle thread knows now.
+#[derive(Debug, Default)]
+struct Live {
+    /// Latest tick per product.
+    last: HashMap<Symbol, TickUpdate>,
+    /// Open candle per product and period.
+    open_candles: HashMap<(Symbol, Period), Candle>,
+    /// 24 h statistics.
+    stats: RollingStats,
+}
+
+/// The read side: cheap to clone, safe to use from any thread or task.
+#[derive(Debug, Clone)]
+pub struct MarketData {
+    /// Shared state.
+    shared: Arc<Shared>,
+}
+
+impl MarketData {
+    /// Every product with its live price, 24 h statistics and freshness, catalogue order.
+    pub fn products(&self, now_ms: u64) -> Vec<ProductView> {
+        let live = self.shared.live.read().unwrap_or_else(|p| p.into_inner());
+        let stale = self.shared.stale.lock().unwrap_or_else(|p| p.into_inner());
+        self.shared
+            .instruments
+            .iter()
+            .map(|i| ProductView {
+                instrument: i.clone(),
+                last: live.last.get(&i.symbol).cloned(),
+                stats: live.stats.get(i.symbol).unwrap_or_default(),
+                stale: stale.is_stale(i.symbol),
+                open: i.hours().is_open(now_ms),
+            })
+            .collect()
+    }
+
+    /// One product, as in [`MarketData::products`].
+    pub fn product(&self, symbol: Symbol, now_ms: u64) -> Option<ProductView> {
+        let at = *self.shared.positions.get(&symbol)?;
+        self.products(now_ms).into_iter().nth(at)
+    }
+
+    /// Candles with `from_ms <= open_ms < to_ms`, ascending, at most `limit`; the open candle
+    /// is included when it falls in the range, so a chart is current to the last tick.
+    pub fn candles(
+        &self,
+        symbol: Symbol,
+        period: Period,
+        from_ms: u64,
+        to_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<Candle>, crate::store::StoreError> {
+        let mut candles = self.shared.store.range(symbol, period, from_ms, to_ms, limit)?;
+        self.merge_open(
+            symbol,
+            period,
+            &mut candles,
+            |c| c.open_ms >= from_ms && c.open_ms < to_ms,
+            limit,
+        );
+        Ok(candles)
+    }
+
+    /// The newest `limit` candles, ascending, the open one included.
+    pub fn latest_candles(
+        &self,
+        symbol: Symbol,
+        period: Period,
+        limit: usize,
+    ) -> Result<Vec<Candle>, crate::store::StoreError> {
+        let mut candles = self.shared.store.latest(symbol, period, limit)?;
+        self.merge_open(symbol, period, &mut candles, |_| true, limit);
+        if candles.len() > limit {
+            candles.remove(0);
+        }
+        Ok(candles)
+    }
+
+    fn merge_open(
+        &self,
+        symbol: Symbol,
+        period: Period,
+        candles: &mut Vec<Candle>,
+        wanted: impl Fn(&Candle) -> bool,
+        limit: usize,
+    ) {
+        let live = self.shared.live.read().unwrap_or_else(|p| p.into_inner());
+        let Some(open) = live.open_candles.get(&(symbol, period)).filter(|c| wanted(c)) else {
+            return;
+        };
+        match candles.last() {
+            Some(last) if last.open_ms == open.open_ms => {
+                *candles.last_mut().expect("non-empty") = open.clone()
+            }
+            Some(last) if last.open_ms > open.open_ms => {}
+            _ if candles.len() < limit || limit == 0 => candles.push(open.clone()),
+            _ => {}
+        }
+    }
+
+    /// The latest sequenced tick of a product.
+    pub fn latest_tick(&self, symbol: Symbol) -> Option<TickUpdate> {
+        self.shared.live.read().unwrap_or_else(|p| p.into_inner()).last.get(&symbol).cloned()
+    }
+
+    /// Every sequenced tick from now on. A subscriber that falls behind skips ahead
+    /// (`RecvError::Lagged`): for prices only the latest matters.
+    pub fn subscribe_ticks(&self) -> broadcast::Receiver<TickUpdate> {
+        self.shared.ticks.subscribe()
+    }
+
+    /// Every candle update (open candles after each tick, closed candles once).
+    pub fn subscribe_candles(&self) -> broadcast::Receiver<CandleUpdate> {
+        self.shared.candles.subscribe()
+    }
+
+    /// The catalogue.
+    pub fn instruments(&self) -> &[Instrument] {
+        &self.shared.instruments
+    }
+
+    /// Counters since start.
+    pub fn counters(&self) -> &MarketCounters {
+        &self.shared.counters
+    }
+}
+
+/// Sources built by `start`, each with its products, and the engine they will feed.
+struct Pending(Vec<(Box<dyn crate::source::PriceSource>, Vec<Symbol>)>, Handle<Engine>);
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.0.iter().map(|(s, _)| s.name()).collect();
+        f.debug_tuple("Pending").field(&names).finish()
+    }
+}
+
+/// The running service; dropping it or calling `shutdown` stops every task and thread.
+#[derive(Debug)]
+pub struct MarketService {
+    /// Cancels the sources, the pump and the monitor.
+    stop: CancellationToken,
+    /// Tells the candle thread to stop.
+    stop_candles: Arc<std::sync::atomic::AtomicBool>,
+    /// The candle thread.
+    candle_thread: Option<JoinHandle<()>>,
+    /// Sources built at start, waiting for `start_sources`, and the engine they feed.
+    pending: Mutex<Option<Pending>>,
+    /// Shared with readers.
+    data: MarketData,
+}
+
+impl MarketService {
+    /// Opens the candle store, backfills simulated products' history at first start, restores
+    /// the open candles and starts the candle thread. Prices start flowing only with
+    /// [`MarketService::start_sources`], so readers can subscribe first and miss nothing.
+    pub fn start(
+        engine: Handle<Engine>,
+        instruments: Vec<Instrument>,
+        config: MarketConfig,
+    ) -> Result<MarketService, MarketError> {
+        let groups = assign(&instruments, &config)?;
+        let store = CandleStore::open(&config.data_dir)?;
+        let now = wal::pipeline::system_time_ms();
+        for (source, members) in &groups {
+            if matches!(source, SourceConfig::Simulated { .. }) {
+                for instrument in members {
+                    if let Backfill::Written { candles } = backfill(
+                        &store,
+                        instrument,
+                        config.backfill_seed,
+                        now,
+                        config.backfill_candles,
+                    )? {
+                        tracing::info!(symbol = %instrument.symbol, candles, "backfilled history");
+                    }
+                }
+            }
+        }
+        // Build every source now, so a bad replay file or URL stops the start.
+        let mut built = Vec::with_capacity(groups.len());
+        for (source, members) in &groups {
+            let symbols = members.iter().map(|i| i.symbol).collect::<Vec<_>>();
+            built.push((source.build(members, Arc::new(SystemClock))?, symbols));
+        }
+        let positions = instruments.iter().enumerate().map(|(at, i)| (i.symbol, at)).collect();
+        let hours = instruments.iter().map(|i| (i.symbol, i.hours()));
+        let shared = Arc::new(Shared {
+            stale: Mutex::new(StalenessTracker::new(hours, now)),
+            instruments,
+            positions,
+            store,
+            live: RwLock::new(Live::default()),
+            ticks: broadcast::channel(TICK_BROADCAST_MAX).0,
+            candles: broadcast::channel(CANDLE_BROADCAST_MAX).0,
+            counters: MarketCounters::default(),
+        });
+        let stop_candles = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let candle_thread =
+            Some(spawn_candle_thread(engine.clone(), shared.clone(), stop_candles.clone())?);
+        Ok(MarketService {
+            stop: CancellationToken::new(),
+            stop_candles,
+            candle_thread,
+            pending: Mutex::new(Some(Pending(built, engine))),
+            data: MarketData { shared },
+        })
+    }
+
+    /// Starts the sources, the pump and the staleness monitor on `runtime`. Only the first call
+    /// does anything.
+    pub fn start_sources(&self, runtime: &tokio::runtime::Handle) {
+        let Some(Pending(built, engine)) =
+            self.pending.lock().unwrap_or_else(|p| p.into_inner()).take()
+        else {
+            return;
+        };
+        let shared = self.data.shared.clone();
+        let stop = self.stop.clone();
+        let (raw_tx, raw_rx) = mpsc::channel(RAW_TICKS_QUEUE_MAX);
+        let mut owner = HashMap::new();
+        for (n, (source, symbols)) in built.into_iter().enumerate() {
+            for symbol in symbols {
+                owner.insert(symbol, n);
+            }
+            let (tx, mut rx) = mpsc::channel::<RawTick>(RAW_TICKS_QUEUE_MAX);
+            let name = source.name();
+            runtime.spawn(run_source(source, tx, stop.clone()));
+            // Tag each source's ticks with its group so the pump can check the assignment.
+            let raw_tx = raw_tx.clone();
+            runtime.spawn(async move {
+                while let Some(tick) = rx.recv().await {
+                    if raw_tx.send((n, tick)).await.is_err() {
+                        break;
+                    }
+                }
+                tracing::debug!(source = %name, "source output closed");
+            });
+        }
+        drop(raw_tx);
+        let (ticket_tx, ticket_rx) = mpsc::channel(TICKETS_IN_FLIGHT_MAX);
+        runtime.spawn(pump(raw_rx, owner, engine, shared.clone(), ticket_tx, stop.clone()));
+        runtime.spawn(drain_replies(ticket_rx, shared.clone()));
+        runtime.spawn(monitor(shared, stop));
+    }
+
+    /// The read API.
+    pub fn data(&self) -> MarketData {
+        self.data.clone()
+    }
+
+    /// Stops the sources and tasks, then the candle thread, and flushes the candle store.
+    pub fn shutdown(mut self) {
+        self.stop_all();
+    }
+
+    fn stop_all(&mut self) {
+        self.stop.cancel();
+        self.stop_candles.store(true, Ordering::Release);
+        if let Some(thread) = self.candle_thread.take() {
+            let _ = thread.join();
+        }
+        if let Err(e) = self.data.shared.store.flush() {
+            tracing::warn!(error = %e, "candle store flush failed");
+        }
+    }
+}
+
+impl Drop for MarketService {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// Groups the catalogue by source: explicit assignments first, the default for the rest.
+fn assign(
+    instruments: &[Instrument],
+    config: &MarketConfig,
+) -> Result<Vec<(SourceConfig, Vec<Instrument>)>, MarketError> {
+    let mut taken: HashMap<Symbol, ()> = HashMap::new();
+    let mut groups = Vec::new();
+    for (source, symbols) in &config.assignments {
+        let mut members = Vec::new();
+        for symbol in symbols {
+            let instrument = instruments.iter().find(|i| i.symbol == *symbol).ok_or_else(|| {
+                MarketError::Assignment(format!("{symbol} is not in the catalogue"))
+            })?;
+            if taken.insert(*symbol, ()).is_some() {
+                return Err(MarketError::Assignment(format!("{symbol} is assigned twice")));
+            }
+            members.push(instrument.clone());
+        }
+        if !members.is_empty() {
+            groups.push((source.clone(), members));
+        }
+    }
+    let rest: Vec<Instrument> =
+        instruments.iter().filter(|i| !taken.contains_key(&i.symbol)).cloned().collect();
+    if !rest.is_empty() {
+        groups.push((config.default_source.clone(), rest));
+    }
+    Ok(groups)
+}
+
+async fn run_source(
+    source: Box<dyn crate::source::PriceSource>,
+    out: mpsc::Sender<RawTick>,
+    stop: CancellationToken,
+) {
+    let name = source.name();
+    tracing::info!(source = %name, "price source started");
+    match source.run(out, stop).await {
+        Ok(end) => tracing::info!(source = %name, ?end, "price source ended"),
+        Err(e) => tracing::error!(source = %name, error = %e, "price source failed"),
+    }
+}
+
+/// Submits raw ticks to the engine without waiting for each reply (tickets go to the drain),
+/// so one slow fsync does not hold up every other product's price.
+async fn pump(
+    mut raw: mpsc::Receiver<(usize, RawTick)>,
+    owner: HashMap<Symbol, usize>,
+    engine: Handle<Engine>,
+    shared: Arc<Shared>,
+    tickets: mpsc::Sender<Ticket<Engine>>,
+    stop: CancellationToken,
+) {
+    loop {
+        let (group, tick) = tokio::select! {
+            _ = stop.cancelled() => break,
+            next = raw.recv() => match next { Some(t) => t, None => break },
+        };
+        let counters = &shared.counters;
+        counters.received.fetch_add(1, Ordering::Relaxed);
+        if owner.get(&tick.symbol) != Some(&group) {
+            counters.unassigned.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        let now = wal::pipeline::system_time_ms();
+        let recovered =
+            shared.stale.lock().unwrap_or_else(|p| p.into_inner()).on_tick(tick.symbol, now);
+        if let Some(Freshness::Recovered(symbol)) = recovered {
+            tracing::info!(%symbol, "price feed recovered");
+        }
+        match engine.try_submit(tick_command(&tick)) {
+            Ok(ticket) => {
+                if tickets.send(ticket).await.is_err() {
+                    break;
+                }
+            }
+            Err(PipelineError::Overloaded) => {
+                counters.overloaded.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "engine pipeline stopped; price pump ends");
+                break;
+            }
+        }
+    }
+}
+
+/// Waits for tick replies in order and counts refusals.
+async fn drain_replies(mut tickets: mpsc::Receiver<Ticket<Engine>>, shared: Arc<Shared>) {
+    while let Some(ticket) = tickets.recv().await {
+        match ticket.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                let n = shared.counters.refused.fetch_add(1, Ordering::Relaxed);
+                if n % 1_000 == 0 {
+                    tracing::warn!(error = %e, refused = n + 1, "engine refused a tick");
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "tick not journaled");
+                break;
+            }
+        }
+    }
+}
+
+/// Checks freshness every second.
+async fn monitor(shared: Arc<Shared>, stop: CancellationToken) {
+    let mut every = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = every.tick() => {}
+        }
+        let now = wal::pipeline::system_time_ms();
+        let changes = shared.stale.lock().unwrap_or_else(|p| p.into_inner()).check(now);
+        for change in changes {
+            if let Freshness::BecameStale(symbol) = change {
+                tracing::warn!(%symbol, "price feed stale: no tick for 10 s while the market is open; open contracts will void by the published rules");
+            }
+        }
+    }
+}
+
+fn spawn_candle_thread(
+    engine: Handle<Engine>,
+    shared: Arc<Shared>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<JoinHandle<()>, MarketError> {
+    let mut aggregator = CandleAggregator::new(Emit::All);
+    let mut live = Live::default();
+    for instrument in &shared.instruments {
+        shared.store.restore_into(&mut aggregator, instrument.symbol)?;
+        for (period, candle) in aggregator.current_all(instrument.symbol) {
+            live.open_candles.insert((instrument.symbol, period), candle.clone());
+            if period == Period::M1 {
+                let _ = live.stats.on_candle(instrument.symbol, candle);
+            }
+        }
+    }
+    *shared.live.write().unwrap_or_else(|p| p.into_inner()) = live;
+    let events = engine.subscribe(EVENT_BATCHES_QUEUE_MAX)?;
+    let thread = std::thread::Builder::new()
+        .name("market-candles".into())
+        .spawn(move || candle_loop(engine, events, aggregator, shared, stop))
+        .expect("spawning the candle thread");
+    Ok(thread)
+}
+
+fn candle_loop(
+    engine: Handle<Engine>,
+    mut events: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
+    mut aggregator: CandleAggregator,
+    shared: Arc<Shared>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) {
+    let mut updates = Vec::with_capacity(64);
+    while !stop.load(Ordering::Acquire) {
+        match events.recv_timeout(Duration::from_millis(250)) {
+            Ok(batch) => {
+                for event in &batch.events {
+                    if let Event::Tick { symbol, tick, quantity } = event {
+                        let sequenced = SequencedTick {
+                            symbol: *symbol,
+                            price: tick.price,
+                            quantity: *quantity,
+                            time_ms: tick.time_ms,
+                            index: tick.index,
+                        };
+                        if let Err(e) = aggregator.on_tick(&sequenced, &mut updates) {
+                            tracing::warn!(error = %e, "tick not aggregated");
+                            continue;
+                        }
+                        shared.counters.sequenced.fetch_add(1, Ordering::Relaxed);
+                        publish(&shared, &aggregator, &mut updates, Some(sequenced));
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let now = wal::pipeline::system_time_ms();
+                aggregator.close_before(now.saturating_sub(CLOSE_LAG_MS), &mut updates);
+                publish(&shared, &aggregator, &mut updates, None);
+                shared.live.write().unwrap_or_else(|p| p.into_inner()).stats.advance_to(now);
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                // Dropped for lagging, or the pipeline stopped: resubscribe if it still runs.
+                match engine.subscribe(EVENT_BATCHES_QUEUE_MAX) {
+                    Ok(fresh) => {
+                        tracing::warn!("candle thread fell behind the engine and resubscribed; ticks in between are missing from candles");
+                        events = fresh;
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+}
+
+/// Stores, applies to the live state and broadcasts one tick's updates.
+fn publish(
+    shared: &Shared,
+    aggregator: &CandleAggregator,
+    updates: &mut Vec<CandleUpdate>,
+    tick: Option<SequencedTick>,
+) {
+    if let Err(e) = shared.store.record(updates, aggregator) {
+        tracing::warn!(error = %e, "candles not stored");
+    }
+    {
+        let mut live = shared.live.write().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = live.stats.on_updates(updates) {
+            tracing::warn!(error = %e, "24h statistics not updated");
+        }
+        for update in updates.iter() {
+            if update.closed {
+                live.open_candles.remove(&(update.symbol, update.period));
+            } else {
+                live.open_candles.insert((update.symbol, update.period), update.candle.clone());
+            }
+        }
+        if let Some(t) = &tick {
+            let view = TickUpdate {
+                symbol: t.symbol,
+                price: t.price,
+                quantity: t.quantity,
+                time_ms: t.time_ms,
+                index: t.index,
+            };
+            live.last.insert(t.symbol, view.clone());
+            let _ = shared.ticks.send(view);
+        }
+    }
+    for update in updates.drain(..) {
+        let _ = shared.candles.send(update);
+    }
+}
