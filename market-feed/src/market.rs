@@ -339,11 +339,27 @@ impl MarketService {
                 }
             }
         }
-        // Build every source now, so a bad replay file or URL stops the start.
+        // Build every source now, so a bad replay file or URL stops the start. The simulator
+        // continues from the last price the engine sequenced, so a restart does not jump the
+        // chart back to the catalogue's starting price.
+        let symbols: Vec<Symbol> = instruments.iter().map(|i| i.symbol).collect();
+        let last_prices: HashMap<Symbol, Decimal> = engine.query(move |e: &Engine| {
+            symbols.iter().filter_map(|&s| Some((s, e.last_tick(s)?.price))).collect()
+        })?;
         let mut built = Vec::with_capacity(groups.len());
         for (source, members) in &groups {
+            let members: Vec<Instrument> = members
+                .iter()
+                .map(|i| match last_prices.get(&i.symbol) {
+                    Some(&price) => Instrument {
+                        start_price: price.round_dp(u32::from(i.precision)),
+                        ..i.clone()
+                    },
+                    None => i.clone(),
+                })
+                .collect();
             let symbols = members.iter().map(|i| i.symbol).collect::<Vec<_>>();
-            built.push((source.build(members, Arc::new(SystemClock))?, symbols));
+            built.push((source.build(&members, Arc::new(SystemClock))?, symbols));
         }
         let positions = instruments.iter().enumerate().map(|(at, i)| (i.symbol, at)).collect();
         let hours = instruments.iter().map(|i| (i.symbol, i.hours()));

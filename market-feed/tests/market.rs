@@ -108,3 +108,36 @@ async fn replayed_ticks_are_journaled_sequenced_and_aggregated() {
     service.shutdown();
     pipeline.shutdown().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulator_continues_from_the_last_sequenced_price_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pipeline, handle) =
+        wal::Pipeline::start(wal::Config::new(dir.path().join("core")), Engine::new).unwrap();
+    let admin = Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() };
+    handle.submit(admin).await.unwrap().unwrap();
+    let instruments: Vec<_> =
+        catalogue().into_iter().filter(|i| i.symbol.as_str() == "BTCUSDT").collect();
+    let (blocking, list) = (handle.clone(), instruments.clone());
+    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, 1, &list))
+        .await
+        .unwrap()
+        .unwrap();
+    // The last price the engine sequenced before the "restart" is far from the catalogue's 96500.
+    let btc = Symbol::new("BTCUSDT").unwrap();
+    let tick = Command::Tick { symbol: btc, price: dec("200000.00"), quantity: dec("1") };
+    handle.submit(tick).await.unwrap().unwrap();
+
+    let config = MarketConfig::simulated(dir.path().join("market"), 7);
+    let service = MarketService::start(handle.clone(), instruments, config).unwrap();
+    let mut ticks = service.data().subscribe_ticks();
+    service.start_sources(&tokio::runtime::Handle::current());
+    let first = tokio::time::timeout(Duration::from_secs(20), ticks.recv())
+        .await
+        .expect("ticks flow")
+        .unwrap();
+    let drift = (first.price - dec("200000")).abs() / dec("200000");
+    assert!(drift < dec("0.01"), "the walk continued from 200000, got {}", first.price);
+    service.shutdown();
+    pipeline.shutdown().unwrap();
+}
