@@ -62,4 +62,8 @@ impl wal::StateMachine for Engine {
     fn state_hash(&self) -> u64 {
         Engine::state_hash(self)
     }
+
+    fn set_replaying(&mut self, replaying: bool) {
+        self.set_quiet(replaying);
+    }
 }

@@ -179,6 +179,7 @@ impl Engine {
             next_order: s.next_order,
             next_session: s.next_session,
             idx: Indexes::default(),
+            quiet: false,
         };
         engine.rebuild_indexes(s.contracts);
         Ok(engine)

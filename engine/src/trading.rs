@@ -100,7 +100,9 @@ impl Engine {
             entry: None,
             expiry_ms: 0,
         };
-        events.push(Event::ContractOpened(Box::new(contract.clone())));
+        if !self.quiet {
+            events.push(Event::ContractOpened(Box::new(contract.clone())));
+        }
         let at = self.contracts.insert(contract);
         self.books[usize::from(product_at)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
@@ -129,7 +131,9 @@ impl Engine {
 
         let tick = TickRef { price, time_ms: now, index: self.applied_index };
         self.books[book].last = Some(tick);
-        events.push(Event::Tick { symbol, tick, quantity });
+        if !self.quiet {
+            events.push(Event::Tick { symbol, tick, quantity });
+        }
 
         let mut entered = 0u32;
         let waiting = std::mem::take(&mut self.books[book].waiting);
@@ -145,7 +149,9 @@ impl Engine {
             contract.expiry_ms = expiry_ms;
             let (id, user) = (contract.id, contract.user);
             self.books[book].by_expiry.entry(expiry_ms).or_default().push(at);
-            events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
+            if !self.quiet {
+                events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
+            }
             entered += 1;
         }
         Ok(Reply::Clock { entered, settled })
@@ -267,6 +273,9 @@ impl Engine {
         self.wallet_event(contract.user, contract.account, bill, amount, id, events);
         if contract.account == AccountKind::Real && !outcome.is_void() {
             self.pay_rewards(&contract, events);
+        }
+        if self.quiet {
+            return;
         }
         let symbol = self.products[usize::from(contract.product)].symbol;
         let settled_ms = self.now_ms;

@@ -286,6 +286,9 @@ impl Run {
             engine.state_hash()
         };
         assert_eq!(replay(Engine::new(), &self.h.log), end, "replay from genesis diverged");
+        let mut quiet = Engine::new();
+        quiet.set_quiet(true);
+        assert_eq!(replay(quiet, &self.h.log), end, "replay without events reached another state");
         if let Some((bytes, at)) = &self.snapshot {
             let restored = Engine::restore(bytes).unwrap();
             assert_eq!(

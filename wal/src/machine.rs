@@ -58,4 +58,8 @@ pub trait StateMachine: Send + 'static {
     fn applied_index(&self) -> u64;
     /// A digest of the whole state: equal states give equal hashes.
     fn state_hash(&self) -> u64;
+
+    /// Told `true` before start-up replay and `false` after it. Replay discards every event,
+    /// so a machine may skip building them meanwhile; its state must not depend on this.
+    fn set_replaying(&mut self, _replaying: bool) {}
 }

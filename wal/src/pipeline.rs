@@ -513,6 +513,7 @@ fn recover<M: StateMachine>(
     let options =
         WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
     let mut events = Vec::new();
+    machine.set_replaying(true);
     let opened = Wal::open_and_replay(
         Arc::clone(&config.storage),
         config.data_dir.join("wal"),
@@ -520,6 +521,7 @@ fn recover<M: StateMachine>(
         snapshot_index,
         |meta, payload| apply_record(&mut machine, &mut events, meta, payload),
     );
+    machine.set_replaying(false);
     let (mut wal, records_replayed) = match opened {
         Ok(opened) => opened,
         Err(PipelineError::Wal(error)) => {
