@@ -13,36 +13,14 @@ pub mod durable;
 use engine::command::{AdminAction, Command, PlaceOrder};
 use engine::types::{AccountKind, Category, Direction, MarketHours, Rule, Symbol};
 use engine::{Engine, Event, Reply, Stamp};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
 
 /// Monday 2026-11-16 00:00 UTC: benches start here so forex hours never interfere.
 pub const START_MS: u64 = 1_794_787_200_000;
 /// Products in the bench catalogue.
 pub const PRODUCTS: usize = 20;
-
-/// A tiny deterministic generator (xorshift64*), so runs are reproducible without a dependency.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded; zero is mapped to a fixed non-zero seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [0, n).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
 
 /// Bench product codes: `P00USDT` ... .
 pub fn symbol(i: usize) -> Symbol {
@@ -123,7 +101,7 @@ impl World {
                 reason: "bench".into(),
             });
         }
-        let mut rng = Rng::new(7);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
         for n in 0..open {
             let user = (n % u64::from(users)) as u32 + 1;
             w.must(order(user, (n as usize) % PRODUCTS, &mut rng, 604_800));
@@ -144,13 +122,13 @@ impl World {
 }
 
 /// A random order on product `product` for `user`.
-pub fn order(user: u32, product: usize, rng: &mut Rng, duration_secs: u32) -> Command {
+pub fn order(user: u32, product: usize, rng: &mut ChaCha8Rng, duration_secs: u32) -> Command {
     Command::PlaceOrder(PlaceOrder {
         user,
-        account: if rng.below(10) == 0 { AccountKind::Demo } else { AccountKind::Real },
+        account: if rng.gen_range(0..10) == 0 { AccountKind::Demo } else { AccountKind::Real },
         symbol: symbol(product),
-        direction: if rng.below(2) == 0 { Direction::Up } else { Direction::Down },
-        stake: Decimal::new(100 + rng.below(9_900) as i64, 2),
+        direction: if rng.gen_range(0..2) == 0 { Direction::Up } else { Direction::Down },
+        stake: Decimal::new(100 + rng.gen_range(0..9_900) as i64, 2),
         duration_secs,
     })
 }
@@ -183,18 +161,18 @@ impl World {
 /// Returns the stream and the cursor after it.
 pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cursor) {
     let world = at;
-    let mut rng = Rng::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut prices = [100_000i64; PRODUCTS];
     let mut out = Vec::with_capacity(commands);
     for n in 0..commands {
         let stamp =
             Stamp { index: world.index + 1 + n as u64, time_ms: world.now_ms + 1 + n as u64 };
         let command = if n % 10 < 6 {
-            let user = rng.below(u64::from(world.users)) as u32 + 1;
-            order(user, rng.below(PRODUCTS as u64) as usize, &mut rng, 60)
+            let user = rng.gen_range(0..u64::from(world.users)) as u32 + 1;
+            order(user, rng.gen_range(0..PRODUCTS as u64) as usize, &mut rng, 60)
         } else {
-            let p = rng.below(PRODUCTS as u64) as usize;
-            prices[p] = (prices[p] + rng.below(21) as i64 - 10).max(1);
+            let p = rng.gen_range(0..PRODUCTS as u64) as usize;
+            prices[p] = (prices[p] + rng.gen_range(0..21) as i64 - 10).max(1);
             Command::Tick {
                 symbol: symbol(p),
                 price: Decimal::new(prices[p], 2),

@@ -184,30 +184,6 @@ pub fn digest(bytes: &[u8]) -> u64 {
     })
 }
 
-/// A tiny deterministic generator (xorshift64*), so runs are reproducible from a seed.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded; zero is mapped to a fixed non-zero seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [0, n) (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
-
 /// One acknowledged command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ack {

@@ -46,7 +46,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use tests::crash::Rng;
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// The child binary, built by cargo for this test.
 const CHILD: &str = env!("CARGO_BIN_EXE_crash-node");
@@ -72,7 +73,7 @@ fn kill_nine_under_load_loses_no_acknowledged_command() {
     let iterations = env_u64("CRASH_ITERATIONS").unwrap_or(ITERATIONS_DEFAULT);
     let seed = env_u64("CRASH_SEED").unwrap_or_else(fresh_seed);
     eprintln!("crash test: CRASH_SEED={seed} CRASH_ITERATIONS={iterations}");
-    let mut rng = Rng::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let temp = tempfile::tempdir().expect("temp dir");
     let data = temp.path().join("data");
     let acks_path = temp.path().join("acks.log");
@@ -88,7 +89,8 @@ fn kill_nine_under_load_loses_no_acknowledged_command() {
             writeln!(acks_file, "{line}").expect("write acks");
         }
         acks_file.flush().expect("flush acks");
-        let torn = if rng.below(TORN_TAIL_ONE_IN) == 0 { tear_tail(&data, &mut rng) } else { 0 };
+        let torn =
+            if rng.gen_range(0..TORN_TAIL_ONE_IN) == 0 { tear_tail(&data, &mut rng) } else { 0 };
         let verdict = verify(&data, &acks_path);
         eprintln!("#{iteration} {kill:?} torn={torn}: {} lines; {verdict}", lines.len());
         let cut = field(&verdict, "cut_tail_bytes=");
@@ -105,20 +107,21 @@ fn kill_nine_under_load_loses_no_acknowledged_command() {
 /// Appends what a write cut short leaves to the newest segment: zeros (the file grew but the
 /// data never reached it) or a strict prefix of a framed record. Returns the bytes appended
 /// (0 if the log has no segment yet).
-fn tear_tail(data: &Path, rng: &mut Rng) -> u64 {
+fn tear_tail(data: &Path, rng: &mut ChaCha8Rng) -> u64 {
     let dir = data.join("wal");
     let Ok(entries) = std::fs::read_dir(&dir) else { return 0 };
     let segments = entries.filter_map(|entry| Some(entry.ok()?.path()));
     let newest = segments.filter(|path| path.extension().is_some_and(|ext| ext == "wal")).max();
     let Some(newest) = newest else { return 0 };
-    let torn = if rng.below(2) == 0 {
-        vec![0; 1 + rng.below(TORN_TAIL_MAX_BYTES) as usize]
+    let torn = if rng.gen_range(0..2) == 0 {
+        vec![0; 1 + rng.gen_range(0..TORN_TAIL_MAX_BYTES) as usize]
     } else {
-        let payload: Vec<u8> = (0..1 + rng.below(200)).map(|_| rng.next_u64() as u8).collect();
+        let payload: Vec<u8> =
+            (0..1 + rng.gen_range(0..200)).map(|_| rng.next_u64() as u8).collect();
         let meta = wal::Meta { term: 1, index: rng.next_u64() >> 1, time_ms: 0 };
         let mut framed = Vec::new();
         wal::record::encode(meta, &payload, &mut framed).expect("small record");
-        framed.truncate(1 + rng.below(framed.len() as u64 - 1) as usize);
+        framed.truncate(1 + rng.gen_range(0..framed.len() as u64 - 1) as usize);
         framed
     };
     let mut file = std::fs::OpenOptions::new().append(true).open(&newest).expect("open segment");
@@ -143,12 +146,15 @@ enum KillPoint {
 }
 
 impl KillPoint {
-    fn draw(rng: &mut Rng) -> KillPoint {
-        if rng.below(EARLY_KILL_ONE_IN) == 0 {
-            KillPoint::Early { delay_micros: rng.below(EARLY_KILL_DELAY_MAX_MICROS) }
+    fn draw(rng: &mut ChaCha8Rng) -> KillPoint {
+        if rng.gen_range(0..EARLY_KILL_ONE_IN) == 0 {
+            KillPoint::Early { delay_micros: rng.gen_range(0..EARLY_KILL_DELAY_MAX_MICROS) }
         } else {
-            let acks = 1 + rng.below(KILL_AFTER_ACKS_MAX);
-            KillPoint::AfterAcks { acks, delay_micros: rng.below(LATE_KILL_DELAY_MAX_MICROS) }
+            let acks = 1 + rng.gen_range(0..KILL_AFTER_ACKS_MAX);
+            KillPoint::AfterAcks {
+                acks,
+                delay_micros: rng.gen_range(0..LATE_KILL_DELAY_MAX_MICROS),
+            }
         }
     }
 }

@@ -24,9 +24,11 @@ use benches::durable::{
     bench_dir, config, dir_size, fsync_appends, fsync_overwrites, fsync_throughput,
     latency_histogram, mix_commands, ms, produce, seed_snapshot, start, Produced, WaitPolicy,
 };
-use benches::{apply_all, mix, symbol, Rng, World, PRODUCTS};
+use benches::{apply_all, mix, symbol, World, PRODUCTS};
 use engine::command::Command;
 use engine::{Engine, Reply, Stamp};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
 use wal::{
     FsStorage, PipelineError, SnapshotStore, StateMachine, Ticket, Wal, WalError, WalOptions,
@@ -82,7 +84,7 @@ fn settle_burst(args: &[String]) {
     let mut times = Vec::new();
     for run in 0..runs {
         let mut world = World::new(100_000, 0);
-        let mut rng = Rng::new(run + 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(run + 1);
         for n in 0..contracts {
             let user = (n % 100_000) as u32 + 1;
             world.must(benches::order(user, 0, &mut rng, 60));
@@ -565,7 +567,7 @@ fn main() {
         Some("recovery") => recovery(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|settle-burst|fsync|pipeline-throughput|pipeline-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|pipeline-throughput|pipeline-latency|recovery> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }

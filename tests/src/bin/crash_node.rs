@@ -25,10 +25,12 @@ use std::sync::Arc;
 use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
 use engine::types::{AccountKind, Destination, Direction, OrderId, PayMethod, UserId};
 use engine::{Engine, Reply, Stamp};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
 use tests::crash::{
     check, config, digest, encode, parse_runs, producer_admin, producer_stream, producer_symbol,
-    producer_user, setup_commands, stream_of, Ack, Line, LogRecord, Rng, PRODUCERS, SETUP_STREAM,
+    producer_user, setup_commands, stream_of, Ack, Line, LogRecord, PRODUCERS, SETUP_STREAM,
     SHORT_DURATION_SECS, USERS_PER_PRODUCER,
 };
 use wal::{FsStorage, Handle, Pipeline, SnapshotStore, StateMachine, Wal, WalError, WalOptions};
@@ -110,7 +112,7 @@ struct Producer {
     /// Into the pipeline.
     handle: Handle<Engine>,
     /// Chooses the commands.
-    rng: Rng,
+    rng: ChaCha8Rng,
     /// Sequence number of the next acknowledgement in this run.
     seq: u64,
     /// Pending deposit orders of this producer's users.
@@ -132,8 +134,8 @@ impl Producer {
                 (deposits.map(|d| d.id).collect(), withdrawals.map(|w| w.id).collect())
             })
             .map_err(text)?;
-        let mut rng = Rng::new(seed);
-        let price_cents = 100_000 + rng.below(10_000) as i64;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let price_cents = 100_000 + rng.gen_range(0..10_000) as i64;
         Ok(Producer { p, handle, rng, seq: 0, deposits, withdrawals, price_cents })
     }
 
@@ -156,7 +158,7 @@ impl Producer {
     }
 
     fn user(&mut self) -> UserId {
-        producer_user(self.p, self.rng.below(u64::from(USERS_PER_PRODUCER)) as u32)
+        producer_user(self.p, self.rng.gen_range(0..u64::from(USERS_PER_PRODUCER)) as u32)
     }
 
     fn admin(&self, action: AdminAction) -> Command {
@@ -164,12 +166,12 @@ impl Producer {
     }
 
     fn cents(&mut self, min: i64, max: i64) -> Decimal {
-        Decimal::new(min + self.rng.below((max - min + 1) as u64) as i64, 2)
+        Decimal::new(min + self.rng.gen_range(0..(max - min + 1) as u64) as i64, 2)
     }
 
     /// The mix: orders and ticks mostly, then money moving in and out and between users.
     fn next_command(&mut self) -> (Command, Creates) {
-        match self.rng.below(100) {
+        match self.rng.gen_range(0..100) {
             0..=34 => (self.order(), Creates::Nothing),
             60..=65 if self.p == 0 => (Command::Timer, Creates::Nothing),
             35..=65 => (self.tick(), Creates::Nothing),
@@ -184,16 +186,17 @@ impl Producer {
 
     fn order(&mut self) -> Command {
         let user = self.user();
-        let account = if self.rng.below(10) == 0 { AccountKind::Demo } else { AccountKind::Real };
-        let direction = if self.rng.below(2) == 0 { Direction::Up } else { Direction::Down };
+        let account =
+            if self.rng.gen_range(0..10) == 0 { AccountKind::Demo } else { AccountKind::Real };
+        let direction = if self.rng.gen_range(0..2) == 0 { Direction::Up } else { Direction::Down };
         let stake = self.cents(100, 5_000);
-        let duration_secs = if self.rng.below(5) == 0 { 60 } else { SHORT_DURATION_SECS };
+        let duration_secs = if self.rng.gen_range(0..5) == 0 { 60 } else { SHORT_DURATION_SECS };
         let symbol = producer_symbol(self.p);
         Command::PlaceOrder(PlaceOrder { user, account, symbol, direction, stake, duration_secs })
     }
 
     fn tick(&mut self) -> Command {
-        self.price_cents = (self.price_cents + self.rng.below(201) as i64 - 100).max(1_000);
+        self.price_cents = (self.price_cents + self.rng.gen_range(0..201) as i64 - 100).max(1_000);
         Command::Tick {
             symbol: producer_symbol(self.p),
             price: Decimal::new(self.price_cents, 2),
@@ -213,13 +216,13 @@ impl Producer {
         }))
     }
 
-    fn take(rng: &mut Rng, orders: &mut Vec<OrderId>) -> OrderId {
-        orders.swap_remove(rng.below(orders.len() as u64) as usize)
+    fn take(rng: &mut ChaCha8Rng, orders: &mut Vec<OrderId>) -> OrderId {
+        orders.swap_remove(rng.gen_range(0..orders.len() as u64) as usize)
     }
 
     fn decide_deposit(&mut self) -> Command {
         let order = Self::take(&mut self.rng, &mut self.deposits);
-        if self.rng.below(4) == 0 {
+        if self.rng.gen_range(0..4) == 0 {
             self.admin(AdminAction::RejectDeposit { order, remark: "no receipt".into() })
         } else {
             self.admin(AdminAction::ApproveDeposit { order })
@@ -228,7 +231,7 @@ impl Producer {
 
     fn transfer(&mut self) -> Command {
         let from = self.user();
-        let to = 1 + self.rng.below(u64::from(PRODUCERS * USERS_PER_PRODUCER)) as UserId;
+        let to = 1 + self.rng.gen_range(0..u64::from(PRODUCERS * USERS_PER_PRODUCER)) as UserId;
         Command::Transfer { from, to, amount: self.cents(1, 2_000) }
     }
 
@@ -246,7 +249,7 @@ impl Producer {
 
     fn decide_withdrawal(&mut self) -> Command {
         let order = Self::take(&mut self.rng, &mut self.withdrawals);
-        if self.rng.below(3) == 0 {
+        if self.rng.gen_range(0..3) == 0 {
             self.admin(AdminAction::RejectWithdrawal { order, remark: "check".into() })
         } else {
             self.admin(AdminAction::ApproveWithdrawal { order })
@@ -256,7 +259,7 @@ impl Producer {
     fn adjust(&mut self) -> Command {
         let user = self.user();
         let mut delta = self.cents(1, 500);
-        if self.rng.below(2) == 0 {
+        if self.rng.gen_range(0..2) == 0 {
             delta = -delta;
         }
         self.admin(AdminAction::AdjustBalance { user, delta, reason: "crash test".into() })
