@@ -181,10 +181,19 @@ pub struct MarketData {
 impl MarketData {
     /// Every product with its live price, 24 h statistics and freshness, catalogue order.
     pub fn products(&self, now_ms: u64) -> Vec<ProductView> {
+        self.views(&self.shared.instruments, now_ms)
+    }
+
+    /// One product, as in [`MarketData::products`].
+    pub fn product(&self, symbol: Symbol, now_ms: u64) -> Option<ProductView> {
+        let at = *self.shared.positions.get(&symbol)?;
+        self.views(&self.shared.instruments[at..=at], now_ms).pop()
+    }
+
+    fn views(&self, instruments: &[Instrument], now_ms: u64) -> Vec<ProductView> {
         let live = self.shared.live.read().unwrap_or_else(|p| p.into_inner());
         let stale = self.shared.stale.lock().unwrap_or_else(|p| p.into_inner());
-        self.shared
-            .instruments
+        instruments
             .iter()
             .map(|i| ProductView {
                 instrument: i.clone(),
@@ -194,12 +203,6 @@ impl MarketData {
                 open: i.hours().is_open(now_ms),
             })
             .collect()
-    }
-
-    /// One product, as in [`MarketData::products`].
-    pub fn product(&self, symbol: Symbol, now_ms: u64) -> Option<ProductView> {
-        let at = *self.shared.positions.get(&symbol)?;
-        self.products(now_ms).into_iter().nth(at)
     }
 
     /// Candles with `from_ms <= open_ms < to_ms`, ascending, at most `limit`; the open candle
@@ -246,6 +249,9 @@ impl MarketData {
         wanted: impl Fn(&Candle) -> bool,
         limit: usize,
     ) {
+        if limit == 0 {
+            return;
+        }
         let live = self.shared.live.read().unwrap_or_else(|p| p.into_inner());
         let Some(open) = live.open_candles.get(&(symbol, period)).filter(|c| wanted(c)) else {
             return;
@@ -255,7 +261,7 @@ impl MarketData {
                 *candles.last_mut().expect("non-empty") = open.clone()
             }
             Some(last) if last.open_ms > open.open_ms => {}
-            _ if candles.len() < limit || limit == 0 => candles.push(open.clone()),
+            _ if candles.len() < limit => candles.push(open.clone()),
             _ => {}
         }
     }
