@@ -7,10 +7,12 @@
 //! - Void when the exit tick is more than `EXIT_TICK_AGE_MAX_MS` older than expiry (stale
 //!   feed) or when the market was closed at any moment of the contract.
 
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 
 use crate::command::PlaceOrder;
-use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
+use crate::constants::{
+    AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, MONEY_SCALE, SETTLE_GRACE_MS,
+};
 use crate::event::{CommandResult, Event, Reply, Settlement};
 use crate::money::{is_valid_amount, is_valid_price, round_cents};
 use crate::slab::SlotRef;
@@ -291,12 +293,18 @@ impl Engine {
         })));
     }
 
-    /// Pays generations 1-3 of the contract owner's inviters from the house (decisions §5).
+    /// Pays generations 1-3 of the contract owner's inviters from the house (decisions §5), at
+    /// the rates in force now. The contract's reserve (released just before) covered the rates
+    /// in force at acceptance; if an admin has raised them since, the difference comes from the
+    /// house's free capital and never beyond it, so the house cannot fall below its reserve.
     fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
         let mut inviter = self.accounts[contract.user as usize - 1].inviter;
         for generation in 0..self.settings.reward_rates.len() {
             let Some(to) = inviter else { break };
-            let reward = round_cents(contract.stake * self.settings.reward_rates[generation]);
+            let free = (self.ledger.house - self.ledger.house_reserved)
+                .round_dp_with_strategy(MONEY_SCALE, RoundingStrategy::ToZero);
+            let reward =
+                round_cents(contract.stake * self.settings.reward_rates[generation]).min(free);
             if reward > Decimal::ZERO {
                 self.ledger.house -= reward;
                 self.account_mut(to).real.available += reward;

@@ -25,17 +25,52 @@ const DURATIONS: [u32; 3] = [5, 10, 60];
 #[derive(Debug, Clone)]
 enum Op {
     Advance(u64),
-    Tick { forex: bool, step: i64 },
-    Order { user: u32, demo: bool, up: bool, cents: i64, duration: usize, forex: bool },
+    Tick {
+        forex: bool,
+        step: i64,
+    },
+    Order {
+        user: u32,
+        demo: bool,
+        up: bool,
+        cents: i64,
+        duration: usize,
+        forex: bool,
+    },
     Timer,
-    Deposit { user: u32, cents: i64 },
-    DecideDeposit { nth: usize, approve: bool },
-    Withdraw { user: u32, cents: i64 },
-    DecideWithdrawal { nth: usize, approve: bool },
-    Transfer { from: u32, to: u32, cents: i64 },
-    Adjust { user: u32, cents: i64 },
-    ResetDemo { user: u32 },
-    SetPassword { user: u32 },
+    Deposit {
+        user: u32,
+        cents: i64,
+    },
+    DecideDeposit {
+        nth: usize,
+        approve: bool,
+    },
+    Withdraw {
+        user: u32,
+        cents: i64,
+    },
+    DecideWithdrawal {
+        nth: usize,
+        approve: bool,
+    },
+    Transfer {
+        from: u32,
+        to: u32,
+        cents: i64,
+    },
+    Adjust {
+        user: u32,
+        cents: i64,
+    },
+    ResetDemo {
+        user: u32,
+    },
+    SetPassword {
+        user: u32,
+    },
+    /// Reward rates per mille for generations 1-3, changed while contracts are open.
+    SetRewardRates([i64; 3]),
     Snapshot,
 }
 
@@ -55,6 +90,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (user.clone(), -20_000i64..20_000).prop_map(|(user, cents)| Op::Adjust { user, cents }),
         1 => user.clone().prop_map(|user| Op::ResetDemo { user }),
         1 => user.prop_map(|user| Op::SetPassword { user }),
+        1 => prop::array::uniform3(0i64..=100).prop_map(Op::SetRewardRates),
         1 => Just(Op::Snapshot),
     ]
 }
@@ -127,7 +163,7 @@ struct Run {
 }
 
 impl Run {
-    fn new(friday_evening: bool) -> Run {
+    fn new(friday_evening: bool, thin_house: bool) -> Run {
         let start = if friday_evening {
             MONDAY_MS + (4 * 24 + 21) * 3_600_000 + 50 * 60_000
         } else {
@@ -142,6 +178,12 @@ impl Run {
             let user = h.register(&format!("user{i}"), code.take());
             code = Some(h.engine.user(user).unwrap().invite_code.clone());
             h.deposit(user, "500");
+        }
+        if thin_house {
+            // Take almost all of the harness's house capital back out, so the reserve binds.
+            let user = h.register("drain", None);
+            let free = h.engine.ledger().house - Decimal::from(300);
+            h.admin(AdminAction::AdjustBalance { user, delta: free, reason: "thin house".into() });
         }
         let mut run = Run { h, model: Model::default(), snapshot: None };
         run.observe(0);
@@ -234,6 +276,11 @@ impl Run {
             Op::SetPassword { user } => {
                 Command::SetPassword { user, password_hash: "h2".into(), keep_session: None }
             }
+            Op::SetRewardRates(per_mille) => {
+                let mut settings = h.engine.settings().clone();
+                settings.reward_rates = per_mille.iter().map(|&r| Decimal::new(r, 3)).collect();
+                Command::Admin { admin: 1, action: Box::new(AdminAction::UpdateSettings(settings)) }
+            }
         };
         let before = h.engine.content_hash();
         let refused = h.run(command).is_err();
@@ -304,8 +351,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
 
     #[test]
-    fn random_command_streams_keep_every_invariant(friday in prop::bool::weighted(0.3), ops in prop::collection::vec(op(), 1..400)) {
-        let mut run = Run::new(friday);
+    fn random_command_streams_keep_every_invariant(
+        friday in prop::bool::weighted(0.3),
+        thin_house in prop::bool::weighted(0.4),
+        ops in prop::collection::vec(op(), 1..400),
+    ) {
+        let mut run = Run::new(friday, thin_house);
         for op in &ops {
             run.step(op);
         }
@@ -316,7 +367,7 @@ proptest! {
 #[test]
 fn a_long_stream_settles_many_contracts() {
     // A fixed, busy stream so the test also proves that settlement paths are exercised.
-    let mut run = Run::new(false);
+    let mut run = Run::new(false, false);
     for i in 0..3_000i64 {
         run.step(&Op::Order {
             user: (i % 5) as u32 + 1,

@@ -434,3 +434,31 @@ fn snapshot_restore_gives_the_same_state_and_the_same_future() {
     assert_eq!(restored.state_hash(), h.engine.state_hash());
     assert!(engine::Engine::restore(&bytes[..bytes.len() / 2]).is_err());
 }
+
+#[test]
+fn raised_reward_rates_are_paid_from_free_house_capital_only() {
+    let mut h = Harness::new();
+    let parent = h.register("parent", None);
+    let code = h.engine.user(parent).unwrap().invite_code.clone();
+    let child = h.register("child", Some(code));
+    h.deposit(child, "1000");
+    // Leave the house 870: enough for the contract's reserve (1000 x 0.86 + 0.03 = 860.03).
+    let drain = h.register("drain", None);
+    let free = h.engine.ledger().house - dec("870");
+    h.admin(AdminAction::AdjustBalance { user: drain, delta: free, reason: "thin house".into() });
+    contract_id(h.order(child, Real, btc(), Up, "1000", 60));
+    // Raise generation 1's reward from 0.5 % to 10 % while the contract is open.
+    let mut settings = h.engine.settings().clone();
+    settings.reward_rates[0] = dec("0.1");
+    h.admin(AdminAction::UpdateSettings(settings));
+    h.tick(btc(), "10");
+    h.advance(59_000);
+    h.tick(btc(), "11");
+    h.advance(2_000);
+    h.tick(btc(), "11");
+    assert_eq!(h.settlements()[0].outcome, Outcome::Win);
+    // The win cost the house 850, leaving 20: the 100 reward is cut to the 20 it has.
+    assert_eq!(h.available(parent, Real), dec("20.00"));
+    assert_eq!(h.engine.ledger().house, dec("0.00"));
+    h.check();
+}
