@@ -234,7 +234,13 @@ impl Engine {
         }
         let product = Product { symbol, name, category, precision, enabled, hours };
         match self.idx.symbol.get(&symbol) {
-            Some(&at) => self.products[usize::from(at)] = product,
+            Some(&at) => {
+                let at = usize::from(at);
+                if self.products[at].hours != product.hours && self.books[at].has_open_contracts() {
+                    return Err(EngineError::ProductHasOpenContracts);
+                }
+                self.products[at] = product;
+            }
             None => {
                 if self.products.len() >= PRODUCTS_MAX {
                     return Err(EngineError::LimitReached);

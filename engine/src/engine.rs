@@ -63,6 +63,13 @@ pub(crate) struct Book {
     pub(crate) by_expiry: BTreeMap<u64, Vec<SlotRef>>,
 }
 
+impl Book {
+    /// True while any contract of this product waits for entry or for expiry.
+    pub(crate) fn has_open_contracts(&self) -> bool {
+        !self.waiting.is_empty() || self.by_expiry.values().any(|refs| !refs.is_empty())
+    }
+}
+
 /// Lookups derived from the state; rebuilt on restore, never snapshotted.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Indexes {

@@ -107,6 +107,10 @@ pub enum EngineError {
     /// A catalogue or table is full.
     #[error("limit reached")]
     LimitReached,
+    /// Market hours cannot change while contracts are open on the product: settlement checks
+    /// them, so changing them would let an operator void running contracts (decisions §1).
+    #[error("product has open contracts")]
+    ProductHasOpenContracts,
 }
 
 impl EngineError {
@@ -143,6 +147,7 @@ impl EngineError {
             EngineError::DemoHasOpenContracts => "DEMO_HAS_OPEN_CONTRACTS",
             EngineError::TooManyAddresses => "TOO_MANY_ADDRESSES",
             EngineError::LimitReached => "LIMIT_REACHED",
+            EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
         }
     }
 }

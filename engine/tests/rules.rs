@@ -462,3 +462,36 @@ fn raised_reward_rates_are_paid_from_free_house_capital_only() {
     assert_eq!(h.engine.ledger().house, dec("0.00"));
     h.check();
 }
+
+#[test]
+fn market_hours_cannot_change_under_open_contracts() {
+    let mut h = Harness::new();
+    let ann = h.funded_user("ann", "100");
+    contract_id(h.order(ann, Real, btc(), Up, "10", 60));
+    let closed_now = engine::types::MarketHours::WeeklyClosed(vec![(0, 10_079)]);
+    let upsert = |hours| AdminAction::UpsertProduct {
+        symbol: btc(),
+        name: "BTC/USDT".into(),
+        category: engine::types::Category::Crypto,
+        precision: 2,
+        enabled: true,
+        hours,
+    };
+    let refused = h.run(Command::Admin { admin: 1, action: Box::new(upsert(closed_now.clone())) });
+    assert_eq!(refused, Err(EngineError::ProductHasOpenContracts));
+    // Disabling the product is allowed: open contracts still settle by the published rules.
+    let mut disable = upsert(engine::types::MarketHours::Always);
+    if let AdminAction::UpsertProduct { enabled, .. } = &mut disable {
+        *enabled = false;
+    }
+    h.admin(disable);
+    h.tick(btc(), "1");
+    h.advance(59_000);
+    h.tick(btc(), "2");
+    h.advance(2_000);
+    h.tick(btc(), "2");
+    assert_eq!(h.settlements()[0].outcome, Outcome::Win);
+    // With nothing open, the hours can change.
+    h.admin(upsert(closed_now));
+    h.check();
+}
