@@ -62,6 +62,10 @@ impl<M: StateMachine> Engine<M> {
         let (Some(&first), Some(&last)) = (batch.metas.first(), batch.metas.last()) else {
             unreachable!("the journal never hands over an empty batch");
         };
+        // Counted before any reply leaves, so a producer that reads the stats after its reply
+        // never sees its own command missing.
+        let count = batch.metas.len() as u64;
+        self.shared.count(|c| &c.commands, count);
         let commands = batch.commands.drain(..);
         for ((meta, command), reply) in
             batch.metas.iter().zip(commands).zip(batch.replies.drain(..))
@@ -76,8 +80,6 @@ impl<M: StateMachine> Engine<M> {
             "the machine must record each applied index"
         );
         self.last_term = last.term;
-        let count = batch.metas.len() as u64;
-        self.shared.count(|c| &c.commands, count);
         self.publish(first.index, last.index);
         batch.metas.clear();
         let _ = self.recycle.try_send(batch);
