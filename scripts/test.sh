@@ -22,4 +22,10 @@ else
 fi
 
 echo "== tests"
-cargo test --workspace --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$log"
+# One closing line over every suite (cargo prints one "test result" line per test binary).
+passed=$(awk '/^test result:/ {s += $4} END {print s + 0}' "$log")
+failed=$(awk '/^test result:/ {s += $6} END {print s + 0}' "$log")
+echo "tests: $passed passed, $failed failed"
