@@ -69,21 +69,30 @@ impl SmallSyncs {
 /// `fdatasync` after each.
 pub fn fsync_appends(dir: &Path, count: u64, record_bytes: usize) -> io::Result<SmallSyncs> {
     let path = dir.join("fsync-appends.dat");
-    let mut file = OpenOptions::new().append(true).create_new(true).open(&path)?;
+    let file = OpenOptions::new().append(true).create_new(true).open(&path)?;
     File::open(dir)?.sync_all()?;
     let record = vec![0xa5u8; record_bytes];
+    let syncs = timed_syncs(&file, count, |f, _| (&*f).write_all(&record))?;
+    drop(file);
+    std::fs::remove_file(&path)?;
+    Ok(syncs)
+}
+
+/// Runs `count` rounds of `write` followed by `fdatasync`, timing each round.
+fn timed_syncs(
+    file: &File,
+    count: u64,
+    mut write: impl FnMut(&File, u64) -> io::Result<()>,
+) -> io::Result<SmallSyncs> {
     let mut latency = latency_histogram();
     let start = Instant::now();
-    for _ in 0..count {
+    for i in 0..count {
         let t = Instant::now();
-        file.write_all(&record)?;
+        write(file, i)?;
         file.sync_data()?;
         latency.saturating_record(t.elapsed().as_nanos() as u64);
     }
-    let elapsed = start.elapsed();
-    drop(file);
-    std::fs::remove_file(&path)?;
-    Ok(SmallSyncs { latency, elapsed, count })
+    Ok(SmallSyncs { latency, elapsed: start.elapsed(), count })
 }
 
 /// Like [`fsync_appends`] but overwriting a file that was written and synced beforehand,
@@ -102,18 +111,10 @@ pub fn fsync_overwrites(dir: &Path, count: u64, record_bytes: usize) -> io::Resu
     file.sync_all()?;
     File::open(dir)?.sync_all()?;
     let record = vec![0xa5u8; record_bytes];
-    let mut latency = latency_histogram();
-    let start = Instant::now();
-    for i in 0..count {
-        let t = Instant::now();
-        file.write_all_at(&record, i * record_bytes as u64)?;
-        file.sync_data()?;
-        latency.saturating_record(t.elapsed().as_nanos() as u64);
-    }
-    let elapsed = start.elapsed();
+    let syncs = timed_syncs(&file, count, |f, i| f.write_all_at(&record, i * record_bytes as u64))?;
     drop(file);
     std::fs::remove_file(&path)?;
-    Ok(SmallSyncs { latency, elapsed, count })
+    Ok(syncs)
 }
 
 /// Appends `chunks` chunks of `chunk_bytes`, each followed by `fdatasync`; returns MB/s
