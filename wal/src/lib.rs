@@ -35,7 +35,7 @@ pub mod storage;
 pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
 pub use machine::{Meta, StateMachine};
 pub use pipeline::{
-    Config, EventBatch, Handle, Pipeline, PipelineError, PipelineRecovery, Stats, Ticket,
+    Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery, Stats, Ticket,
 };
 pub use record::RecordError;
 pub use snapshot::{LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};

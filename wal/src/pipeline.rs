@@ -119,6 +119,29 @@ pub enum PipelineError {
         /// Index of the snapshot.
         snapshot_index: u64,
     },
+    /// A follower (read model) is further behind than any snapshot kept and the log reaches.
+    #[error(
+        "follower at index {follower_index} is behind the log, which starts at {log_first_index}"
+    )]
+    FollowerBehindLog {
+        /// Last index the follower has applied.
+        follower_index: u64,
+        /// First index the log holds.
+        log_first_index: u64,
+    },
+    /// A follower claims to have applied commands the log does not hold.
+    #[error(
+        "follower at index {follower_index} is ahead of the log, which ends at {log_last_index}"
+    )]
+    FollowerAheadOfLog {
+        /// Last index the follower has applied.
+        follower_index: u64,
+        /// Last index the log holds.
+        log_last_index: u64,
+    },
+    /// The follower's sink refused the events replayed for it at start.
+    #[error("follower catch-up failed: {0}")]
+    FollowerFailed(String),
     /// The configured term is lower than the last term in the log.
     #[error("configured term {config_term} is behind the log's term {log_term}")]
     TermBehindLog {
@@ -222,6 +245,38 @@ pub struct EventBatch<E> {
     pub events: Vec<E>,
 }
 
+/// A durable consumer of every event (a read model), which must see each event exactly
+/// once across restarts although replay at start-up is normally quiet.
+///
+/// The contract: the follower stores its projection together with the index it has applied
+/// (`applied_index`) and reports progress with [`Handle::set_followed`]. At start, the
+/// pipeline restores the newest snapshot at or before `applied_index`, replays the log
+/// quietly up to it and hands the events of every later record to `sink`, before any new
+/// command runs. Periodic snapshots wait until the follower has passed the newest one, so
+/// with two snapshots kept a snapshot at or before the follower always exists and the log
+/// behind it is kept.
+pub struct Follower<E> {
+    /// Last index whose events the follower has made durable (0 for a new follower).
+    pub applied_index: u64,
+    /// Receives the events of records after `applied_index` replayed at start, in order,
+    /// in batches of at most [`FOLLOWER_REPLAY_BATCH_RECORDS`] records.
+    pub sink: Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>,
+    /// Capacity of the follower's live event channel, in batches.
+    pub capacity: usize,
+}
+
+impl<E> fmt::Debug for Follower<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Follower")
+            .field("applied_index", &self.applied_index)
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Records per batch handed to a follower's sink during start-up catch-up.
+pub const FOLLOWER_REPLAY_BATCH_RECORDS: u64 = 4_096;
+
 /// What start-up recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PipelineRecovery {
@@ -310,6 +365,9 @@ struct Shared<M: StateMachine> {
     counters: Counters,
     /// What start-up recovery did.
     recovery: PipelineRecovery,
+    /// Index up to which the follower (read model) has made its projection durable;
+    /// `u64::MAX` without a follower. Periodic snapshots wait for it, see [`Follower`].
+    followed: AtomicU64,
 }
 
 impl<M: StateMachine> Shared<M> {
@@ -378,8 +436,48 @@ impl<M: StateMachine> Pipeline<M> {
         let store =
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
         let load = store.load_latest()?;
-        let (wal, machine, recovery) = recover(&config, load, init)?;
-        Self::spawn(config, store, wal, machine, recovery)
+        let (wal, machine, recovery) = recover(&config, load, init, None)?;
+        Self::spawn(config, store, wal, machine, recovery, u64::MAX)
+    }
+
+    /// [`Pipeline::start`] with a [`Follower`]: catches the follower up from the log, then
+    /// returns, besides the pipeline and a handle, the follower's live event channel,
+    /// subscribed before the first new command runs so that no event falls in between.
+    #[allow(clippy::type_complexity)]
+    pub fn start_following(
+        config: Config,
+        init: impl FnOnce() -> M,
+        mut follower: Follower<M::Event>,
+    ) -> Result<(Pipeline<M>, Handle<M>, Receiver<Arc<EventBatch<M::Event>>>), PipelineError> {
+        assert!(config.queue_commands_max > 0 && config.batch_commands_max > 0);
+        assert!(config.term >= 1, "terms start at 1");
+        assert!(config.snapshots_kept >= 2, "a follower needs a snapshot behind the newest");
+        let store =
+            SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
+        let load = store.load_latest_at_or_before(follower.applied_index)?;
+        let followed = follower.applied_index;
+        let recovered = recover(&config, load, init, Some((followed, &mut follower.sink)));
+        let (wal, machine, recovery) = match recovered {
+            // No snapshot at or before the follower, and the log no longer reaches back to it.
+            Err(PipelineError::SnapshotMissing { log_first_index, .. }) => {
+                return Err(PipelineError::FollowerBehindLog {
+                    follower_index: followed,
+                    log_first_index,
+                });
+            }
+            other => other?,
+        };
+        if wal.last_index() < followed {
+            let log_last_index = wal.last_index();
+            return Err(PipelineError::FollowerAheadOfLog {
+                follower_index: followed,
+                log_last_index,
+            });
+        }
+        let (pipeline, handle) = Self::spawn(config, store, wal, machine, recovery, followed)?;
+        let (sender, receiver) = bounded(follower.capacity.max(1));
+        pipeline.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).push(sender);
+        Ok((pipeline, handle, receiver))
     }
 
     fn spawn(
@@ -388,7 +486,9 @@ impl<M: StateMachine> Pipeline<M> {
         wal: Wal,
         machine: M,
         recovery: PipelineRecovery,
+        followed: u64,
     ) -> Result<(Pipeline<M>, Handle<M>), PipelineError> {
+        let newest_snapshot = store.indexes()?.last().copied().unwrap_or(0);
         let last_term = wal.last_meta().map_or(config.term, |meta| meta.term);
         let (commands, commands_rx) = bounded(config.queue_commands_max);
         let (queries, queries_rx) = bounded(QUEUE_QUERIES_MAX);
@@ -405,6 +505,7 @@ impl<M: StateMachine> Pipeline<M> {
             shutdown: Shutdown::default(),
             counters: Counters::default(),
             recovery,
+            followed: AtomicU64::new(followed),
         });
         let journal = journal::Journal::<M> {
             wal,
@@ -427,6 +528,7 @@ impl<M: StateMachine> Pipeline<M> {
             snapshots,
             events: Vec::new(),
             since_snapshot: 0,
+            newest_snapshot,
             last_term,
             snapshot_every_commands: config.snapshot_every_commands,
             shared: Arc::clone(&shared),
@@ -498,10 +600,12 @@ fn spawn_named<T: Send + 'static>(
 /// Restores the newest valid snapshot (or `init()`), then opens the log and replays it
 /// after the snapshot in the same pass (each segment is read once), and checks that the
 /// log continues the snapshot.
+#[allow(clippy::type_complexity)]
 fn recover<M: StateMachine>(
     config: &Config,
     load: SnapshotLoad,
     init: impl FnOnce() -> M,
+    follower: Option<(u64, &mut Box<dyn FnMut(EventBatch<M::Event>) -> Result<(), String> + Send>)>,
 ) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
@@ -513,15 +617,40 @@ fn recover<M: StateMachine>(
     let options =
         WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
     let mut events = Vec::new();
-    machine.set_replaying(true);
+    let (followed, mut sink) = match follower {
+        Some((followed, sink)) => (followed, Some(sink)),
+        None => (u64::MAX, None),
+    };
+    let mut catch_up = EventBatch {
+        first_index: followed.saturating_add(1),
+        last_index: followed,
+        events: Vec::new(),
+    };
+    machine.set_replaying(snapshot_index < followed);
     let opened = Wal::open_and_replay(
         Arc::clone(&config.storage),
         config.data_dir.join("wal"),
         options,
         snapshot_index,
-        |meta, payload| apply_record(&mut machine, &mut events, meta, payload),
+        |meta, payload| {
+            if meta.index <= followed {
+                return apply_record(&mut machine, &mut events, meta, payload, false);
+            }
+            if meta.index == followed.saturating_add(1) {
+                machine.set_replaying(false);
+            }
+            apply_record(&mut machine, &mut catch_up.events, meta, payload, true)?;
+            catch_up.last_index = meta.index;
+            if catch_up.last_index + 1 - catch_up.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS {
+                hand_over(&mut catch_up, &mut sink)?;
+            }
+            Ok(())
+        },
     );
     machine.set_replaying(false);
+    if opened.is_ok() {
+        hand_over(&mut catch_up, &mut sink)?;
+    }
     let (mut wal, records_replayed) = match opened {
         Ok(opened) => opened,
         Err(PipelineError::Wal(error)) => {
@@ -574,21 +703,40 @@ fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, Pipe
     Ok(machine)
 }
 
-/// Applies one log record at start-up; events are discarded (they were published before
-/// the restart, and subscribers resync after one).
+/// Gives the follower the catch-up events gathered so far, if any.
+#[allow(clippy::type_complexity)]
+fn hand_over<E>(
+    batch: &mut EventBatch<E>,
+    sink: &mut Option<&mut Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>>,
+) -> Result<(), PipelineError> {
+    let Some(sink) = sink else { return Ok(()) };
+    if batch.last_index < batch.first_index {
+        return Ok(());
+    }
+    let next = batch.last_index + 1;
+    let empty = EventBatch { first_index: next, last_index: next - 1, events: Vec::new() };
+    sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
+}
+
+/// Applies one log record at start-up; events are discarded unless a follower needs them
+/// (they were published before the restart, and subscribers resync after one).
 fn apply_record<M: StateMachine>(
     machine: &mut M,
     events: &mut Vec<M::Event>,
     meta: Meta,
     payload: &[u8],
+    keep_events: bool,
 ) -> Result<(), PipelineError> {
     let command = M::decode_command(payload).map_err(|error| PipelineError::Decode {
         what: "command",
         index: meta.index,
         source: Arc::new(error),
     })?;
+    let before = events.len();
     let _reply = machine.apply(meta, command, events);
-    events.clear();
+    if !keep_events {
+        events.truncate(before);
+    }
     assert_eq!(machine.applied_index(), meta.index, "the machine must record each applied index");
     Ok(())
 }
@@ -726,6 +874,12 @@ impl<M: StateMachine> Handle<M> {
         }
         subscribers.push(sender);
         Ok(receiver)
+    }
+
+    /// Tells the pipeline that the follower has made its projection durable up to `index`
+    /// (see [`Follower`]). Never moves backwards.
+    pub fn set_followed(&self, index: u64) {
+        self.shared.followed.fetch_max(index, Ordering::AcqRel);
     }
 
     /// Takes a snapshot now and returns its index once it is saved durably and the log

@@ -129,8 +129,14 @@ impl SnapshotStore {
 
     /// The newest snapshot whose checksum holds; newer damaged ones are skipped and listed.
     pub fn load_latest(&self) -> Result<SnapshotLoad, SnapshotError> {
+        self.load_latest_at_or_before(u64::MAX)
+    }
+
+    /// The newest snapshot at or before `ceiling` whose checksum holds; newer damaged ones
+    /// (at or before the ceiling) are skipped and listed.
+    pub fn load_latest_at_or_before(&self, ceiling: u64) -> Result<SnapshotLoad, SnapshotError> {
         let mut load = SnapshotLoad::default();
-        for entry in self.tree.iter().rev() {
+        for entry in self.tree.range(..=ceiling.to_be_bytes()).rev() {
             let (key, value) = entry?;
             let index = key_index(&key);
             match decode(index, &value) {

@@ -412,3 +412,85 @@ fn an_empty_log_behind_a_snapshot_continues_after_it() {
     assert_eq!(handle.recovery().records_replayed, 1);
     pipeline.shutdown().unwrap();
 }
+
+/// A follower that recorded events only up to some index gets exactly the later ones at
+/// restart: none lost (the read model would miss history), none twice (bills doubled).
+#[test]
+fn a_follower_gets_every_event_exactly_once_across_a_restart() {
+    use std::sync::Mutex;
+    use wal::Follower;
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.snapshot_every_commands = 50;
+    let replayed = Arc::new(Mutex::new(Vec::<u64>::new()));
+    let follower = |applied_index: u64| {
+        let replayed = Arc::clone(&replayed);
+        Follower {
+            applied_index,
+            sink: Box::new(move |batch: wal::EventBatch<u64>| {
+                replayed.lock().unwrap().extend(batch.events);
+                Ok(())
+            }),
+            capacity: 1_024,
+        }
+    };
+    let (pipeline, handle, live) =
+        Pipeline::start_following(config.clone(), Kv::default, follower(0)).unwrap();
+    submit_many(&handle, "k", 300);
+    let mut seen = Vec::new();
+    while seen.last() != Some(&300) {
+        let batch = live.recv().unwrap();
+        seen.extend(batch.events.iter().copied());
+        // The follower made only the first 120 durable before the "crash".
+        handle.set_followed(batch.last_index.min(120));
+    }
+    assert_eq!(seen, (1..=300).collect::<Vec<_>>());
+    let before = state_hash(&handle);
+    drop(live);
+    pipeline.shutdown().unwrap();
+    assert!(replayed.lock().unwrap().is_empty(), "a new follower has nothing to catch up");
+
+    let (pipeline, handle, _live) =
+        Pipeline::start_following(config.clone(), Kv::default, follower(120)).unwrap();
+    assert_eq!(*replayed.lock().unwrap(), (121..=300).collect::<Vec<_>>());
+    assert!(handle.recovery().snapshot_index.is_some_and(|index| index <= 120));
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+}
+
+/// Periodic snapshots wait for the follower, so the log behind it is never truncated.
+#[test]
+fn snapshots_wait_for_a_lagging_follower() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.snapshot_every_commands = 20;
+    let follower = wal::Follower { applied_index: 0, sink: Box::new(|_| Ok(())), capacity: 1_024 };
+    let (pipeline, handle, _live) =
+        Pipeline::start_following(config.clone(), Kv::default, follower).unwrap();
+    submit_many(&handle, "k", 200);
+    // Only one snapshot could be taken: the follower never moved past index 0.
+    assert_eq!(handle.stats().snapshots, 1);
+    handle.set_followed(200);
+    submit_many(&handle, "m", 40);
+    assert!(handle.stats().snapshots >= 2);
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
+fn a_follower_behind_a_truncated_log_is_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.segment_size_max_bytes = 1024;
+    let (pipeline, handle) = start(&config);
+    for round in 0..3 {
+        submit_many(&handle, &format!("r{round}-"), 150);
+        handle.snapshot_now().unwrap();
+    }
+    pipeline.shutdown().unwrap();
+    let follower = wal::Follower { applied_index: 10, sink: Box::new(|_| Ok(())), capacity: 8 };
+    let error = Pipeline::start_following(config, Kv::default, follower).map(|_| ()).unwrap_err();
+    assert!(
+        matches!(error, PipelineError::FollowerBehindLog { follower_index: 10, .. }),
+        "{error}"
+    );
+}

@@ -1,5 +1,6 @@
 //! The engine thread: apply durable batches, reply, publish events, take snapshots, answer queries.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crossbeam_channel::{select, Receiver, Sender, TrySendError};
@@ -27,6 +28,8 @@ pub(super) struct Engine<M: StateMachine> {
     pub(super) events: Vec<M::Event>,
     /// Commands applied since the last snapshot was handed over.
     pub(super) since_snapshot: u64,
+    /// Index of the newest snapshot handed over (or found at start).
+    pub(super) newest_snapshot: u64,
     /// Term of the last applied command, stored in snapshot headers.
     pub(super) last_term: u64,
     /// Snapshot period in commands; 0 = only on demand.
@@ -111,10 +114,18 @@ impl<M: StateMachine> Engine<M> {
         if self.snapshots.is_full() {
             return;
         }
+        // A follower must keep a snapshot at or before its position: wait until it has
+        // passed the newest one, so that the one before stays behind it.
+        if self.newest_snapshot > self.shared.followed.load(Ordering::Acquire) {
+            return;
+        }
         let job =
             Job { index: last.index, term: last.term, bytes: self.machine.snapshot(), done: None };
         match self.snapshots.try_send(job) {
-            Ok(()) => self.since_snapshot = 0,
+            Ok(()) => {
+                self.since_snapshot = 0;
+                self.newest_snapshot = last.index;
+            }
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
         }
     }
@@ -130,5 +141,6 @@ impl<M: StateMachine> Engine<M> {
             return;
         }
         self.since_snapshot = 0;
+        self.newest_snapshot = index;
     }
 }
