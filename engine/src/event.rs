@@ -147,7 +147,12 @@ pub enum Event {
         quantity: Decimal,
     },
     /// An order was accepted.
-    ContractOpened(Box<Contract>),
+    ContractOpened {
+        /// The contract as accepted (no entry yet).
+        contract: Box<Contract>,
+        /// Its product's code, so readers need no catalogue lookup.
+        symbol: Symbol,
+    },
     /// A contract received its entry tick.
     ContractEntered {
         /// Order number.

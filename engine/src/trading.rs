@@ -103,7 +103,10 @@ impl Engine {
             expiry_ms: 0,
         };
         if !self.quiet {
-            events.push(Event::ContractOpened(Box::new(contract.clone())));
+            events.push(Event::ContractOpened {
+                contract: Box::new(contract.clone()),
+                symbol: o.symbol,
+            });
         }
         let at = self.contracts.insert(contract);
         self.books[usize::from(product_at)].waiting.push_back(at);

@@ -298,9 +298,9 @@ impl Run {
                 Event::Tick { symbol, tick, .. } => {
                     self.model.ticks.entry(*symbol).or_default().push(*tick)
                 }
-                Event::ContractOpened(c) => {
-                    let symbol = self.h.engine.products()[usize::from(c.product)].symbol;
-                    self.model.opened.insert(c.id, symbol);
+                Event::ContractOpened { contract: c, symbol } => {
+                    assert_eq!(self.h.engine.products()[usize::from(c.product)].symbol, *symbol);
+                    self.model.opened.insert(c.id, *symbol);
                 }
                 Event::ContractSettled(s) => {
                     let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();

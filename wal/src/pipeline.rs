@@ -241,6 +241,10 @@ pub struct EventBatch<E> {
     /// Index of the batch's last command: the next batch starts at `last_index + 1`,
     /// so a subscriber can tell it missed nothing.
     pub last_index: u64,
+    /// Sequencer time of the batch's last command (ms since the epoch). Commands of one
+    /// live batch were stamped within the batch's few milliseconds; catch-up batches at
+    /// start-up hold only commands of exactly this time.
+    pub time_ms: u64,
     /// Events of every command of the batch, in order.
     pub events: Vec<E>,
 }
@@ -259,7 +263,7 @@ pub struct Follower<E> {
     /// Last index whose events the follower has made durable (0 for a new follower).
     pub applied_index: u64,
     /// Receives the events of records after `applied_index` replayed at start, in order,
-    /// in batches of at most [`FOLLOWER_REPLAY_BATCH_RECORDS`] records.
+    /// in batches of at most [`FOLLOWER_REPLAY_BATCH_RECORDS`] records of one time.
     pub sink: Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>,
     /// Capacity of the follower's live event channel, in batches.
     pub capacity: usize,
@@ -564,6 +568,8 @@ impl<M: StateMachine> Pipeline<M> {
         let journal = threads.journal.join().unwrap_or(Err(PipelineError::EngineStopped));
         let engine = threads.engine.join().map_err(|_| PipelineError::EngineStopped);
         let _ = threads.snapshotter.join();
+        // Subscribers see the end of the stream even while handles live on.
+        self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).clear();
         journal.and(engine)
     }
 
@@ -624,6 +630,7 @@ fn recover<M: StateMachine>(
     let mut catch_up = EventBatch {
         first_index: followed.saturating_add(1),
         last_index: followed,
+        time_ms: 0,
         events: Vec::new(),
     };
     machine.set_replaying(snapshot_index < followed);
@@ -638,6 +645,11 @@ fn recover<M: StateMachine>(
             }
             if meta.index == followed.saturating_add(1) {
                 machine.set_replaying(false);
+            }
+            // A batch carries one time: records stamped at other times go in the next one.
+            if meta.time_ms != catch_up.time_ms {
+                hand_over(&mut catch_up, &mut sink)?;
+                catch_up.time_ms = meta.time_ms;
             }
             apply_record(&mut machine, &mut catch_up.events, meta, payload, true)?;
             catch_up.last_index = meta.index;
@@ -714,7 +726,8 @@ fn hand_over<E>(
         return Ok(());
     }
     let next = batch.last_index + 1;
-    let empty = EventBatch { first_index: next, last_index: next - 1, events: Vec::new() };
+    let time_ms = batch.time_ms;
+    let empty = EventBatch { first_index: next, last_index: next - 1, time_ms, events: Vec::new() };
     sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
 }
 
@@ -874,6 +887,11 @@ impl<M: StateMachine> Handle<M> {
         }
         subscribers.push(sender);
         Ok(receiver)
+    }
+
+    /// Whether the pipeline refuses new commands (shut down or failed).
+    pub fn is_closed(&self) -> bool {
+        self.shared.shutdown.is_closed()
     }
 
     /// Tells the pipeline that the follower has made its projection durable up to `index`

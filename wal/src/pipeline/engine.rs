@@ -83,7 +83,7 @@ impl<M: StateMachine> Engine<M> {
             "the machine must record each applied index"
         );
         self.last_term = last.term;
-        self.publish(first.index, last.index);
+        self.publish(first.index, last);
         batch.metas.clear();
         let _ = self.recycle.try_send(batch);
         self.since_snapshot += count;
@@ -93,14 +93,15 @@ impl<M: StateMachine> Engine<M> {
     }
 
     /// Publishes the batch's events to every subscriber, dropping the ones that are full.
-    fn publish(&mut self, first_index: u64, last_index: u64) {
+    fn publish(&mut self, first_index: u64, last: Meta) {
         let mut subscribers = self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner());
         if subscribers.is_empty() {
             self.events.clear();
             return;
         }
         let events = std::mem::take(&mut self.events);
-        let batch = Arc::new(EventBatch { first_index, last_index, events });
+        let (last_index, time_ms) = (last.index, last.time_ms);
+        let batch = Arc::new(EventBatch { first_index, last_index, time_ms, events });
         let before = subscribers.len();
         subscribers.retain(|subscriber| subscriber.try_send(Arc::clone(&batch)).is_ok());
         let dropped = (before - subscribers.len()) as u64;
