@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every check and test of the repository. Needs the Rust toolchain only.
+# Runs every check and test of the repository. Needs the Rust toolchain, and Node.js with npm
+# for the wallet-signature tests (ethers and tronweb sign as real wallets do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,9 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "SKIPPED: clippy is not installed"
 fi
+
+echo "== wallet signer (npm ci in tests/wallet)"
+(cd tests/wallet && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "== tests"
 log=$(mktemp)

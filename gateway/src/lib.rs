@@ -1,17 +1,26 @@
 //! The gateway: the server process around the engine.
 //!
-//! - [`server`]: the whole server: async runtime, durable core, market data; started in order
-//!   and stopped in reverse.
-//! - [`node`]: assembles the durable core (recovery, pipeline, first admin, settlement timer)
-//!   and shuts it down cleanly.
-//! - [`feeds`]: `--feed` specifications: which price source feeds which product.
-//! - [`password`]: argon2id hashing with the OWASP parameters of decisions §6.
-//!
-//! The HTTP API (axum) and websockets (fastwebsockets) arrive with their issues; they will talk
-//! to the engine through [`node::Node::handle`] and to market data through
-//! [`market_feed::market::MarketData`].
+//! - [`server`]: the whole server: async runtime, durable core, market data, the HTTP API;
+//!   started in order and stopped in reverse.
+//! - [`config`]: options from flags, environment and a TOML file.
+//! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
+//! - [`readmodel`]: history projected from engine events into sled.
+//! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document.
+//! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
+//! - [`limits`]: brute-force rate limits; [`mail`]: e-mail codes and delivery;
+//!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
+//! - [`feeds`]: `--feed` specifications.
+#![allow(clippy::float_arithmetic)] // only in latency histograms (seconds as f64)
 
+pub mod api;
+pub mod config;
 pub mod feeds;
+pub mod hasher;
+pub mod limits;
+pub mod mail;
+pub mod metrics;
 pub mod node;
 pub mod password;
+pub mod readmodel;
 pub mod server;
+pub mod walletsig;

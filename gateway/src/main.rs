@@ -1,80 +1,35 @@
-//! `trading-server`: runs the platform on its data directory.
-//!
-//! Options (flag, then environment variable, then default):
-//! - `--data-dir DIR` / `TRADING_DATA_DIR` / `./data`
-//! - `--admin-username NAME` / `TRADING_ADMIN_USERNAME` / `admin`
-//! - `--admin-password PASS` / `TRADING_ADMIN_PASSWORD` / generated and printed once
-//! - `--feed SPEC` (repeatable) / `TRADING_FEEDS` (`;`-separated) / every product simulated
+//! `trading-server`: runs the platform on its data directory. `--help` lists the options
+//! (flag, then environment variable, then `--config` TOML file, then embedded default).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use clap::Parser;
+use gateway::config::{Args, Config};
 use gateway::feeds;
 use gateway::node::NodeConfig;
-use gateway::server::{Server, ServerConfig};
+use gateway::server::{HttpConfig, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
-
-const HELP: &str = "trading-server: the trading platform's server
-
-USAGE: trading-server [OPTIONS]
-
-OPTIONS (flag, environment variable, default):
-  --data-dir DIR          TRADING_DATA_DIR               ./data
-  --admin-username NAME   TRADING_ADMIN_USERNAME         admin
-  --admin-password PASS   TRADING_ADMIN_PASSWORD         generated at first start, printed once
-  --feed SPEC             TRADING_FEEDS (;-separated)    simulated (seed 42) for every product
-  -h, --help              print this help
-
-FEED SPECS (repeat --feed; products not named keep the default source):
-  simulated[:SEED]              the seeded simulator, for every product not named elsewhere
-  replay:PATH[@SPEED]=SYM,...   a recorded tick or OHLCV CSV file (SPEED 1 = real time, 0 = fast)
-  exchange:URL=SYM,...          Binance-compatible trade streams, e.g.
-                                exchange:wss://stream.binance.com:9443/stream=BTCUSDT,ETHUSDT
-
-Logs go to standard error; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.";
 
 /// How often the server logs its status.
 const STATUS_PERIOD: Duration = Duration::from_secs(30);
 
-fn option(args: &[String], flag: &str, env: &str) -> Result<Option<String>, String> {
-    if let Some(at) = args.iter().position(|a| a == flag) {
-        return args.get(at + 1).cloned().map(Some).ok_or_else(|| format!("{flag} needs a value"));
-    }
-    Ok(std::env::var(env).ok().filter(|v| !v.is_empty()))
-}
-
-fn config(args: &[String]) -> Result<ServerConfig, String> {
-    let known = ["--data-dir", "--admin-username", "--admin-password", "--feed"];
-    let mut i = 0;
-    while i < args.len() {
-        if !known.contains(&args[i].as_str()) {
-            return Err(format!("unknown option {}", args[i]));
-        }
-        if i + 1 >= args.len() {
-            return Err(format!("{} needs a value", args[i]));
-        }
-        i += 2;
-    }
-    let mut feed_specs: Vec<String> =
-        args.chunks(2).filter(|w| w[0] == "--feed").map(|w| w[1].clone()).collect();
-    if feed_specs.is_empty() {
-        if let Ok(env) = std::env::var("TRADING_FEEDS") {
-            feed_specs =
-                env.split(';').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
-        }
-    }
-    let data_dir = option(args, "--data-dir", "TRADING_DATA_DIR")?.unwrap_or_else(|| "data".into());
-    let admin_username = option(args, "--admin-username", "TRADING_ADMIN_USERNAME")?
-        .unwrap_or_else(|| "admin".into());
+fn server_config(config: Config) -> Result<ServerConfig, String> {
     Ok(ServerConfig {
         node: NodeConfig {
-            data_dir: PathBuf::from(data_dir),
-            admin_username,
-            admin_password: option(args, "--admin-password", "TRADING_ADMIN_PASSWORD")?,
+            data_dir: config.data_dir,
+            admin_username: config.admin_username,
+            admin_password: config.admin_password,
         },
-        feeds: feeds::parse(&feed_specs)?,
+        feeds: feeds::parse(&config.feeds)?,
+        http: Some(HttpConfig {
+            listen: config.listen,
+            public_origin: config.public_origin,
+            hash_threads: config.hash_threads,
+            smtp: config.smtp,
+            rate_limits: config.rate_limits,
+        }),
     })
 }
 
@@ -106,15 +61,10 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{HELP}");
-        return ExitCode::SUCCESS;
-    }
-    let config = match config(&args) {
+    let config = match Config::resolve(Args::parse()).and_then(server_config) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -15,6 +15,7 @@ use engine::{Engine, Reply};
 use wal::{Handle, Pipeline, PipelineError};
 
 use crate::password;
+use crate::readmodel::{spawn_projector, ReadModel, ReadModelError, FOLLOWER_CAPACITY_BATCHES};
 
 /// How often the settlement timer fires: settles contracts whose market went quiet
 /// (expiry + 2 s grace) and voids contracts that got no entry tick.
@@ -40,6 +41,12 @@ pub enum NodeError {
     /// Recovery or the pipeline failed.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
+    /// The read model could not be opened or caught up.
+    #[error(transparent)]
+    ReadModel(#[from] ReadModelError),
+    /// A thread could not be started.
+    #[error("thread: {0}")]
+    Spawn(#[from] std::io::Error),
     /// The engine refused the first admin (for example an invalid name).
     #[error("the first admin was refused: {0}")]
     Bootstrap(engine::EngineError),
@@ -65,6 +72,10 @@ pub struct Node {
     pipeline: Option<Pipeline<Engine>>,
     /// Cheap to clone: how everything else talks to the engine.
     handle: Handle<Engine>,
+    /// History projected from events.
+    readmodel: ReadModel,
+    /// The projector thread; ends after the pipeline.
+    projector: Option<JoinHandle<()>>,
     /// Tells the timer thread to stop.
     stop: Arc<AtomicBool>,
     /// The settlement timer.
@@ -76,7 +87,18 @@ impl Node {
     pub fn start(config: NodeConfig) -> Result<(Node, Startup), NodeError> {
         let mut wal_config = wal::Config::new(&config.data_dir);
         wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
-        let (pipeline, handle) = Pipeline::start(wal_config, Engine::new)?;
+        let readmodel = ReadModel::open(&config.data_dir.join("readmodel"))?;
+        let sink_model = readmodel.clone();
+        let follower = wal::Follower {
+            applied_index: readmodel.applied_index(),
+            sink: Box::new(move |batch| sink_model.apply(&batch).map_err(|e| e.to_string())),
+            capacity: FOLLOWER_CAPACITY_BATCHES,
+        };
+        let (pipeline, handle, live) =
+            Pipeline::start_following(wal_config, Engine::new, follower)?;
+        readmodel.flush()?;
+        handle.set_followed(readmodel.applied_index());
+        let projector = Some(spawn_projector(readmodel.clone(), handle.clone(), live)?);
         let recovery = pipeline.recovery().clone();
         let generated_admin_password = bootstrap_admin(&handle, &config)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -87,7 +109,13 @@ impl Node {
             cut_tail_bytes: recovery.wal.cut_tail_bytes,
             generated_admin_password,
         };
-        Ok((Node { pipeline: Some(pipeline), handle, stop, timer }, startup))
+        let node = Node { pipeline: Some(pipeline), handle, readmodel, projector, stop, timer };
+        Ok((node, startup))
+    }
+
+    /// History: bills, contract records, orders, sign-ins, notices, audit log.
+    pub fn readmodel(&self) -> &ReadModel {
+        &self.readmodel
     }
 
     /// Submit commands and run queries through this.
@@ -105,10 +133,14 @@ impl Node {
         if let Some(timer) = self.timer.take() {
             let _ = timer.join();
         }
-        match self.pipeline.take() {
+        let result = match self.pipeline.take() {
             Some(pipeline) => pipeline.shutdown(),
             None => Ok(()),
+        };
+        if let Some(projector) = self.projector.take() {
+            let _ = projector.join();
         }
+        result
     }
 }
 

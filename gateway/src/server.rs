@@ -1,14 +1,41 @@
 //! The whole server: the async runtime, the durable core and market data, started in order and
 //! stopped in reverse.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use market_feed::catalogue::catalogue;
 use market_feed::feed::sync_catalogue;
 use market_feed::market::{MarketConfig, MarketData, MarketService};
 
+use crate::api::{self, AppState, Shared};
 use crate::feeds::Feeds;
+use crate::hasher::Hasher;
+use crate::limits::Limits;
+use crate::mail::{Mailer, SmtpConfig};
 use crate::node::{Node, NodeConfig, NodeError, Startup};
+
+/// In-flight requests get this long to finish at shutdown.
+const HTTP_DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often idle rate-limit keys are forgotten.
+const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
+
+/// The HTTP API's options.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Listen address (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// Origin for invitation links.
+    pub public_origin: String,
+    /// argon2id threads.
+    pub hash_threads: usize,
+    /// SMTP, else the outbox.
+    pub smtp: Option<SmtpConfig>,
+    /// Brute-force limits on.
+    pub rate_limits: bool,
+}
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
 const RUNTIME_WORKERS: usize = 2;
@@ -22,6 +49,8 @@ pub struct ServerConfig {
     pub node: NodeConfig,
     /// Which source feeds which product.
     pub feeds: Feeds,
+    /// The HTTP API; none runs the core and market data only.
+    pub http: Option<HttpConfig>,
 }
 
 /// Why the server could not start.
@@ -37,14 +66,21 @@ pub enum ServerError {
     /// Market data failed to start.
     #[error("market data: {0}")]
     Market(#[from] market_feed::market::MarketError),
-    /// The async runtime could not be built.
-    #[error("runtime: {0}")]
+    /// The async runtime, a thread, the listener or a directory could not be set up.
+    #[error("io: {0}")]
     Runtime(#[from] std::io::Error),
+    /// The mailer could not be configured.
+    #[error("mail: {0}")]
+    Mail(#[from] crate::mail::MailError),
 }
 
 /// A running server.
 #[derive(Debug)]
 pub struct Server {
+    /// The HTTP server: its address, stop signal and task; stopped first.
+    http: Option<(SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>)>,
+    /// What handlers share (for tests and tools).
+    state: Option<AppState>,
     /// Market data; stopped before the core.
     market: Option<MarketService>,
     /// The durable core.
@@ -76,7 +112,90 @@ impl Server {
         };
         let market = MarketService::start(node.handle().clone(), instruments, market_config)?;
         market.start_sources(runtime.handle());
-        Ok((Server { market: Some(market), node: Some(node), runtime: Some(runtime) }, startup))
+        let mut server = Server {
+            http: None,
+            state: None,
+            market: Some(market),
+            node: Some(node),
+            runtime: Some(runtime),
+        };
+        if let Some(http) = config.http {
+            server.start_http(&data_dir, http)?;
+        }
+        Ok((server, startup))
+    }
+
+    fn start_http(
+        &mut self,
+        data_dir: &std::path::Path,
+        config: HttpConfig,
+    ) -> Result<(), ServerError> {
+        let node = self.node.as_ref().expect("running");
+        let uploads_dir = data_dir.join("uploads");
+        std::fs::create_dir_all(&uploads_dir)?;
+        let shared = Shared {
+            handle: node.handle().clone(),
+            market: self.market(),
+            readmodel: node.readmodel().clone(),
+            tokens: api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
+            hasher: Hasher::start(config.hash_threads)?,
+            limits: if config.rate_limits { Limits::standard() } else { Limits::unlimited() },
+            codes: Default::default(),
+            mailer: Mailer::new(config.smtp.as_ref(), data_dir.join("outbox"))?,
+            nonces: Default::default(),
+            i18n: api::i18n::Catalogues::load(),
+            uploads_dir,
+            metrics: Default::default(),
+            public_origin: config.public_origin,
+        };
+        let state = AppState(Arc::new(shared));
+        let app = api::app(state.clone());
+        let runtime = self.runtime.as_ref().expect("running");
+        let listener = std::net::TcpListener::bind(config.listen)?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let limits = state.limits.clone();
+        let task = runtime.spawn(async move {
+            let listener = match tokio::net::TcpListener::from_std(listener) {
+                Ok(listener) => listener,
+                Err(error) => return tracing::error!(%error, "cannot listen"),
+            };
+            let purge = tokio::spawn(async move {
+                let mut every = tokio::time::interval(LIMITS_PURGE_PERIOD);
+                loop {
+                    every.tick().await;
+                    limits.purge();
+                }
+            });
+            let service = app.into_make_service_with_connect_info::<SocketAddr>();
+            let served = axum::serve(listener, service).with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            });
+            if let Err(error) = served.await {
+                tracing::error!(%error, "HTTP server failed");
+            }
+            purge.abort();
+        });
+        tracing::info!(%address, "HTTP API listening");
+        self.http = Some((address, stop, task));
+        self.state = Some(state);
+        Ok(())
+    }
+
+    /// Where the HTTP API listens, if it runs.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(|(address, _, _)| *address)
+    }
+
+    /// What the handlers share, if the HTTP API runs.
+    pub fn state(&self) -> Option<&AppState> {
+        self.state.as_ref()
+    }
+
+    /// The async runtime.
+    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("running")
     }
 
     /// The durable core.
@@ -95,6 +214,13 @@ impl Server {
     }
 
     fn stop_all(&mut self) -> Result<(), wal::PipelineError> {
+        if let (Some((_, stop, task)), Some(runtime)) = (self.http.take(), self.runtime.as_ref()) {
+            // Stop accepting, let in-flight requests finish (bounded), then stop the rest.
+            let _ = stop.send(());
+            let _ =
+                runtime.block_on(async { tokio::time::timeout(HTTP_DRAIN_TIMEOUT, task).await });
+        }
+        self.state = None;
         if let Some(market) = self.market.take() {
             market.shutdown();
         }

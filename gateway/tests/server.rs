@@ -14,6 +14,7 @@ fn config(dir: &std::path::Path) -> ServerConfig {
             admin_password: Some("a-long-password".into()),
         },
         feeds: feeds::parse(&[]).unwrap(),
+        http: None,
     }
 }
 

@@ -1,0 +1,1012 @@
+//! The back-office (decisions §9): sign-in, dashboard, users, teams, game rules (the
+//! published trading rules, never outcomes), trades, recharge and withdraw orders, products,
+//! system config, notices, the audit log and pending counts. Every action is journaled with
+//! the admin's id and audited by the engine, which also checks the admin's role.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use engine::command::SessionInfo;
+use engine::types::{Category, MarketHours, Role, Rule, Settings, Symbol};
+use engine::{AdminAction, Command, Reply};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::{Admin, Body, Client, Params, ADMIN_SESSION_TTL_MS};
+use super::dto::{self, PageQuery};
+use super::trade::{contract_filter, rule_views, RuleView};
+use super::users::{user_view, UserView};
+use super::wallet::{status_filter, team_of, Generation};
+use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
+use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, Totals};
+
+/// Users listed by one search.
+const USERS_LISTED_MAX: usize = 100;
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(create_admin))
+        .routes(routes!(dashboard))
+        .routes(routes!(users))
+        .routes(routes!(user))
+        .routes(routes!(freeze))
+        .routes(routes!(adjust))
+        .routes(routes!(team))
+        .routes(routes!(rules, set_rule))
+        .routes(routes!(remove_rule))
+        .routes(routes!(trades))
+        .routes(routes!(recharge_orders))
+        .routes(routes!(recharge_pending))
+        .routes(routes!(recharge_approve))
+        .routes(routes!(recharge_reject))
+        .routes(routes!(withdraw_orders))
+        .routes(routes!(withdraw_pending))
+        .routes(routes!(withdraw_approve))
+        .routes(routes!(withdraw_reject))
+        .routes(routes!(products))
+        .routes(routes!(update_product))
+        .routes(routes!(basic_info))
+        .routes(routes!(config, update_config))
+        .routes(routes!(broadcast))
+        .routes(routes!(audit))
+        .routes(routes!(fund_house))
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Super => "super",
+        Role::Operator => "operator",
+        Role::Viewer => "viewer",
+    }
+}
+
+fn permissions(role: Role) -> Vec<String> {
+    let read =
+        ["dashboard", "users", "teams", "rules", "trades", "orders", "products", "config", "audit"];
+    let mut list: Vec<String> = read.iter().map(|p| format!("{p}:read")).collect();
+    if role != Role::Viewer {
+        let act = ["users", "rules", "orders", "products", "notices", "config"];
+        list.extend(act.iter().map(|p| format!("{p}:write")));
+    }
+    if role == Role::Super {
+        list.push("admins:write".into());
+        list.push("house:write".into());
+    }
+    list
+}
+
+/// The admin as the back-office shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AdminView {
+    /// Id.
+    pub id: u32,
+    /// Name.
+    pub username: String,
+    /// super, operator or viewer.
+    pub role: String,
+    /// What the role may do.
+    pub permissions: Vec<String>,
+}
+
+/// Admin sign-in answer (spec: token, admin {username, role, permissions}).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AdminLogin {
+    /// Bearer token for admin calls.
+    pub token: String,
+    /// The admin.
+    pub admin: AdminView,
+}
+
+/// `{username, password}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct AdminLoginBody {
+    /// 3-20 characters.
+    pub username: String,
+    /// At least 6 characters.
+    pub password: String,
+}
+
+/// Administrator sign-in.
+#[utoipa::path(post, path = "/api/admin/login", tag = "admin", request_body = AdminLoginBody,
+    responses((status = 200, body = Envelope<AdminLogin>), (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
+async fn login(
+    State(state): State<AppState>,
+    client: Client,
+    Body(body): Body<AdminLoginBody>,
+) -> Answer<AdminLogin> {
+    let username = dto::username(&body.username)?;
+    let password = dto::password("password", &body.password)?;
+    if !state.limits.login_address.allow(&client.ip)
+        || !state.limits.login_account.allow(&format!("admin:{}", username.to_lowercase()))
+    {
+        return Err(ApiError::rate_limited());
+    }
+    let name = username.clone();
+    let found = state
+        .query(move |e| {
+            e.admin_by_username(&name)
+                .filter(|a| !a.disabled)
+                .map(|a| (a.id, a.password_hash.clone(), a.role, a.username.clone()))
+        })
+        .await?;
+    let hash = found.as_ref().map(|f| f.1.clone());
+    let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
+    let Some((id, _, role, username)) = found.filter(|_| matches) else {
+        return Err(ApiError::bad("ADMIN_LOGIN_FAILED"));
+    };
+    let session =
+        SessionInfo { ttl_ms: ADMIN_SESSION_TTL_MS, device: client.device, ip: client.ip };
+    let reply = state.submit(Command::CreateAdminSession { admin: id, session }).await?;
+    let Reply::SessionCreated { session, expires_ms } = reply else {
+        return Err(ApiError::internal("unexpected reply"));
+    };
+    let token = state.tokens.issue(id, session, "admin", state.now(), expires_ms);
+    ok(AdminLogin {
+        token,
+        admin: AdminView {
+            id,
+            username,
+            role: role_name(role).into(),
+            permissions: permissions(role),
+        },
+    })
+}
+
+/// End the admin session.
+#[utoipa::path(post, path = "/api/admin/logout", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope)))]
+async fn logout(State(state): State<AppState>, admin: Admin) -> Answer<Empty> {
+    state.submit(Command::EndAdminSession { admin: admin.id, session: admin.session }).await?;
+    ok(Empty {})
+}
+
+/// The signed-in admin.
+#[utoipa::path(get, path = "/api/admin/me", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<AdminView>), (status = 401, body = ErrorEnvelope)))]
+async fn me(State(state): State<AppState>, admin: Admin) -> Answer<AdminView> {
+    let id = admin.id;
+    let name = state
+        .query(move |e| e.admin(id).map(|a| a.username.clone()))
+        .await?
+        .ok_or_else(ApiError::unauthorized)?;
+    ok(AdminView {
+        id,
+        username: name,
+        role: role_name(admin.role).into(),
+        permissions: permissions(admin.role),
+    })
+}
+
+/// `POST /api/admin/admins`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct CreateAdminBody {
+    /// 3-20 characters.
+    pub username: String,
+    /// At least 6 characters.
+    pub password: String,
+    /// super, operator or viewer.
+    pub role: String,
+}
+
+/// Add an admin (super admins only).
+#[utoipa::path(post, path = "/api/admin/admins", tag = "admin", security(("admin" = [])), request_body = CreateAdminBody,
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+async fn create_admin(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<CreateAdminBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let username = dto::username(&body.username)?;
+    let password = dto::password("password", &body.password)?;
+    let role = match body.role.as_str() {
+        "super" => Role::Super,
+        "operator" => Role::Operator,
+        "viewer" => Role::Viewer,
+        _ => return Err(ApiError::invalid("role", "role")),
+    };
+    let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
+    act(&state, &admin, AdminAction::CreateAdmin { username, password_hash, role }).await?;
+    ok(Empty {})
+}
+
+async fn act(state: &AppState, admin: &Admin, action: AdminAction) -> ApiResult<Reply> {
+    state.submit(Command::Admin { admin: admin.id, action: Box::new(action) }).await
+}
+
+/// Key figures.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dashboard {
+    /// Registered users.
+    pub users: usize,
+    /// Contracts open now.
+    pub open_contracts: usize,
+    /// House capital (real).
+    pub house_balance: String,
+    /// Held against open contracts' worst case.
+    pub house_reserved: String,
+    /// Seed capital.
+    pub seed_capital: String,
+    /// Approved deposits, all time.
+    pub deposits_approved: String,
+    /// Paid withdrawals, all time.
+    pub withdrawals_paid: String,
+    /// Pending recharge orders.
+    pub pending_deposits: usize,
+    /// Pending withdraw orders.
+    pub pending_withdrawals: usize,
+    /// Running totals from history.
+    pub totals: Totals,
+}
+
+/// Dashboard figures.
+#[utoipa::path(get, path = "/api/admin/dashboard", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Dashboard>), (status = 401, body = ErrorEnvelope)))]
+async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashboard> {
+    state.fresh_history().await?;
+    let totals = state.readmodel.totals()?;
+    let figures = state
+        .query(move |e| {
+            let l = e.ledger();
+            Dashboard {
+                users: e.user_count(),
+                open_contracts: e.open_contract_count(),
+                house_balance: l.house.to_string(),
+                house_reserved: l.house_reserved.to_string(),
+                seed_capital: l.seed_capital.to_string(),
+                deposits_approved: l.deposits_approved.to_string(),
+                withdrawals_paid: l.withdrawals_paid.to_string(),
+                pending_deposits: e.pending_deposits().count(),
+                pending_withdrawals: e.pending_withdrawals().count(),
+                totals,
+            }
+        })
+        .await?;
+    ok(figures)
+}
+
+/// A user in the back-office.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminUser {
+    /// Profile.
+    pub user: UserView,
+    /// Real wallet: available.
+    pub available: String,
+    /// Real wallet: frozen.
+    pub frozen_amount: String,
+    /// Real wallet: in position.
+    pub in_position: String,
+    /// Inviter's UID.
+    pub inviter: Option<u32>,
+    /// Open real contracts.
+    pub open_contracts: u32,
+}
+
+fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
+    let account = e.account(id)?;
+    Some(AdminUser {
+        user: user_view(e, id)?,
+        available: account.real.available.to_string(),
+        frozen_amount: account.real.frozen.to_string(),
+        in_position: account.real.in_position.to_string(),
+        inviter: account.inviter,
+        open_contracts: account.open_real,
+    })
+}
+
+/// User search.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct UserQuery {
+    /// UID, username, e-mail or invite code; the newest users when absent.
+    pub q: Option<String>,
+}
+
+/// Search users.
+#[utoipa::path(get, path = "/api/admin/users", tag = "admin", security(("admin" = [])), params(UserQuery),
+    responses((status = 200, body = Envelope<Vec<AdminUser>>), (status = 401, body = ErrorEnvelope)))]
+async fn users(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<UserQuery>,
+) -> Answer<Vec<AdminUser>> {
+    let q = query.q.unwrap_or_default().trim().to_owned();
+    if q.chars().count() > dto::FIELD_CHARS_MAX {
+        return Err(ApiError::invalid("q", "text_too_long"));
+    }
+    let list = state
+        .query(move |e| {
+            if q.is_empty() {
+                let count = e.user_count() as u32;
+                return (1..=count)
+                    .rev()
+                    .take(USERS_LISTED_MAX)
+                    .filter_map(|id| admin_user(e, id))
+                    .collect();
+            }
+            let found = q
+                .parse::<u32>()
+                .ok()
+                .filter(|id| e.user(*id).is_some())
+                .or_else(|| e.user_by_username(&q).map(|u| u.id))
+                .or_else(|| e.user_by_email(&q.to_lowercase()).map(|u| u.id))
+                .or_else(|| e.user_by_invite_code(&q.to_uppercase()).map(|u| u.id));
+            found.and_then(|id| admin_user(e, id)).into_iter().collect::<Vec<_>>()
+        })
+        .await?;
+    ok(list)
+}
+
+/// One user.
+#[utoipa::path(get, path = "/api/admin/users/{id}", tag = "admin", security(("admin" = [])),
+    params(("id" = u32, Path, description = "UID")),
+    responses((status = 200, body = Envelope<AdminUser>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn user(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(id): Path<u32>,
+) -> Answer<AdminUser> {
+    let found = state.query(move |e| admin_user(e, id)).await?;
+    ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
+}
+
+/// `{frozen, reason}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct FreezeBody {
+    /// Freeze (true) or unfreeze.
+    pub frozen: bool,
+    /// Why (required).
+    pub reason: String,
+}
+
+/// Freeze or unfreeze a user.
+#[utoipa::path(post, path = "/api/admin/users/{id}/freeze", tag = "admin", security(("admin" = [])), request_body = FreezeBody,
+    params(("id" = u32, Path, description = "UID")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn freeze(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u32>,
+    Body(body): Body<FreezeBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
+    act(&state, &admin, AdminAction::SetUserFrozen { user: id, frozen: body.frozen, reason })
+        .await?;
+    ok(Empty {})
+}
+
+/// `{amount, reason}`: a signed amount.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct AdjustBody {
+    /// Signed amount, e.g. "25.00" or "-10".
+    pub amount: String,
+    /// Why (required).
+    pub reason: String,
+}
+
+/// Adjust a user's real balance against the house, with a reason.
+#[utoipa::path(post, path = "/api/admin/users/{id}/adjust", tag = "admin", security(("admin" = [])), request_body = AdjustBody,
+    params(("id" = u32, Path, description = "UID")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn adjust(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u32>,
+    Body(body): Body<AdjustBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let negative = body.amount.trim().starts_with('-');
+    let magnitude = dto::amount("amount", body.amount.trim().trim_start_matches('-'))?;
+    let delta = if negative { -magnitude } else { magnitude };
+    let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
+    act(&state, &admin, AdminAction::AdjustBalance { user: id, delta, reason }).await?;
+    ok(Empty {})
+}
+
+/// A user's referral tree, generations 1-3.
+#[utoipa::path(get, path = "/api/admin/teams/{id}", tag = "admin", security(("admin" = [])),
+    params(("id" = u32, Path, description = "UID")),
+    responses((status = 200, body = Envelope<Vec<Generation>>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn team(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(id): Path<u32>,
+) -> Answer<Vec<Generation>> {
+    let found = state.query(move |e| e.user(id).is_some().then(|| team_of(e, id))).await?;
+    ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
+}
+
+/// Game rules (the published trading rules).
+#[utoipa::path(get, path = "/api/admin/rules", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope)))]
+async fn rules(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<RuleView>> {
+    ok(state.query(rule_views).await?)
+}
+
+/// A rule to add or replace.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RuleBody {
+    /// Duration in seconds.
+    pub duration: u32,
+    /// Payout rate (0-1), string.
+    pub payout_rate: String,
+    /// Smallest stake.
+    pub min_amount: String,
+    /// Largest stake.
+    pub max_amount: String,
+    /// Fee rate (0-1).
+    pub fee_rate: String,
+    /// Offered.
+    pub enabled: bool,
+}
+
+fn rate(field: &'static str, value: &str) -> ApiResult<Decimal> {
+    let parsed: Decimal = value.trim().parse().map_err(|_| ApiError::invalid(field, "rate"))?;
+    if parsed < Decimal::ZERO || parsed > Decimal::ONE {
+        return Err(ApiError::invalid(field, "rate"));
+    }
+    Ok(parsed)
+}
+
+/// Add or replace the rule of one duration.
+#[utoipa::path(put, path = "/api/admin/rules", tag = "admin", security(("admin" = [])), request_body = RuleBody,
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn set_rule(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<RuleBody>,
+) -> Answer<Vec<RuleView>> {
+    admin.can_act()?;
+    if body.duration == 0 {
+        return Err(ApiError::invalid("duration", "duration"));
+    }
+    let rule = Rule {
+        duration_secs: body.duration,
+        payout_rate: rate("payoutRate", &body.payout_rate)?,
+        stake_min: dto::amount("minAmount", &body.min_amount)?,
+        stake_max: dto::amount("maxAmount", &body.max_amount)?,
+        fee_rate: rate("feeRate", &body.fee_rate)?,
+        enabled: body.enabled,
+    };
+    act(&state, &admin, AdminAction::SetRule(rule)).await?;
+    ok(state.query(rule_views).await?)
+}
+
+/// Remove the rule of one duration.
+#[utoipa::path(delete, path = "/api/admin/rules/{duration}", tag = "admin", security(("admin" = [])),
+    params(("duration" = u32, Path, description = "Duration in seconds")),
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn remove_rule(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(duration): Path<u32>,
+) -> Answer<Vec<RuleView>> {
+    admin.can_act()?;
+    act(&state, &admin, AdminAction::RemoveRule { duration_secs: duration }).await?;
+    ok(state.query(rule_views).await?)
+}
+
+/// Trade filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct TradeQuery {
+    /// Only this UID.
+    pub user: Option<u32>,
+    /// Only this product.
+    pub symbol: Option<String>,
+    /// `open` or `settled`.
+    pub status: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
+}
+
+/// Every user's contracts, newest first.
+#[utoipa::path(get, path = "/api/admin/trades", tag = "admin", security(("admin" = [])), params(TradeQuery),
+    responses((status = 200, body = Envelope<Page<ContractRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn trades(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<TradeQuery>,
+) -> Answer<Page<ContractRow>> {
+    state.fresh_history().await?;
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    let by_status = contract_filter(query.status.as_deref())?;
+    let symbol = query.symbol.filter(|s| !s.is_empty()).map(|s| s.to_uppercase());
+    let keep = |r: &ContractRow| {
+        by_status(r)
+            && query.user.is_none_or(|u| r.user == u)
+            && symbol.as_ref().is_none_or(|s| r.symbol == *s)
+    };
+    let page = match query.user {
+        Some(user) => state.readmodel.contracts(user, keep, paging)?,
+        None => state.readmodel.all_contracts(keep, paging)?,
+    };
+    ok(page)
+}
+
+/// Order filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminOrderQuery {
+    /// pending, completed or rejected.
+    pub status: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
+}
+
+fn orders(state: &AppState, kind: &'static str, query: AdminOrderQuery) -> Answer<Page<OrderRow>> {
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    let status = status_filter(query.status.as_deref())?;
+    ok(state
+        .readmodel
+        .all_orders(|o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s), paging)?)
+}
+
+/// A count.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Count {
+    /// How many.
+    pub count: usize,
+}
+
+/// `{remark}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct RemarkBody {
+    /// Why, shown to the user.
+    pub remark: String,
+}
+
+/// Recharge (deposit) orders.
+#[utoipa::path(get, path = "/api/admin/recharge-orders", tag = "admin", security(("admin" = [])), params(AdminOrderQuery),
+    responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn recharge_orders(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<AdminOrderQuery>,
+) -> Answer<Page<OrderRow>> {
+    state.fresh_history().await?;
+    orders(&state, "deposit", query)
+}
+
+/// Pending recharge orders (polled every 60 s).
+#[utoipa::path(get, path = "/api/admin/recharge-orders/pending-count", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Count>), (status = 401, body = ErrorEnvelope)))]
+async fn recharge_pending(State(state): State<AppState>, _admin: Admin) -> Answer<Count> {
+    ok(Count { count: state.query(|e| e.pending_deposits().count()).await? })
+}
+
+/// Approve a recharge order: the user is credited.
+#[utoipa::path(post, path = "/api/admin/recharge-orders/{id}/approve", tag = "admin", security(("admin" = [])),
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn recharge_approve(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u64>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    act(&state, &admin, AdminAction::ApproveDeposit { order: id }).await?;
+    ok(Empty {})
+}
+
+/// Reject a recharge order with a remark.
+#[utoipa::path(post, path = "/api/admin/recharge-orders/{id}/reject", tag = "admin", security(("admin" = [])), request_body = RemarkBody,
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn recharge_reject(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u64>,
+    Body(body): Body<RemarkBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
+    act(&state, &admin, AdminAction::RejectDeposit { order: id, remark }).await?;
+    ok(Empty {})
+}
+
+/// Withdraw orders.
+#[utoipa::path(get, path = "/api/admin/withdraw-orders", tag = "admin", security(("admin" = [])), params(AdminOrderQuery),
+    responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn withdraw_orders(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<AdminOrderQuery>,
+) -> Answer<Page<OrderRow>> {
+    state.fresh_history().await?;
+    orders(&state, "withdraw", query)
+}
+
+/// Pending withdraw orders (polled every 60 s).
+#[utoipa::path(get, path = "/api/admin/withdraw-orders/pending-count", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Count>), (status = 401, body = ErrorEnvelope)))]
+async fn withdraw_pending(State(state): State<AppState>, _admin: Admin) -> Answer<Count> {
+    ok(Count { count: state.query(|e| e.pending_withdrawals().count()).await? })
+}
+
+/// Approve a withdraw order: frozen funds are paid out.
+#[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/approve", tag = "admin", security(("admin" = [])),
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn withdraw_approve(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u64>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    act(&state, &admin, AdminAction::ApproveWithdrawal { order: id }).await?;
+    ok(Empty {})
+}
+
+/// Reject a withdraw order with a remark: the funds are unfrozen.
+#[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/reject", tag = "admin", security(("admin" = [])), request_body = RemarkBody,
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn withdraw_reject(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(id): Path<u64>,
+    Body(body): Body<RemarkBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
+    act(&state, &admin, AdminAction::RejectWithdrawal { order: id, remark }).await?;
+    ok(Empty {})
+}
+
+/// A product in the back-office.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProductAdmin {
+    /// Code.
+    pub symbol: String,
+    /// Name.
+    pub name: String,
+    /// crypto or forex.
+    pub category: String,
+    /// Price decimals.
+    pub precision: u8,
+    /// Tradable.
+    pub enabled: bool,
+    /// `always` or `forex` (closed Friday 22:00 - Sunday 22:00 UTC).
+    pub hours: String,
+}
+
+fn category_name(category: Category) -> &'static str {
+    match category {
+        Category::Crypto => "crypto",
+        Category::Forex => "forex",
+    }
+}
+
+/// Products.
+#[utoipa::path(get, path = "/api/admin/products", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Vec<ProductAdmin>>), (status = 401, body = ErrorEnvelope)))]
+async fn products(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<ProductAdmin>> {
+    let list = state
+        .query(|e| {
+            e.products()
+                .iter()
+                .map(|p| ProductAdmin {
+                    symbol: p.symbol.to_string(),
+                    name: p.name.clone(),
+                    category: category_name(p.category).into(),
+                    precision: p.precision,
+                    enabled: p.enabled,
+                    hours: if p.hours == MarketHours::Always { "always" } else { "forex" }.into(),
+                })
+                .collect()
+        })
+        .await?;
+    ok(list)
+}
+
+/// `{name, enabled}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct ProductBody {
+    /// Display name.
+    pub name: String,
+    /// Tradable.
+    pub enabled: bool,
+}
+
+/// Rename, enable or disable a product.
+#[utoipa::path(put, path = "/api/admin/products/{symbol}", tag = "admin", security(("admin" = [])), request_body = ProductBody,
+    params(("symbol" = String, Path, description = "Product code")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn update_product(
+    State(state): State<AppState>,
+    admin: Admin,
+    Path(code): Path<String>,
+    Body(body): Body<ProductBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let symbol = Symbol::new(&code).ok_or_else(|| ApiError::invalid("symbol", "symbol"))?;
+    let name = dto::text("name", &body.name, dto::FIELD_CHARS_MAX, "product")?;
+    let current = state.query(move |e| e.product(symbol).cloned()).await?;
+    let product =
+        current.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"))?;
+    let action = AdminAction::UpsertProduct {
+        symbol,
+        name,
+        category: product.category,
+        precision: product.precision,
+        enabled: body.enabled,
+        hours: product.hours,
+    };
+    act(&state, &admin, action).await?;
+    ok(Empty {})
+}
+
+/// Public site information (spec: `GET /admin/system/basic-info`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BasicInfo {
+    /// Logo URL.
+    pub logo: String,
+    /// Site name.
+    pub site_name: String,
+    /// Description.
+    pub site_description: String,
+    /// E-mail code sign-in offered.
+    pub email_login: bool,
+    /// Wallet sign-in offered.
+    pub wallet_login: bool,
+    /// Customer service.
+    pub customer_service: CustomerService,
+    /// An invite code is required to register.
+    pub invite_code_required: bool,
+}
+
+/// `{enabled, serviceLink}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerService {
+    /// Shown.
+    pub enabled: bool,
+    /// Link opened in a new tab.
+    pub service_link: String,
+}
+
+/// Site name, logo, sign-in options, customer service (public).
+#[utoipa::path(get, path = "/api/admin/system/basic-info", tag = "system",
+    responses((status = 200, body = Envelope<BasicInfo>)))]
+async fn basic_info(State(state): State<AppState>) -> Answer<BasicInfo> {
+    let info = state
+        .query(|e| {
+            let s = e.settings();
+            BasicInfo {
+                logo: s.logo.clone(),
+                site_name: s.site_name.clone(),
+                site_description: s.site_description.clone(),
+                email_login: s.email_login,
+                wallet_login: s.wallet_login,
+                customer_service: CustomerService {
+                    enabled: s.customer_service_enabled,
+                    service_link: s.customer_service_link.clone(),
+                },
+                invite_code_required: s.invite_code_required,
+            }
+        })
+        .await?;
+    ok(info)
+}
+
+/// The whole system configuration.
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SystemConfig {
+    /// Site information.
+    pub basic: BasicConfig,
+    /// Money limits and fees.
+    pub finance: FinanceConfig,
+}
+
+/// Site information.
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BasicConfig {
+    /// Site name.
+    pub site_name: String,
+    /// Logo URL.
+    pub logo: String,
+    /// Description.
+    pub site_description: String,
+    /// E-mail code sign-in.
+    pub email_login: bool,
+    /// Wallet sign-in.
+    pub wallet_login: bool,
+    /// Customer service shown.
+    pub customer_service_enabled: bool,
+    /// Customer service link.
+    pub customer_service_link: String,
+    /// Invite code required at sign-up.
+    pub invite_code_required: bool,
+}
+
+/// Money settings (amounts and rates as strings).
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FinanceConfig {
+    /// Withdrawal fee rate (0-1).
+    pub withdraw_fee_rate: String,
+    /// Fixed withdrawal fee.
+    pub withdraw_fee_fixed: String,
+    /// Smallest withdrawal.
+    pub withdraw_min: String,
+    /// Largest withdrawal.
+    pub withdraw_max: String,
+    /// Smallest deposit.
+    pub deposit_min: String,
+    /// Largest deposit.
+    pub deposit_max: String,
+    /// Open contracts per user at most.
+    pub open_contracts_per_user_max: u32,
+    /// Referral reward rates for generations 1-3.
+    pub reward_rates: Vec<String>,
+    /// Demo wallet starting balance.
+    pub demo_balance: String,
+}
+
+fn config_of(s: &Settings) -> SystemConfig {
+    SystemConfig {
+        basic: BasicConfig {
+            site_name: s.site_name.clone(),
+            logo: s.logo.clone(),
+            site_description: s.site_description.clone(),
+            email_login: s.email_login,
+            wallet_login: s.wallet_login,
+            customer_service_enabled: s.customer_service_enabled,
+            customer_service_link: s.customer_service_link.clone(),
+            invite_code_required: s.invite_code_required,
+        },
+        finance: FinanceConfig {
+            withdraw_fee_rate: s.withdraw_fee_rate.to_string(),
+            withdraw_fee_fixed: s.withdraw_fee_fixed.to_string(),
+            withdraw_min: s.withdraw_min.to_string(),
+            withdraw_max: s.withdraw_max.to_string(),
+            deposit_min: s.deposit_min.to_string(),
+            deposit_max: s.deposit_max.to_string(),
+            open_contracts_per_user_max: s.open_contracts_per_user_max,
+            reward_rates: s.reward_rates.iter().map(Decimal::to_string).collect(),
+            demo_balance: s.demo_balance.to_string(),
+        },
+    }
+}
+
+fn money(field: &'static str, value: &str) -> ApiResult<Decimal> {
+    let parsed: Decimal = value.trim().parse().map_err(|_| ApiError::invalid(field, "settings"))?;
+    if parsed < Decimal::ZERO {
+        return Err(ApiError::invalid(field, "settings"));
+    }
+    Ok(parsed)
+}
+
+/// System configuration.
+#[utoipa::path(get, path = "/api/admin/system/config", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<SystemConfig>), (status = 401, body = ErrorEnvelope)))]
+async fn config(State(state): State<AppState>, _admin: Admin) -> Answer<SystemConfig> {
+    ok(state.query(|e| config_of(e.settings())).await?)
+}
+
+/// Replace the system configuration.
+#[utoipa::path(put, path = "/api/admin/system/config", tag = "admin", security(("admin" = [])), request_body = SystemConfig,
+    responses((status = 200, body = Envelope<SystemConfig>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn update_config(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<SystemConfig>,
+) -> Answer<SystemConfig> {
+    admin.can_act()?;
+    let b = body.basic;
+    let f = body.finance;
+    let settings = Settings {
+        site_name: dto::text("siteName", &b.site_name, dto::FIELD_CHARS_MAX, "settings")?,
+        logo: dto::optional_text("logo", &b.logo, dto::TEXT_CHARS_MAX)?,
+        site_description: dto::optional_text(
+            "siteDescription",
+            &b.site_description,
+            dto::TEXT_CHARS_MAX,
+        )?,
+        email_login: b.email_login,
+        wallet_login: b.wallet_login,
+        customer_service_enabled: b.customer_service_enabled,
+        customer_service_link: dto::optional_text(
+            "customerServiceLink",
+            &b.customer_service_link,
+            dto::TEXT_CHARS_MAX,
+        )?,
+        invite_code_required: b.invite_code_required,
+        withdraw_fee_rate: rate("withdrawFeeRate", &f.withdraw_fee_rate)?,
+        withdraw_fee_fixed: money("withdrawFeeFixed", &f.withdraw_fee_fixed)?,
+        withdraw_min: money("withdrawMin", &f.withdraw_min)?,
+        withdraw_max: money("withdrawMax", &f.withdraw_max)?,
+        deposit_min: money("depositMin", &f.deposit_min)?,
+        deposit_max: money("depositMax", &f.deposit_max)?,
+        open_contracts_per_user_max: f.open_contracts_per_user_max,
+        reward_rates: f
+            .reward_rates
+            .iter()
+            .map(|r| rate("rewardRates", r))
+            .collect::<ApiResult<_>>()?,
+        demo_balance: money("demoBalance", &f.demo_balance)?,
+    };
+    act(&state, &admin, AdminAction::UpdateSettings(settings)).await?;
+    ok(state.query(|e| config_of(e.settings())).await?)
+}
+
+/// `{title, body}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct NoticeBody {
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub body: String,
+}
+
+/// Broadcast a system notice to every user.
+#[utoipa::path(post, path = "/api/admin/notices", tag = "admin", security(("admin" = [])), request_body = NoticeBody,
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn broadcast(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<NoticeBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let title = dto::text("title", &body.title, dto::FIELD_CHARS_MAX, "notice")?;
+    let text = dto::text("body", &body.body, dto::TEXT_CHARS_MAX * 4, "notice")?;
+    act(&state, &admin, AdminAction::BroadcastNotice { title, body: text }).await?;
+    ok(Empty {})
+}
+
+/// The audit log: every admin action, refused or not.
+#[utoipa::path(get, path = "/api/admin/audit", tag = "admin", security(("admin" = [])), params(PageQuery),
+    responses((status = 200, body = Envelope<Page<AuditRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn audit(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<PageQuery>,
+) -> Answer<Page<AuditRow>> {
+    state.fresh_history().await?;
+    ok(state.readmodel.audit(query.paging()?)?)
+}
+
+/// `{amount}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct FundBody {
+    /// Amount of seed capital to add.
+    pub amount: String,
+}
+
+/// Add seed capital to the house (super admins only).
+#[utoipa::path(post, path = "/api/admin/house/fund", tag = "admin", security(("admin" = [])), request_body = FundBody,
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn fund_house(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<FundBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let amount = dto::amount("amount", &body.amount)?;
+    act(&state, &admin, AdminAction::FundHouse { amount }).await?;
+    ok(Empty {})
+}

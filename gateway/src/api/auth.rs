@@ -1,0 +1,241 @@
+//! Session tokens and the extractors that check them.
+//!
+//! A token is a JWT (HS256) naming a user or admin and a session id. Signature and expiry
+//! are checked here; then the session must still exist in the engine, so a sign-out, a
+//! password change or an admin's revocation ends the token at once (decisions §6).
+
+use std::path::Path;
+
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::header;
+use axum::http::request::Parts;
+use engine::types::Role;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use super::{ApiError, AppState};
+
+/// Session length without remember-me.
+pub const SESSION_TTL_MS: u64 = 24 * 60 * 60 * 1_000;
+/// Session length with remember-me.
+pub const SESSION_REMEMBER_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1_000;
+/// Admin session length.
+pub const ADMIN_SESSION_TTL_MS: u64 = 12 * 60 * 60 * 1_000;
+/// Password-reset tokens live this long after the e-mail code was checked.
+pub const RESET_TTL_MS: u64 = 15 * 60 * 1_000;
+/// Longest user agent kept for the device history.
+const DEVICE_CHARS_MAX: usize = 120;
+
+/// What a token says.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// User or admin id.
+    pub sub: u32,
+    /// Session id (for reset tokens: the password-change time it was issued against).
+    pub sid: u64,
+    /// `user`, `admin` or `reset`.
+    pub kind: String,
+    /// Expiry, seconds since the epoch.
+    pub exp: u64,
+    /// Issued at, seconds since the epoch.
+    pub iat: u64,
+}
+
+/// Signs and checks tokens.
+pub struct Tokens {
+    /// Signing key.
+    encoding: EncodingKey,
+    /// Checking key.
+    decoding: DecodingKey,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tokens")
+    }
+}
+
+impl Tokens {
+    /// From a secret.
+    pub fn new(secret: &[u8]) -> Tokens {
+        Tokens {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+        }
+    }
+
+    /// The secret kept in `path` (created with 32 random bytes on first start, owner-only),
+    /// so that tokens survive restarts.
+    pub fn from_file(path: &Path) -> std::io::Result<Tokens> {
+        if let Ok(secret) = std::fs::read(path) {
+            if secret.len() >= 32 {
+                return Ok(Tokens::new(&secret));
+            }
+        }
+        let secret: [u8; 32] = rand::random();
+        let encoded = hex::encode(secret);
+        std::fs::write(path, &encoded)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(Tokens::new(encoded.as_bytes()))
+    }
+
+    /// A token for `sub`/`sid` of `kind`, valid until `expires_ms`.
+    pub fn issue(&self, sub: u32, sid: u64, kind: &str, now_ms: u64, expires_ms: u64) -> String {
+        let claims =
+            Claims { sub, sid, kind: kind.into(), exp: expires_ms / 1_000, iat: now_ms / 1_000 };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing cannot fail")
+    }
+
+    /// The claims of a valid, unexpired token of `kind`.
+    pub fn check(&self, token: &str, kind: &str) -> Option<Claims> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 0;
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).ok()?;
+        (data.claims.kind == kind).then_some(data.claims)
+    }
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))?;
+    Some(token.trim())
+}
+
+/// A signed-in user with a live session.
+#[derive(Debug, Clone, Copy)]
+pub struct User {
+    /// UID.
+    pub id: u32,
+    /// Session id.
+    pub session: u64,
+}
+
+impl FromRequestParts<AppState> for User {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<User, ApiError> {
+        let token = bearer(parts).ok_or_else(ApiError::unauthorized)?;
+        let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
+        let (id, session, now) = (claims.sub, claims.sid, state.now());
+        let live = state
+            .query(move |engine| {
+                engine.user(id).is_some_and(|user| {
+                    user.sessions.iter().any(|s| s.id == session && s.expires_ms > now)
+                })
+            })
+            .await?;
+        if !live {
+            return Err(ApiError::session_expired());
+        }
+        Ok(User { id, session })
+    }
+}
+
+/// A signed-in admin with a live session.
+#[derive(Debug, Clone, Copy)]
+pub struct Admin {
+    /// Admin id.
+    pub id: u32,
+    /// Session id.
+    pub session: u64,
+    /// Role.
+    pub role: Role,
+}
+
+impl Admin {
+    /// Refuses viewers: they may read the back-office, not act in it.
+    pub fn can_act(&self) -> Result<(), ApiError> {
+        if self.role == Role::Viewer {
+            return Err(ApiError::forbidden());
+        }
+        Ok(())
+    }
+}
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
+        let token = bearer(parts).ok_or_else(ApiError::unauthorized)?;
+        let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
+        let (id, session, now) = (claims.sub, claims.sid, state.now());
+        let role = state
+            .query(move |engine| {
+                let admin = engine.admin(id)?;
+                let live = !admin.disabled
+                    && admin.sessions.iter().any(|s| s.id == session && s.expires_ms > now);
+                live.then_some(admin.role)
+            })
+            .await?;
+        let role = role.ok_or_else(ApiError::session_expired)?;
+        Ok(Admin { id, session, role })
+    }
+}
+
+/// Who is calling from where: recorded with each session.
+#[derive(Debug, Clone)]
+pub struct Client {
+    /// Peer address (or `local` when served without a socket, as in tests).
+    pub ip: String,
+    /// User agent, shortened.
+    pub device: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Client, ApiError> {
+        let ip = parts
+            .extensions
+            .get::<ConnectInfo<std::net::SocketAddr>>()
+            .map_or_else(|| "local".to_owned(), |info| info.0.ip().to_string());
+        let agent = parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("unknown");
+        let device: String = agent.chars().take(DEVICE_CHARS_MAX).collect();
+        Ok(Client { ip, device })
+    }
+}
+
+/// A JSON body whose syntax errors become a `VALIDATION` error in the envelope.
+#[derive(Debug)]
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Body<T>, ApiError> {
+        match axum::Json::<T>::from_request(request, state).await {
+            Ok(axum::Json(value)) => Ok(Body(value)),
+            Err(rejection) => {
+                tracing::debug!(%rejection, "bad request body");
+                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                    return Err(ApiError::new(rejection.status(), "PAYLOAD_TOO_LARGE"));
+                }
+                Err(ApiError::invalid("body", "body"))
+            }
+        }
+    }
+}
+
+/// Query parameters whose errors become a `VALIDATION` error.
+#[derive(Debug)]
+pub struct Params<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Params<T>, ApiError> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(Params(value)),
+            Err(_) => Err(ApiError::invalid("query", "query")),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! One error type for every handler: a stable code, an HTTP status, and a message key that
+//! the localisation layer turns into the caller's language. Internal details are logged,
+//! never sent.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use engine::EngineError;
+use wal::PipelineError;
+
+/// What a failed call answers, before localisation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Stable machine code (e.g. `USERNAME_EXISTS`).
+    pub code: &'static str,
+    /// Catalogue key of the message: `api.error.CODE` or `api.validation.x`.
+    pub key: String,
+    /// Placeholder values for the message.
+    pub args: Vec<(&'static str, String)>,
+    /// The request field at fault, for validation errors.
+    pub field: Option<&'static str>,
+}
+
+/// Handler result.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// An error whose message is the code's own catalogue entry.
+    pub fn new(status: StatusCode, code: &'static str) -> ApiError {
+        ApiError { status, code, key: format!("api.error.{code}"), args: Vec::new(), field: None }
+    }
+
+    /// A validation failure of `field` with the message `api.validation.{message}`.
+    pub fn invalid(field: &'static str, message: &str) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            code: "VALIDATION",
+            key: format!("api.validation.{message}"),
+            args: Vec::new(),
+            field: Some(field),
+        }
+    }
+
+    /// Adds a placeholder value.
+    pub fn arg(mut self, name: &'static str, value: impl ToString) -> ApiError {
+        self.args.push((name, value.to_string()));
+        self
+    }
+
+    /// 401: no valid token.
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED")
+    }
+
+    /// 401: the token was valid but its session ended or expired.
+    pub fn session_expired() -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "SESSION_EXPIRED")
+    }
+
+    /// 403.
+    pub fn forbidden() -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "FORBIDDEN")
+    }
+
+    /// 404.
+    pub fn not_found() -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND")
+    }
+
+    /// 429.
+    pub fn rate_limited() -> ApiError {
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED")
+    }
+
+    /// 503: a bounded queue or pool is full.
+    pub fn busy() -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "BUSY")
+    }
+
+    /// 500, logging what went wrong (never sent to the client).
+    pub fn internal(what: impl std::fmt::Display) -> ApiError {
+        tracing::error!(error = %what, "internal error");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
+    }
+
+    /// 400 with a code of its own.
+    pub fn bad(code: &'static str) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code)
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(error: EngineError) -> ApiError {
+        let code = error.code();
+        let status = match &error {
+            EngineError::Forbidden => StatusCode::FORBIDDEN,
+            EngineError::UserNotFound
+            | EngineError::AdminNotFound
+            | EngineError::SessionNotFound
+            | EngineError::ProductNotFound
+            | EngineError::ContractNotFound
+            | EngineError::OrderNotFound => StatusCode::NOT_FOUND,
+            EngineError::AdminExists
+            | EngineError::WalletExists
+            | EngineError::DemoHasOpenContracts
+            | EngineError::ProductHasOpenContracts
+            | EngineError::TooManyPendingOrders
+            | EngineError::TooManyOpenContracts
+            | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
+            // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
+            // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.
+            _ => StatusCode::BAD_REQUEST,
+        };
+        let mut api = ApiError::new(status, code);
+        match error {
+            EngineError::StakeOutOfRange { min, max }
+            | EngineError::AmountOutOfRange { min, max } => {
+                api = api.arg("min", min).arg("max", max);
+            }
+            EngineError::Invalid(field) => {
+                api.key = "api.error.VALIDATION".into();
+                api.args.push(("field", field.to_string()));
+            }
+            _ => {}
+        }
+        api
+    }
+}
+
+impl From<PipelineError> for ApiError {
+    fn from(error: PipelineError) -> ApiError {
+        match error {
+            PipelineError::Overloaded => ApiError::busy(),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<crate::readmodel::ReadModelError> for ApiError {
+    fn from(error: crate::readmodel::ReadModelError) -> ApiError {
+        ApiError::internal(error)
+    }
+}
+
+impl IntoResponse for ApiError {
+    /// The body is written by the localisation middleware, which knows the caller's
+    /// language; here the error travels as a response extension.
+    fn into_response(self) -> Response {
+        let mut response = self.status.into_response();
+        response.extensions_mut().insert(self);
+        response
+    }
+}

@@ -1,0 +1,110 @@
+//! Messages in the caller's language, from the same catalogues in `locales/` that the web
+//! app uses (decisions §7 and §10). The catalogues are embedded at build time.
+
+use std::collections::HashMap;
+
+use axum::http::HeaderMap;
+
+/// The languages offered, default first.
+pub const LANGUAGES: [&str; 8] =
+    ["en-US", "es-ES", "pt-PT", "ar-AR", "de-DE", "ru-RU", "fr-FR", "hi-IN"];
+
+const SOURCES: [&str; 8] = [
+    include_str!("../../../locales/en-US.json"),
+    include_str!("../../../locales/es-ES.json"),
+    include_str!("../../../locales/pt-PT.json"),
+    include_str!("../../../locales/ar-AR.json"),
+    include_str!("../../../locales/de-DE.json"),
+    include_str!("../../../locales/ru-RU.json"),
+    include_str!("../../../locales/fr-FR.json"),
+    include_str!("../../../locales/hi-IN.json"),
+];
+
+/// Flattened catalogues: `api.error.CODE` -> text, one map per language.
+#[derive(Debug)]
+pub struct Catalogues {
+    /// Indexed like [`LANGUAGES`].
+    maps: Vec<HashMap<String, String>>,
+}
+
+fn flatten(prefix: &str, value: &serde_json::Value, out: &mut HashMap<String, String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                flatten(&path, value, out);
+            }
+        }
+        serde_json::Value::String(text) => {
+            out.insert(prefix.to_owned(), text.clone());
+        }
+        _ => {}
+    }
+}
+
+impl Catalogues {
+    /// Parses the embedded catalogues. They are checked by tests, so a failure is a bug.
+    pub fn load() -> Catalogues {
+        let maps = SOURCES
+            .iter()
+            .map(|source| {
+                let value: serde_json::Value =
+                    serde_json::from_str(source).expect("locale catalogues are valid JSON");
+                let mut map = HashMap::new();
+                flatten("", &value, &mut map);
+                map
+            })
+            .collect();
+        Catalogues { maps }
+    }
+
+    /// All keys of a language, for tests.
+    pub fn keys(&self, language: usize) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.maps[language].keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The text of `key` in `language` (falling back to en-US, then the key itself), with
+    /// `{{name}}` placeholders filled.
+    pub fn text(&self, language: usize, key: &str, args: &[(&str, String)]) -> String {
+        let template = self.maps[language]
+            .get(key)
+            .or_else(|| self.maps[0].get(key))
+            .map_or(key, String::as_str);
+        let mut text = template.to_owned();
+        for (name, value) in args {
+            text = text.replace(&format!("{{{{{name}}}}}"), value);
+        }
+        text
+    }
+}
+
+/// The caller's language: the `language` (or `lang`, `x-language`) header, else
+/// Accept-Language, else en-US. Matches full tags first, then the primary subtag.
+pub fn language_of(headers: &HeaderMap) -> usize {
+    let explicit = ["language", "lang", "x-language"]
+        .iter()
+        .find_map(|name| headers.get(*name).and_then(|v| v.to_str().ok()));
+    if let Some(found) = explicit.and_then(match_tag) {
+        return found;
+    }
+    let accept = headers.get("accept-language").and_then(|v| v.to_str().ok()).unwrap_or("");
+    accept
+        .split(',')
+        .map(|part| part.split(';').next().unwrap_or("").trim())
+        .find_map(match_tag)
+        .unwrap_or(0)
+}
+
+fn match_tag(tag: &str) -> Option<usize> {
+    let tag = tag.trim();
+    if tag.is_empty() {
+        return None;
+    }
+    if let Some(exact) = LANGUAGES.iter().position(|l| l.eq_ignore_ascii_case(tag)) {
+        return Some(exact);
+    }
+    let primary = tag.split(['-', '_']).next()?.to_ascii_lowercase();
+    LANGUAGES.iter().position(|l| l[..2] == primary)
+}

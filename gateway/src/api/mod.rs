@@ -1,0 +1,304 @@
+//! The HTTP API (decisions §7): every call of the spec's table with its exact paths and
+//! payloads, plus REST calls for what the spec implies; every answer is the envelope
+//! `{success, data, message}` and a failure also carries a stable `code`.
+//!
+//! - [`error`]: [`ApiError`], one error type; localised by the middleware in this module.
+//! - [`i18n`]: message catalogues from `locales/`.
+//! - [`auth`]: tokens (JWT) and the extractors that check them against live sessions.
+//! - [`dto`]: request parsing helpers shared by handlers.
+//! - [`users`], [`trade`], [`wallet`], [`admin`], [`uploads`], [`system`]: the handlers.
+//!
+//! Routes are registered through `utoipa-axum`, so the OpenAPI document served at
+//! `/api/openapi.json` is generated from the same handlers the router runs.
+
+pub mod admin;
+pub mod auth;
+pub mod dto;
+pub mod error;
+pub mod i18n;
+pub mod system;
+pub mod trade;
+pub mod uploads;
+pub mod users;
+pub mod wallet;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use engine::{Command, Engine, EngineError, Reply};
+use market_feed::market::MarketData;
+use serde::Serialize;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use wal::Handle;
+
+pub use error::{ApiError, ApiResult};
+
+use crate::hasher::Hasher;
+use crate::limits::Limits;
+use crate::mail::{Codes, Mailer};
+use crate::metrics::Metrics;
+use crate::readmodel::ReadModel;
+use crate::walletsig::Nonces;
+
+/// Largest request body outside uploads.
+pub const BODY_BYTES_MAX: usize = 64 * 1024;
+/// Largest upload (receipts, avatars).
+pub const UPLOAD_BYTES_MAX: usize = 5 * 1024 * 1024;
+/// A request that takes longer is answered 503 (the spec's client gives up after 15 s).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(14);
+
+/// Longest wait for the read model to catch up before answering from it anyway.
+pub const HISTORY_WAIT: Duration = Duration::from_secs(2);
+
+/// What every handler can reach. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState(pub Arc<Shared>);
+
+/// The state behind [`AppState`].
+pub struct Shared {
+    /// Commands and queries to the engine.
+    pub handle: Handle<Engine>,
+    /// Candles, tickers, 24 h statistics.
+    pub market: MarketData,
+    /// History.
+    pub readmodel: ReadModel,
+    /// Session tokens.
+    pub tokens: auth::Tokens,
+    /// argon2id pool.
+    pub hasher: Hasher,
+    /// Brute-force limits.
+    pub limits: Limits,
+    /// E-mail codes outstanding.
+    pub codes: Codes,
+    /// E-mail delivery.
+    pub mailer: Mailer,
+    /// Wallet sign-in nonces outstanding.
+    pub nonces: Nonces,
+    /// Message catalogues.
+    pub i18n: i18n::Catalogues,
+    /// Where uploads are stored.
+    pub uploads_dir: PathBuf,
+    /// Prometheus metrics.
+    pub metrics: Metrics,
+    /// Public origin for invitation links, e.g. `https://trade.example.com`.
+    pub public_origin: String,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("uploads_dir", &self.uploads_dir).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AppState")
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// Milliseconds since the epoch.
+    pub fn now(&self) -> u64 {
+        wal::pipeline::system_time_ms()
+    }
+
+    /// Journals `command` and waits for the engine's answer.
+    pub async fn submit(&self, command: Command) -> ApiResult<Reply> {
+        let result: Result<Reply, EngineError> = self.handle.submit(command).await?;
+        Ok(result?)
+    }
+
+    /// Waits (briefly) until the read model holds every command applied so far, so that a
+    /// caller sees its own orders, bills and sign-ins in history right after making them.
+    pub async fn fresh_history(&self) -> ApiResult<()> {
+        let index = self.query(|engine| engine.applied_index()).await?;
+        self.readmodel.caught_up(index, HISTORY_WAIT).await;
+        Ok(())
+    }
+
+    /// Reads engine state on the engine thread.
+    pub async fn query<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> ApiResult<R> {
+        Ok(self.handle.query_async(read).await?)
+    }
+}
+
+/// The success envelope.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope<T> {
+    /// Always true here; failures carry false and a `code`.
+    pub success: bool,
+    /// The answer.
+    pub data: T,
+    /// "OK".
+    pub message: String,
+}
+
+/// The failure envelope.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    /// Always false.
+    pub success: bool,
+    /// Always null.
+    #[schema(value_type = Option<Object>)]
+    pub data: Option<()>,
+    /// The message in the caller's language.
+    pub message: String,
+    /// Stable machine code, e.g. `USERNAME_EXISTS`.
+    pub code: String,
+    /// The request field at fault, for validation errors.
+    pub field: Option<String>,
+}
+
+/// A successful answer.
+pub fn ok<T: Serialize>(data: T) -> ApiResult<Json<Envelope<T>>> {
+    Ok(Json(Envelope { success: true, data, message: "OK".into() }))
+}
+
+/// Shorthand for handler return types.
+pub type Answer<T> = ApiResult<Json<Envelope<T>>>;
+
+/// An empty `data` object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Empty {}
+
+/// Adds the two bearer schemes (user and admin tokens) to the document.
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let bearer = || {
+            SecurityScheme::Http(
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build(),
+            )
+        };
+        components.add_security_scheme("user", bearer());
+        components.add_security_scheme("admin", bearer());
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Trading platform API", description = "Every answer is {success, data, message}; failures add a stable code. Send a bearer token (user or admin) and a `language` header."),
+    modifiers(&Security),
+    components(schemas(ErrorEnvelope))
+)]
+struct ApiDoc;
+
+/// The router and the OpenAPI document built from the same handlers.
+pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
+    let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(users::routes())
+        .merge(trade::routes())
+        .merge(wallet::routes())
+        .merge(admin::routes())
+        .merge(uploads::routes())
+        .merge(system::routes())
+        .split_for_parts();
+    let doc_json = Arc::new(doc.to_json().unwrap_or_default());
+    let router =
+        router
+            .route(
+                "/api/openapi.json",
+                axum::routing::get(move || {
+                    let doc = Arc::clone(&doc_json);
+                    async move {
+                        ([(header::CONTENT_TYPE, "application/json")], doc.as_str().to_owned())
+                    }
+                }),
+            )
+            .route("/metrics", axum::routing::get(system::metrics))
+            .fallback(fallback)
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
+            .layer(middleware::from_fn_with_state(state.clone(), envelope_errors))
+            .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+                StatusCode::SERVICE_UNAVAILABLE,
+                REQUEST_TIMEOUT,
+            ))
+            .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+                tracing::error!("a handler panicked");
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL").into_response()
+            }))
+            .with_state(state);
+    (router, doc)
+}
+
+/// The router (what the server runs and tests call with `oneshot`).
+pub fn app(state: AppState) -> Router {
+    router_and_doc(state).0
+}
+
+async fn fallback() -> ApiError {
+    ApiError::not_found()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+}
+
+/// Turns every [`ApiError`] into the failure envelope in the caller's language, counts
+/// requests and logs failures.
+async fn envelope_errors(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let language = i18n::language_of(request.headers());
+    let method = request.method().clone();
+    let started = std::time::Instant::now();
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let mut response = next.run(request).await;
+    let status = response.status();
+    state.metrics.observe_request(method.as_str(), &route, status.as_u16(), started.elapsed());
+    let error = match response.extensions_mut().remove::<ApiError>() {
+        Some(error) => error,
+        None if status == StatusCode::SERVICE_UNAVAILABLE
+            && response.headers().get(header::CONTENT_TYPE).is_none() =>
+        {
+            ApiError::busy()
+        }
+        None if status == StatusCode::PAYLOAD_TOO_LARGE => {
+            ApiError::new(status, "PAYLOAD_TOO_LARGE")
+        }
+        None => return response,
+    };
+    if error.status.is_server_error() {
+        tracing::warn!(%method, route, code = error.code, "request failed");
+    } else {
+        tracing::debug!(%method, route, code = error.code, "request refused");
+    }
+    let message = state.i18n.text(language, &error.key, &error.args);
+    let body = ErrorEnvelope {
+        success: false,
+        data: None,
+        message,
+        code: error.code.to_owned(),
+        field: error.field.map(String::from),
+    };
+    let mut out = (error.status, Json(body)).into_response();
+    if let Some(retry) = response.headers().get(header::RETRY_AFTER) {
+        out.headers_mut().insert(header::RETRY_AFTER, retry.clone());
+    }
+    if error.status == StatusCode::TOO_MANY_REQUESTS {
+        out.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+    }
+    out
+}

@@ -1,0 +1,394 @@
+//! Markets, candles, trading rules, orders and contract records.
+
+use axum::extract::{Path, State};
+use engine::command::PlaceOrder;
+use engine::types::{Category, Symbol};
+use engine::{Command, Reply};
+use market_feed::market::ProductView;
+use market_feed::types::Period;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::{Body, Params, User};
+use super::dto::{self, PageQuery};
+use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
+use crate::readmodel::{ContractRow, Page};
+
+/// Most candles per request.
+pub const CANDLES_MAX: usize = 1_000;
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(markets))
+        .routes(routes!(market))
+        .routes(routes!(candles))
+        .routes(routes!(rules))
+        .routes(routes!(place_order))
+        .routes(routes!(contracts))
+        .routes(routes!(contract))
+}
+
+/// A market list item (spec §3).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MarketItem {
+    /// Code, e.g. BTCUSDT.
+    pub symbol: String,
+    /// Name, e.g. BTC/USDT.
+    pub name: String,
+    /// `crypto` or `forex`.
+    pub category: String,
+    /// Price decimals.
+    pub precision: u8,
+    /// Last price ("" before the first tick).
+    pub price: String,
+    /// 24 h change.
+    pub change: String,
+    /// 24 h change in percent.
+    pub change_percent: String,
+    /// 24 h high.
+    pub high: String,
+    /// 24 h low.
+    pub low: String,
+    /// 24 h volume.
+    pub volume: String,
+    /// Price 24 h ago.
+    pub open: String,
+    /// Last close.
+    pub close: String,
+    /// The market is open now.
+    pub is_open: bool,
+    /// The price source has gone quiet.
+    pub stale: bool,
+}
+
+fn item(view: &ProductView) -> MarketItem {
+    let s = &view.stats;
+    MarketItem {
+        symbol: view.instrument.symbol.to_string(),
+        name: view.instrument.name.clone(),
+        category: match view.instrument.category {
+            Category::Crypto => "crypto",
+            Category::Forex => "forex",
+        }
+        .into(),
+        precision: view.instrument.precision,
+        price: view.last.as_ref().map(|t| t.price.to_string()).unwrap_or_default(),
+        change: s.change.to_string(),
+        change_percent: s.change_percent.to_string(),
+        high: s.high.to_string(),
+        low: s.low.to_string(),
+        volume: s.volume.to_string(),
+        open: s.open.to_string(),
+        close: s.close.to_string(),
+        is_open: view.open,
+        stale: view.stale,
+    }
+}
+
+/// Market list filter.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct MarketQuery {
+    /// `crypto` or `forex`; all when absent.
+    pub category: Option<String>,
+}
+
+/// The market list (tabs Cryptocurrency and Forex).
+#[utoipa::path(get, path = "/api/markets", tag = "markets", params(MarketQuery),
+    responses((status = 200, body = Envelope<Vec<MarketItem>>), (status = 400, body = ErrorEnvelope)))]
+async fn markets(
+    State(state): State<AppState>,
+    Params(query): Params<MarketQuery>,
+) -> Answer<Vec<MarketItem>> {
+    let category = match query.category.as_deref() {
+        None | Some("") => None,
+        Some("crypto") => Some(Category::Crypto),
+        Some("forex") => Some(Category::Forex),
+        Some(_) => return Err(ApiError::invalid("category", "product")),
+    };
+    let items = state
+        .market
+        .products(state.now())
+        .iter()
+        .filter(|v| category.is_none_or(|c| v.instrument.category == c))
+        .map(item)
+        .collect();
+    ok(items)
+}
+
+fn symbol(code: &str) -> ApiResult<Symbol> {
+    Symbol::new(&code.replace('/', "").to_uppercase())
+        .ok_or_else(|| ApiError::invalid("symbol", "symbol"))
+}
+
+/// One market with its 24 h statistics.
+#[utoipa::path(get, path = "/api/markets/{symbol}", tag = "markets",
+    params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT")),
+    responses((status = 200, body = Envelope<MarketItem>), (status = 404, body = ErrorEnvelope)))]
+async fn market(State(state): State<AppState>, Path(code): Path<String>) -> Answer<MarketItem> {
+    let symbol = symbol(&code)?;
+    let view = state
+        .market
+        .product(symbol, state.now())
+        .ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"))?;
+    ok(item(&view))
+}
+
+/// Candle query.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct CandleQuery {
+    /// 1m, 5m, 15m, 30m, 1h, 4h, 1d or 1w.
+    pub period: Option<String>,
+    /// From (ms, inclusive); with `to`. Without both, the newest candles.
+    pub from: Option<u64>,
+    /// To (ms, exclusive).
+    pub to: Option<u64>,
+    /// At most this many (default 500, at most 1000).
+    pub limit: Option<usize>,
+}
+
+/// A candle.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CandleView {
+    /// Open time (ms).
+    pub time: u64,
+    /// Open.
+    pub open: String,
+    /// High.
+    pub high: String,
+    /// Low.
+    pub low: String,
+    /// Close.
+    pub close: String,
+    /// Volume.
+    pub volume: String,
+}
+
+/// Candles of a product for a chart period, from stored history.
+#[utoipa::path(get, path = "/api/markets/{symbol}/candles", tag = "markets", params(("symbol" = String, Path, description = "Product code"), CandleQuery),
+    responses((status = 200, body = Envelope<Vec<CandleView>>), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn candles(
+    State(state): State<AppState>,
+    Path(code): Path<String>,
+    Params(query): Params<CandleQuery>,
+) -> Answer<Vec<CandleView>> {
+    let symbol = symbol(&code)?;
+    let period = Period::parse(query.period.as_deref().unwrap_or("1m"))
+        .ok_or_else(|| ApiError::invalid("period", "period"))?;
+    let limit = query.limit.unwrap_or(500);
+    if limit == 0 || limit > CANDLES_MAX {
+        return Err(ApiError::invalid("limit", "page"));
+    }
+    if state.market.product(symbol, state.now()).is_none() {
+        return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
+    }
+    let market = state.market.clone();
+    let (from, to) = (query.from, query.to);
+    let list = tokio::task::spawn_blocking(move || match (from, to) {
+        (Some(from), Some(to)) if from < to => {
+            market.candles(symbol, period, from, to, limit).map_err(ApiError::internal)
+        }
+        (None, None) => {
+            market.latest_candles(symbol, period, limit).map_err(ApiError::internal)
+        }
+        _ => Err(ApiError::invalid("from", "date")),
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    let views = list
+        .iter()
+        .map(|c| CandleView {
+            time: c.open_ms,
+            open: c.open.to_string(),
+            high: c.high.to_string(),
+            low: c.low.to_string(),
+            close: c.close.to_string(),
+            volume: c.volume.to_string(),
+        })
+        .collect();
+    ok(views)
+}
+
+/// A published trading rule (decisions §2).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleView {
+    /// Duration in seconds.
+    pub duration: u32,
+    /// Payout rate, e.g. 0.85.
+    pub payout_rate: String,
+    /// Smallest stake.
+    pub min_amount: String,
+    /// Largest stake.
+    pub max_amount: String,
+    /// Fee rate on the stake.
+    pub fee_rate: String,
+    /// Offered now.
+    pub enabled: bool,
+}
+
+pub(super) fn rule_views(engine: &engine::Engine) -> Vec<RuleView> {
+    engine
+        .rules()
+        .iter()
+        .map(|r| RuleView {
+            duration: r.duration_secs,
+            payout_rate: r.payout_rate.to_string(),
+            min_amount: r.stake_min.to_string(),
+            max_amount: r.stake_max.to_string(),
+            fee_rate: r.fee_rate.to_string(),
+            enabled: r.enabled,
+        })
+        .collect()
+}
+
+/// The rules and how contracts settle.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Rules {
+    /// One per duration.
+    pub rules: Vec<RuleView>,
+    /// Entry, exit, tie and void rules as text, shown before confirming.
+    pub settlement: Vec<String>,
+}
+
+/// Trading rules (durations, payout rates, stake limits) and settlement rules.
+#[utoipa::path(get, path = "/api/trade/rules", tag = "trade", responses((status = 200, body = Envelope<Rules>)))]
+async fn rules(State(state): State<AppState>) -> Answer<Rules> {
+    let rules = state.query(rule_views).await?;
+    let settlement = vec![
+        "Entry spot: the first price tick after your order is accepted.".into(),
+        "Exit spot: the last tick at or before expiry (entry time + duration).".into(),
+        "Buy up wins if exit > entry; buy down wins if exit < entry; equal prices return the stake.".into(),
+        "No entry tick within 5 s, no tick in the 5 s before expiry, or a market closure voids the contract and refunds stake and fee.".into(),
+    ];
+    ok(Rules { rules, settlement })
+}
+
+/// `POST /api/trade/orders`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct OrderBody {
+    /// Product code.
+    pub symbol: String,
+    /// `up` or `down`.
+    pub direction: String,
+    /// Stake in USDT, as a string.
+    pub amount: String,
+    /// Duration in seconds; must match an enabled rule.
+    pub duration: u32,
+    /// `real` (default) or `demo`.
+    pub account: Option<String>,
+}
+
+/// An accepted order.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderAccepted {
+    /// Contract (order) number.
+    pub contract_id: u64,
+    /// Fee charged.
+    pub fee: String,
+    /// "waiting_entry": the entry spot is the next tick.
+    pub status: String,
+}
+
+/// Buy up or buy down.
+#[utoipa::path(post, path = "/api/trade/orders", tag = "trade", security(("user" = [])), request_body = OrderBody,
+    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+async fn place_order(
+    State(state): State<AppState>,
+    user: User,
+    Body(body): Body<OrderBody>,
+) -> Answer<OrderAccepted> {
+    let symbol = if body.symbol.is_empty() {
+        Err(ApiError::invalid("symbol", "symbol"))
+    } else {
+        symbol(&body.symbol)
+    }?;
+    let direction = dto::direction(&body.direction)?;
+    let stake = dto::amount("amount", &body.amount)?;
+    if body.duration == 0 {
+        return Err(ApiError::invalid("duration", "duration"));
+    }
+    let account = dto::account(body.account.as_deref())?;
+    let order = PlaceOrder {
+        user: user.id,
+        account,
+        symbol,
+        direction,
+        stake,
+        duration_secs: body.duration,
+    };
+    let reply = state.submit(Command::PlaceOrder(order)).await?;
+    let Reply::OrderAccepted { contract, fee } = reply else {
+        return Err(ApiError::internal("unexpected reply to PlaceOrder"));
+    };
+    state.metrics.orders.inc();
+    ok(OrderAccepted {
+        contract_id: contract,
+        fee: fee.to_string(),
+        status: "waiting_entry".into(),
+    })
+}
+
+/// Contract record filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractQuery {
+    /// `open` (waiting or running) or `settled` (settled or void); all when absent.
+    pub status: Option<String>,
+    /// `real` or `demo`; all when absent.
+    pub account: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
+}
+
+pub(super) fn contract_filter(status: Option<&str>) -> ApiResult<fn(&ContractRow) -> bool> {
+    match status {
+        None | Some("") => Ok(|_| true),
+        Some("open") => Ok(|r| r.status == "open" || r.status == "waiting_entry"),
+        Some("settled") => Ok(|r| r.status == "settled" || r.status == "void"),
+        Some(_) => Err(ApiError::invalid("status", "page")),
+    }
+}
+
+/// The user's contract records, newest first.
+#[utoipa::path(get, path = "/api/trade/contracts", tag = "trade", security(("user" = [])), params(ContractQuery),
+    responses((status = 200, body = Envelope<Page<ContractRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn contracts(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<ContractQuery>,
+) -> Answer<Page<ContractRow>> {
+    state.fresh_history().await?;
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    let by_status = contract_filter(query.status.as_deref())?;
+    let account = match query.account.as_deref() {
+        None | Some("") => None,
+        Some(a) => Some(crate::readmodel::account_name(dto::account(Some(a))?)),
+    };
+    let page = state.readmodel.contracts(
+        user.id,
+        |r| by_status(r) && account.is_none_or(|a| r.account == a),
+        paging,
+    )?;
+    ok(page)
+}
+
+/// One contract with its entry and exit ticks.
+#[utoipa::path(get, path = "/api/trade/contracts/{id}", tag = "trade", security(("user" = [])),
+    params(("id" = u64, Path, description = "Contract number")),
+    responses((status = 200, body = Envelope<ContractRow>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn contract(
+    State(state): State<AppState>,
+    user: User,
+    Path(id): Path<u64>,
+) -> Answer<ContractRow> {
+    state.fresh_history().await?;
+    let row = state.readmodel.contract(id)?.filter(|r| r.user == user.id);
+    ok(row.ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"))?)
+}

@@ -1,0 +1,145 @@
+//! Uploads (decisions §6): a size cap, the image type read from the content, a generated
+//! name, and access control: avatars are public, receipts are for their owner and admins.
+
+use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::User;
+use super::users::UserView;
+use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, UPLOAD_BYTES_MAX};
+use crate::readmodel::UploadRow;
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(upload))
+        .routes(routes!(avatar))
+        .routes(routes!(download))
+        .layer(DefaultBodyLimit::max(UPLOAD_BYTES_MAX + 64 * 1024))
+}
+
+/// A stored upload.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Uploaded {
+    /// Generated name (pass as `receipt`).
+    pub name: String,
+    /// Where it can be fetched (with a token).
+    pub url: String,
+    /// Detected type.
+    pub content_type: String,
+    /// Bytes.
+    pub size: usize,
+}
+
+const IMAGE_TYPES: [(&str, &str); 4] =
+    [("image/png", "png"), ("image/jpeg", "jpg"), ("image/gif", "gif"), ("image/webp", "webp")];
+
+/// Reads the `file` field, checks size and type, stores it under a generated name.
+async fn store(
+    state: &AppState,
+    owner: u32,
+    kind: &str,
+    mut multipart: Multipart,
+) -> ApiResult<Uploaded> {
+    let mut data = None;
+    while let Some(field) =
+        multipart.next_field().await.map_err(|_| ApiError::invalid("file", "file"))?
+    {
+        if field.name() == Some("file") {
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"))?;
+            data = Some(bytes);
+            break;
+        }
+    }
+    let bytes = data.ok_or_else(|| ApiError::invalid("file", "file"))?;
+    if bytes.is_empty() {
+        return Err(ApiError::invalid("file", "file"));
+    }
+    if bytes.len() > UPLOAD_BYTES_MAX {
+        return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"));
+    }
+    let detected = infer::get(&bytes).map(|t| t.mime_type());
+    let Some((mime, ext)) = IMAGE_TYPES.iter().find(|(m, _)| Some(*m) == detected) else {
+        return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"));
+    };
+    let name = format!("{}.{ext}", hex::encode(rand::random::<[u8; 16]>()));
+    tokio::fs::write(state.uploads_dir.join(&name), &bytes).await.map_err(ApiError::internal)?;
+    let row = UploadRow { owner, kind: kind.into(), content_type: (*mime).into() };
+    state.readmodel.put_upload(&name, &row)?;
+    Ok(Uploaded {
+        url: format!("/api/uploads/{name}"),
+        name,
+        content_type: (*mime).into(),
+        size: bytes.len(),
+    })
+}
+
+/// Upload a receipt image (multipart field `file`; PNG, JPEG, GIF or WebP, at most 5 MiB).
+#[utoipa::path(post, path = "/api/upload", tag = "uploads", security(("user" = [])),
+    request_body(content_type = "multipart/form-data", description = "field `file`"),
+    responses((status = 200, body = Envelope<Uploaded>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
+async fn upload(
+    State(state): State<AppState>,
+    user: User,
+    multipart: Multipart,
+) -> Answer<Uploaded> {
+    ok(store(&state, user.id, "receipt", multipart).await?)
+}
+
+/// Upload and set the avatar (multipart field `file`).
+#[utoipa::path(post, path = "/api/user/avatar", tag = "account", security(("user" = [])),
+    request_body(content_type = "multipart/form-data", description = "field `file`"),
+    responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
+async fn avatar(
+    State(state): State<AppState>,
+    user: User,
+    multipart: Multipart,
+) -> Answer<UserView> {
+    let stored = store(&state, user.id, "avatar", multipart).await?;
+    ok(super::users::set_avatar(&state, user.id, stored.url).await?)
+}
+
+/// Fetch an upload: avatars for anyone; receipts for their owner or an admin token.
+#[utoipa::path(get, path = "/api/uploads/{name}", tag = "uploads",
+    params(("name" = String, Path, description = "Generated name")),
+    responses((status = 200, description = "The image", content_type = "image/*"), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn download(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let valid = name.len() <= 40 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.');
+    let row = if valid { state.readmodel.upload(&name)? } else { None };
+    let row = row.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
+    if row.kind != "avatar" {
+        let token = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(ApiError::unauthorized)?;
+        let allowed = state.tokens.check(token, "admin").is_some()
+            || state.tokens.check(token, "user").is_some_and(|c| c.sub == row.owner);
+        if !allowed {
+            return Err(ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"));
+        }
+    }
+    let bytes = tokio::fs::read(state.uploads_dir.join(&name))
+        .await
+        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, row.content_type),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".into()),
+        ],
+        bytes,
+    )
+        .into_response())
+}

@@ -1,0 +1,699 @@
+//! Wallet (real and demo), deposits, withdrawals with saved addresses, transfers, bills,
+//! invitations and system notices.
+
+use axum::extract::{Path, State};
+use engine::command::RequestDeposit;
+use engine::types::Destination;
+use engine::{Command, Reply};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::{Body, Params, User};
+use super::dto::{self, PageQuery};
+use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
+use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, BILL_TYPES};
+
+/// 24 h, for the wallet's 24 h change.
+const DAY_MS: u64 = 86_400_000;
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(balance))
+        .routes(routes!(reset_demo))
+        .routes(routes!(deposits, create_deposit))
+        .routes(routes!(withdraw_info))
+        .routes(routes!(withdrawals, create_withdrawal))
+        .routes(routes!(addresses, add_address))
+        .routes(routes!(remove_address))
+        .routes(routes!(transfer))
+        .routes(routes!(bills))
+        .routes(routes!(invite))
+        .routes(routes!(team))
+        .routes(routes!(notices))
+}
+
+/// A wallet (spec §3: total, available, in position, frozen, 24 h change).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Balance {
+    /// `real` or `demo`.
+    pub account: String,
+    /// available + frozen + in position.
+    pub total: String,
+    /// Free to trade or withdraw.
+    pub available: String,
+    /// Stakes of open contracts.
+    pub in_position: String,
+    /// Pending withdrawals.
+    pub frozen: String,
+    /// Net trading result over 24 h (profit - loss - fees + rewards + refunds of fees).
+    pub change24h: String,
+    /// The same as a percentage of the total 24 h ago.
+    pub change24h_percent: String,
+}
+
+/// Which wallet.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+pub struct AccountQuery {
+    /// `real` (default) or `demo`.
+    pub account: Option<String>,
+}
+
+fn trading_bill(bill_type: &str) -> bool {
+    matches!(bill_type, "profit" | "loss" | "fee" | "reward" | "refund")
+}
+
+/// Wallet balances and 24 h change.
+#[utoipa::path(get, path = "/api/wallet/balance", tag = "wallet", security(("user" = [])), params(AccountQuery),
+    responses((status = 200, body = Envelope<Balance>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn balance(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<AccountQuery>,
+) -> Answer<Balance> {
+    state.fresh_history().await?;
+    let kind = dto::account(query.account.as_deref())?;
+    let id = user.id;
+    let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
+    let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
+    let name = crate::readmodel::account_name(kind);
+    let since = state.now().saturating_sub(DAY_MS);
+    let sums = state
+        .readmodel
+        .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
+    // Refunds of stakes are not results: a refund returns a stake that a loss never took.
+    // Only the fee part of refunds counts, which the engine books as a refund bill too.
+    let change: Decimal = sums.iter().filter(|(t, _)| t != "refund").map(|(_, s)| *s).sum();
+    let before = wallet.total() - change;
+    let percent = if before > Decimal::ZERO {
+        (change * Decimal::ONE_HUNDRED / before).round_dp(2)
+    } else {
+        Decimal::ZERO
+    };
+    ok(Balance {
+        account: name.into(),
+        total: wallet.total().to_string(),
+        available: wallet.available.to_string(),
+        in_position: wallet.in_position.to_string(),
+        frozen: wallet.frozen.to_string(),
+        change24h: change.to_string(),
+        change24h_percent: percent.to_string(),
+    })
+}
+
+/// Put the demo wallet back to 10,000 USDT.
+#[utoipa::path(post, path = "/api/wallet/demo/reset", tag = "wallet", security(("user" = [])),
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+async fn reset_demo(State(state): State<AppState>, user: User) -> Answer<Empty> {
+    state.submit(Command::ResetDemo { user: user.id }).await?;
+    ok(Empty {})
+}
+
+/// Order list filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderQuery {
+    /// pending, completed or rejected; all when absent.
+    pub status: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
+}
+
+pub(super) fn status_filter(status: Option<&str>) -> Result<Option<String>, ApiError> {
+    match status {
+        None | Some("") => Ok(None),
+        Some(s @ ("pending" | "completed" | "rejected")) => Ok(Some(s.to_owned())),
+        Some(_) => Err(ApiError::invalid("status", "page")),
+    }
+}
+
+fn my_orders(
+    state: &AppState,
+    user: u32,
+    kind: &'static str,
+    query: &OrderQuery,
+) -> Answer<Page<OrderRow>> {
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    let status = status_filter(query.status.as_deref())?;
+    let page = state.readmodel.orders(
+        user,
+        |o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s),
+        paging,
+    )?;
+    ok(page)
+}
+
+/// The user's deposit (recharge) orders.
+#[utoipa::path(get, path = "/api/wallet/deposits", tag = "wallet", security(("user" = [])), params(OrderQuery),
+    responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn deposits(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<OrderQuery>,
+) -> Answer<Page<OrderRow>> {
+    state.fresh_history().await?;
+    my_orders(&state, user.id, "deposit", &query)
+}
+
+/// `POST /api/wallet/deposits`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DepositBody {
+    /// Amount (string).
+    pub amount: String,
+    /// bank_transfer, usdt_trc20 or usdt_erc20.
+    pub method: String,
+    /// Payer's account name.
+    pub account_name: String,
+    /// Payer's account number or address.
+    pub account_number: String,
+    /// Payer's bank (may be empty for USDT).
+    pub bank_name: String,
+    /// Receipt: the `name` returned by the upload call.
+    pub receipt: String,
+}
+
+/// An order created.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderCreated {
+    /// Order id.
+    pub order_id: u64,
+    /// "pending".
+    pub status: String,
+}
+
+/// Ask for a deposit: a pending recharge order for an admin to approve.
+#[utoipa::path(post, path = "/api/wallet/deposits", tag = "wallet", security(("user" = [])), request_body = DepositBody,
+    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn create_deposit(
+    State(state): State<AppState>,
+    user: User,
+    Body(body): Body<DepositBody>,
+) -> Answer<OrderCreated> {
+    let amount = dto::amount("amount", &body.amount)?;
+    let method = dto::pay_method(&body.method)?;
+    let account_name =
+        dto::text("accountName", &body.account_name, dto::FIELD_CHARS_MAX, "deposit_fields")?;
+    let account_number =
+        dto::text("accountNumber", &body.account_number, dto::FIELD_CHARS_MAX, "deposit_fields")?;
+    let bank_name = dto::optional_text("bankName", &body.bank_name, dto::FIELD_CHARS_MAX)?;
+    if method == engine::types::PayMethod::BankTransfer && bank_name.is_empty() {
+        return Err(ApiError::invalid("bankName", "deposit_fields"));
+    }
+    let receipt = body.receipt.trim().to_owned();
+    if receipt.is_empty() {
+        return Err(ApiError::invalid("receipt", "receipt"));
+    }
+    let upload = state.readmodel.upload(&receipt)?;
+    if !upload.is_some_and(|u| u.owner == user.id && u.kind == "receipt") {
+        return Err(ApiError::invalid("receipt", "receipt"));
+    }
+    let request = RequestDeposit {
+        user: user.id,
+        amount,
+        method,
+        account_name,
+        account_number,
+        bank_name,
+        receipt,
+    };
+    let reply = state.submit(Command::RequestDeposit(Box::new(request))).await?;
+    let Reply::OrderCreated { order } = reply else {
+        return Err(ApiError::internal("unexpected reply"));
+    };
+    ok(OrderCreated { order_id: order, status: "pending".into() })
+}
+
+/// A saved withdrawal address.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressView {
+    /// Position (for removal).
+    pub position: u32,
+    /// The user's label.
+    pub label: String,
+    /// eth, tron or trust.
+    pub chain: String,
+    /// Address.
+    pub address: String,
+    /// The default one.
+    pub is_default: bool,
+}
+
+fn address_views(engine: &engine::Engine, id: u32) -> Vec<AddressView> {
+    engine.user(id).map_or_else(Vec::new, |u| {
+        u.addresses
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AddressView {
+                position: i as u32,
+                label: a.label.clone(),
+                chain: a.chain.tag().into(),
+                address: a.address.clone(),
+                is_default: u.default_address == Some(i as u32),
+            })
+            .collect()
+    })
+}
+
+/// What the withdrawal form needs.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WithdrawInfo {
+    /// Fee rate on the amount.
+    pub fee_rate: String,
+    /// Fixed fee.
+    pub fee_fixed: String,
+    /// Smallest amount.
+    pub min_amount: String,
+    /// Largest amount.
+    pub max_amount: String,
+    /// Real available balance.
+    pub available: String,
+    /// Saved addresses.
+    pub addresses: Vec<AddressView>,
+    /// 2FA code needed.
+    pub requires_two_factor: bool,
+    /// Blocked until (ms) after a password change, if blocked.
+    pub blocked_until: Option<u64>,
+}
+
+/// Withdrawal limits, fees, saved addresses.
+#[utoipa::path(get, path = "/api/wallet/withdraw-info", tag = "wallet", security(("user" = [])),
+    responses((status = 200, body = Envelope<WithdrawInfo>), (status = 401, body = ErrorEnvelope)))]
+async fn withdraw_info(State(state): State<AppState>, user: User) -> Answer<WithdrawInfo> {
+    let (id, now) = (user.id, state.now());
+    let info = state
+        .query(move |e| {
+            let s = e.settings();
+            let u = e.user(id)?;
+            let until =
+                u.password_changed_ms + engine::constants::WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS;
+            Some(WithdrawInfo {
+                fee_rate: s.withdraw_fee_rate.to_string(),
+                fee_fixed: s.withdraw_fee_fixed.to_string(),
+                min_amount: s.withdraw_min.to_string(),
+                max_amount: s.withdraw_max.to_string(),
+                available: e.account(id).map(|a| a.real.available).unwrap_or_default().to_string(),
+                addresses: address_views(e, id),
+                requires_two_factor: u.totp_secret.is_some(),
+                blocked_until: (u.password_changed_ms != 0 && until > now).then_some(until),
+            })
+        })
+        .await?;
+    ok(info.ok_or_else(ApiError::unauthorized)?)
+}
+
+/// The user's withdrawal orders.
+#[utoipa::path(get, path = "/api/wallet/withdrawals", tag = "wallet", security(("user" = [])), params(OrderQuery),
+    responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn withdrawals(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<OrderQuery>,
+) -> Answer<Page<OrderRow>> {
+    state.fresh_history().await?;
+    my_orders(&state, user.id, "withdraw", &query)
+}
+
+/// `POST /api/wallet/withdrawals`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct WithdrawBody {
+    /// Amount including the fee.
+    pub amount: String,
+    /// `wallet` or `bank`.
+    pub method: String,
+    /// Wallet: eth, tron or trust.
+    pub chain: String,
+    /// Wallet: address (or use `addressPosition`).
+    pub address: String,
+    /// Wallet: a saved address by position.
+    pub address_position: Option<u32>,
+    /// Bank: account holder's name.
+    pub account_name: String,
+    /// Bank: account number.
+    pub account_number: String,
+    /// Bank: bank name.
+    pub bank_name: String,
+    /// Required when 2FA is on.
+    pub totp_code: Option<String>,
+}
+
+/// Ask for a withdrawal: the amount is frozen until an admin decides.
+#[utoipa::path(post, path = "/api/wallet/withdrawals", tag = "wallet", security(("user" = [])), request_body = WithdrawBody,
+    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, description = "VALIDATION, AMOUNT_OUT_OF_RANGE, INSUFFICIENT_BALANCE, WITHDRAWAL_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn create_withdrawal(
+    State(state): State<AppState>,
+    user: User,
+    Body(body): Body<WithdrawBody>,
+) -> Answer<OrderCreated> {
+    let id = user.id;
+    let found = state
+        .query(move |e| e.user(id).map(|u| (u.totp_secret.clone(), u.addresses.clone())))
+        .await?;
+    let (totp_secret, saved) = found.ok_or_else(ApiError::unauthorized)?;
+    let destination = match body.method.as_str() {
+        "wallet" => match body.address_position {
+            Some(position) => {
+                let a = saved
+                    .get(position as usize)
+                    .ok_or_else(|| ApiError::invalid("addressPosition", "address"))?;
+                Destination::Wallet { chain: a.chain, address: a.address.clone() }
+            }
+            None => {
+                if body.chain.is_empty() {
+                    return Err(ApiError::invalid("chain", "chain"));
+                }
+                let chain = dto::chain(&body.chain)?;
+                let family = if chain == engine::types::Chain::Tron {
+                    crate::walletsig::Family::Tron
+                } else {
+                    crate::walletsig::Family::Evm
+                };
+                let address = crate::walletsig::normalize_address(family, body.address.trim())
+                    .ok_or_else(|| ApiError::invalid("address", "address"))?;
+                Destination::Wallet { chain, address }
+            }
+        },
+        "bank" => {
+            let name =
+                dto::text("accountName", &body.account_name, dto::FIELD_CHARS_MAX, "bank_info")?;
+            let number = dto::text(
+                "accountNumber",
+                &body.account_number,
+                dto::FIELD_CHARS_MAX,
+                "bank_info",
+            )?;
+            let bank = dto::text("bankName", &body.bank_name, dto::FIELD_CHARS_MAX, "bank_info")?;
+            Destination::Bank { name, number, bank }
+        }
+        _ => return Err(ApiError::invalid("method", "method")),
+    };
+    let amount = dto::amount("amount", &body.amount)?;
+    if let Some(secret) = totp_secret {
+        super::users::check_totp(&secret, body.totp_code.as_deref())?;
+    }
+    let reply = state
+        .submit(Command::RequestWithdrawal { user: id, amount, destination: Box::new(destination) })
+        .await?;
+    let Reply::OrderCreated { order } = reply else {
+        return Err(ApiError::internal("unexpected reply"));
+    };
+    ok(OrderCreated { order_id: order, status: "pending".into() })
+}
+
+/// Saved withdrawal addresses.
+#[utoipa::path(get, path = "/api/wallet/addresses", tag = "wallet", security(("user" = [])),
+    responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 401, body = ErrorEnvelope)))]
+async fn addresses(State(state): State<AppState>, user: User) -> Answer<Vec<AddressView>> {
+    let id = user.id;
+    ok(state.query(move |e| address_views(e, id)).await?)
+}
+
+/// `POST /api/wallet/addresses`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AddressBody {
+    /// A label.
+    pub label: String,
+    /// eth, tron or trust.
+    pub chain: String,
+    /// Address.
+    pub address: String,
+    /// Make it the default.
+    pub is_default: bool,
+}
+
+/// Save a withdrawal address.
+#[utoipa::path(post, path = "/api/wallet/addresses", tag = "wallet", security(("user" = [])), request_body = AddressBody,
+    responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn add_address(
+    State(state): State<AppState>,
+    user: User,
+    Body(body): Body<AddressBody>,
+) -> Answer<Vec<AddressView>> {
+    if body.chain.is_empty() {
+        return Err(ApiError::invalid("chain", "chain"));
+    }
+    let chain = dto::chain(&body.chain)?;
+    let family = if chain == engine::types::Chain::Tron {
+        crate::walletsig::Family::Tron
+    } else {
+        crate::walletsig::Family::Evm
+    };
+    let address = crate::walletsig::normalize_address(family, body.address.trim())
+        .ok_or_else(|| ApiError::invalid("address", "address"))?;
+    let label = dto::optional_text("label", &body.label, dto::FIELD_CHARS_MAX)?;
+    let id = user.id;
+    state
+        .submit(Command::AddAddress {
+            user: id,
+            label,
+            chain,
+            address,
+            make_default: body.is_default,
+        })
+        .await?;
+    ok(state.query(move |e| address_views(e, id)).await?)
+}
+
+/// Forget a saved address.
+#[utoipa::path(delete, path = "/api/wallet/addresses/{position}", tag = "wallet", security(("user" = [])),
+    params(("position" = u32, Path, description = "Position in the saved list")),
+    responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn remove_address(
+    State(state): State<AppState>,
+    user: User,
+    Path(position): Path<u32>,
+) -> Answer<Vec<AddressView>> {
+    let id = user.id;
+    state.submit(Command::RemoveAddress { user: id, position }).await?;
+    ok(state.query(move |e| address_views(e, id)).await?)
+}
+
+/// `POST /api/wallet/transfers`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TransferBody {
+    /// Receiver's UID.
+    pub to_uid: u32,
+    /// Amount.
+    pub amount: String,
+}
+
+/// Send real USDT to another user by UID, instantly.
+#[utoipa::path(post, path = "/api/wallet/transfers", tag = "wallet", security(("user" = [])), request_body = TransferBody,
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn transfer(
+    State(state): State<AppState>,
+    user: User,
+    Body(body): Body<TransferBody>,
+) -> Answer<Empty> {
+    if body.to_uid == 0 {
+        return Err(ApiError::invalid("toUid", "uid"));
+    }
+    let amount = dto::amount("amount", &body.amount)?;
+    state.submit(Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
+    ok(Empty {})
+}
+
+/// Bill filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct BillQuery {
+    /// A bill type; all when absent.
+    #[serde(rename = "type")]
+    pub bill_type: Option<String>,
+    /// From (YYYY-MM-DD UTC or ms).
+    pub start: Option<String>,
+    /// To, inclusive (YYYY-MM-DD UTC or ms).
+    pub end: Option<String>,
+    /// `real` (default) or `demo`.
+    pub account: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
+}
+
+/// Bills with totals.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Bills {
+    /// This page.
+    pub items: Vec<BillRow>,
+    /// Matching bills.
+    pub total: u64,
+    /// Sum of incoming amounts.
+    pub total_in: String,
+    /// Sum of outgoing amounts (negative).
+    pub total_out: String,
+    /// Sum per type.
+    pub by_type: Vec<(String, String)>,
+}
+
+/// Transaction history with type and date filters and totals.
+#[utoipa::path(get, path = "/api/wallet/bills", tag = "wallet", security(("user" = [])), params(BillQuery),
+    responses((status = 200, body = Envelope<Bills>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn bills(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<BillQuery>,
+) -> Answer<Bills> {
+    state.fresh_history().await?;
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    let bill_type = match query.bill_type.as_deref() {
+        None | Some("") => None,
+        Some(t) if BILL_TYPES.contains(&t) => Some(t.to_owned()),
+        Some(_) => return Err(ApiError::invalid("type", "bill_type")),
+    };
+    let start = query
+        .start
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|s| dto::date("start", s, false))
+        .transpose()?;
+    let end = query
+        .end
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|s| dto::date("end", s, true))
+        .transpose()?;
+    let account = crate::readmodel::account_name(dto::account(query.account.as_deref())?);
+    let keep = |b: &BillRow| {
+        b.account == account
+            && bill_type.as_ref().is_none_or(|t| b.bill_type == *t)
+            && start.is_none_or(|s| b.time >= s)
+            && end.is_none_or(|e| b.time <= e)
+    };
+    let page = state.readmodel.bills(user.id, keep, paging)?;
+    let sums = state.readmodel.bill_totals(user.id, keep)?;
+    let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
+    let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
+    ok(Bills {
+        items: page.items,
+        total: page.total,
+        total_in: total_in.to_string(),
+        total_out: total_out.to_string(),
+        by_type: sums.into_iter().map(|(t, s)| (t, s.to_string())).collect(),
+    })
+}
+
+/// Invitation link and code, and the reward rules.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Invite {
+    /// 8 characters.
+    pub code: String,
+    /// `{origin}/login/register?code=CODE`.
+    pub link: String,
+    /// Reward rate per generation (1, 2, 3) on invitees' settled real stakes.
+    pub reward_rates: Vec<String>,
+}
+
+/// The user's invitation link, code and reward rules.
+#[utoipa::path(get, path = "/api/invite", tag = "invite", security(("user" = [])),
+    responses((status = 200, body = Envelope<Invite>), (status = 401, body = ErrorEnvelope)))]
+async fn invite(State(state): State<AppState>, user: User) -> Answer<Invite> {
+    let id = user.id;
+    let found = state
+        .query(move |e| {
+            e.user(id).map(|u| {
+                (
+                    u.invite_code.clone(),
+                    e.settings().reward_rates.iter().map(Decimal::to_string).collect::<Vec<_>>(),
+                )
+            })
+        })
+        .await?;
+    let (code, reward_rates) = found.ok_or_else(ApiError::unauthorized)?;
+    let link = format!("{}/login/register?code={code}", state.public_origin.trim_end_matches('/'));
+    ok(Invite { code, link, reward_rates })
+}
+
+/// One generation of the team.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Generation {
+    /// 1, 2 or 3.
+    pub generation: u8,
+    /// People.
+    pub count: usize,
+    /// With a verified e-mail.
+    pub certified: usize,
+    /// Without.
+    pub not_certified: usize,
+    /// The first members (at most 100).
+    pub members: Vec<Member>,
+}
+
+/// A team member.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    /// UID.
+    pub uid: u32,
+    /// Name.
+    pub username: String,
+    /// E-mail verified.
+    pub certified: bool,
+    /// Joined (ms).
+    pub join_time: u64,
+}
+
+/// Members listed per generation.
+const MEMBERS_LISTED_MAX: usize = 100;
+
+pub(super) fn team_of(engine: &engine::Engine, id: u32) -> Vec<Generation> {
+    engine
+        .team(id)
+        .iter()
+        .enumerate()
+        .map(|(n, ids)| {
+            let certified =
+                ids.iter().filter(|m| engine.user(**m).is_some_and(|u| u.email_verified)).count();
+            let members = ids
+                .iter()
+                .take(MEMBERS_LISTED_MAX)
+                .filter_map(|m| engine.user(*m))
+                .map(|u| Member {
+                    uid: u.id,
+                    username: u.username.clone(),
+                    certified: u.email_verified,
+                    join_time: u.created_ms,
+                })
+                .collect();
+            Generation {
+                generation: n as u8 + 1,
+                count: ids.len(),
+                certified,
+                not_certified: ids.len() - certified,
+                members,
+            }
+        })
+        .collect()
+}
+
+/// Team statistics for generations 1-3.
+#[utoipa::path(get, path = "/api/invite/team", tag = "invite", security(("user" = [])),
+    responses((status = 200, body = Envelope<Vec<Generation>>), (status = 401, body = ErrorEnvelope)))]
+async fn team(State(state): State<AppState>, user: User) -> Answer<Vec<Generation>> {
+    let id = user.id;
+    ok(state.query(move |e| team_of(e, id)).await?)
+}
+
+/// System notices, newest first.
+#[utoipa::path(get, path = "/api/notices", tag = "notices", params(PageQuery),
+    responses((status = 200, body = Envelope<Page<NoticeRow>>), (status = 400, body = ErrorEnvelope)))]
+async fn notices(
+    State(state): State<AppState>,
+    Params(query): Params<PageQuery>,
+) -> Answer<Page<NoticeRow>> {
+    ok(state.readmodel.notices(query.paging()?)?)
+}

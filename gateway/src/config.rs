@@ -1,0 +1,169 @@
+//! Server options: command-line flag, then environment variable, then the TOML file given by
+//! `--config`, then the embedded default. `trading-server --help` lists them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+use serde::Deserialize;
+
+use crate::mail::SmtpConfig;
+
+/// The command line (every option also reads an environment variable).
+#[derive(Debug, Parser, Default)]
+#[command(
+    name = "trading-server",
+    about = "The trading platform's server: durable core, market data and HTTP API."
+)]
+pub struct Args {
+    /// TOML file with any of the options below (keys in snake_case, plus an [smtp] table).
+    #[arg(long, env = "TRADING_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Address the HTTP API listens on [default: 127.0.0.1:8080].
+    #[arg(long, env = "TRADING_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// Where the log, snapshots, read model, uploads and outbox live [default: ./data].
+    #[arg(long, env = "TRADING_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// First admin's name, used only when no admin exists yet [default: admin].
+    #[arg(long, env = "TRADING_ADMIN_USERNAME")]
+    pub admin_username: Option<String>,
+    /// First admin's password [default: generated at first start and printed once].
+    #[arg(long, env = "TRADING_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: Option<String>,
+    /// Price source per product (repeatable): simulated[:SEED], replay:PATH[@SPEED]=SYM,...,
+    /// exchange:URL=SYM,... [default: simulated:42 for every product].
+    #[arg(long = "feed", env = "TRADING_FEEDS", value_delimiter = ';')]
+    pub feeds: Vec<String>,
+    /// Public origin for invitation links [default: http://localhost:8080].
+    #[arg(long, env = "TRADING_PUBLIC_ORIGIN")]
+    pub public_origin: Option<String>,
+    /// argon2id threads [default: 1].
+    #[arg(long, env = "TRADING_HASH_THREADS")]
+    pub hash_threads: Option<usize>,
+    /// SMTP host; without it e-mails go to DATA_DIR/outbox.
+    #[arg(long, env = "TRADING_SMTP_HOST")]
+    pub smtp_host: Option<String>,
+    /// SMTP port [default: 587].
+    #[arg(long, env = "TRADING_SMTP_PORT")]
+    pub smtp_port: Option<u16>,
+    /// starttls, tls or none [default: starttls].
+    #[arg(long, env = "TRADING_SMTP_SECURITY")]
+    pub smtp_security: Option<String>,
+    /// SMTP login.
+    #[arg(long, env = "TRADING_SMTP_USERNAME")]
+    pub smtp_username: Option<String>,
+    /// SMTP password.
+    #[arg(long, env = "TRADING_SMTP_PASSWORD", hide_env_values = true)]
+    pub smtp_password: Option<String>,
+    /// Sender address [default: Trading Pro <no-reply@localhost>].
+    #[arg(long, env = "TRADING_SMTP_FROM")]
+    pub smtp_from: Option<String>,
+    /// Turn the brute-force limits off (benchmarks only).
+    #[arg(long, env = "TRADING_NO_RATE_LIMITS")]
+    pub no_rate_limits: bool,
+}
+
+/// The same options in a file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    listen: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    admin_username: Option<String>,
+    admin_password: Option<String>,
+    feeds: Option<Vec<String>>,
+    public_origin: Option<String>,
+    hash_threads: Option<usize>,
+    smtp: Option<SmtpConfig>,
+}
+
+/// Everything resolved.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// HTTP listen address.
+    pub listen: SocketAddr,
+    /// Data directory.
+    pub data_dir: PathBuf,
+    /// First admin's name.
+    pub admin_username: String,
+    /// First admin's password, if set.
+    pub admin_password: Option<String>,
+    /// Feed specifications.
+    pub feeds: Vec<String>,
+    /// Origin for invitation links.
+    pub public_origin: String,
+    /// argon2id threads.
+    pub hash_threads: usize,
+    /// SMTP, if configured.
+    pub smtp: Option<SmtpConfig>,
+    /// Brute-force limits on.
+    pub rate_limits: bool,
+}
+
+impl Config {
+    /// Embedded defaults for a data directory (tests start servers this way).
+    pub fn for_data_dir(data_dir: PathBuf) -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir,
+            admin_username: "admin".into(),
+            admin_password: None,
+            feeds: Vec::new(),
+            public_origin: "http://localhost:8080".into(),
+            hash_threads: 1,
+            smtp: None,
+            rate_limits: true,
+        }
+    }
+
+    /// Resolves flags and environment over the file over the defaults.
+    pub fn resolve(args: Args) -> Result<Config, String> {
+        let file: FileConfig = match &args.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            None => FileConfig::default(),
+        };
+        let defaults = Config::for_data_dir(PathBuf::from("data"));
+        let file_smtp = file.smtp.unwrap_or_default();
+        let smtp_host = args.smtp_host.or(Some(file_smtp.host.clone()).filter(|h| !h.is_empty()));
+        let smtp = smtp_host.map(|host| SmtpConfig {
+            host,
+            port: args.smtp_port.or(Some(file_smtp.port).filter(|p| *p != 0)).unwrap_or(587),
+            security: args
+                .smtp_security
+                .or(Some(file_smtp.security.clone()).filter(|s| !s.is_empty()))
+                .unwrap_or_else(|| "starttls".into()),
+            username: args.smtp_username.or(file_smtp.username.clone()),
+            password: args.smtp_password.or(file_smtp.password.clone()),
+            from: args
+                .smtp_from
+                .or(Some(file_smtp.from.clone()).filter(|s| !s.is_empty()))
+                .unwrap_or_else(|| "Trading Pro <no-reply@localhost>".into()),
+        });
+        Ok(Config {
+            listen: args.listen.or(file.listen).unwrap_or(defaults.listen),
+            data_dir: args.data_dir.or(file.data_dir).unwrap_or(defaults.data_dir),
+            admin_username: args
+                .admin_username
+                .or(file.admin_username)
+                .unwrap_or(defaults.admin_username),
+            admin_password: args.admin_password.or(file.admin_password),
+            feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
+            public_origin: args
+                .public_origin
+                .or(file.public_origin)
+                .unwrap_or(defaults.public_origin),
+            hash_threads: args
+                .hash_threads
+                .or(file.hash_threads)
+                .unwrap_or(defaults.hash_threads)
+                .clamp(1, 64),
+            smtp,
+            rate_limits: !args.no_rate_limits,
+        })
+    }
+}

@@ -1,0 +1,106 @@
+//! Prometheus metrics: requests by route and status with latency, orders, and the core's
+//! counters, rendered with `prometheus-client`.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// Labels of a request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+/// Labels of a latency sample.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    route: String,
+}
+
+/// Every metric.
+pub struct Metrics {
+    /// The registry (encoding needs it locked).
+    registry: Mutex<Registry>,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    /// Orders accepted through the API.
+    pub orders: Counter,
+    commands: Gauge,
+    fsyncs: Gauge,
+    readmodel_index: Gauge,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 16))
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("trading");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        let orders = Counter::default();
+        let (commands, fsyncs, readmodel_index) =
+            (Gauge::default(), Gauge::default(), Gauge::default());
+        registry.register("http_requests", "HTTP requests by route and status", requests.clone());
+        registry.register("http_request_seconds", "HTTP request latency", latency.clone());
+        registry.register("orders_accepted", "Orders accepted over HTTP", orders.clone());
+        registry.register("engine_commands", "Commands applied since start", commands.clone());
+        registry.register("wal_fsyncs", "fdatasync calls on the log since start", fsyncs.clone());
+        registry.register(
+            "readmodel_index",
+            "Last log index projected into the read model",
+            readmodel_index.clone(),
+        );
+        Metrics {
+            registry: Mutex::new(registry),
+            requests,
+            latency,
+            orders,
+            commands,
+            fsyncs,
+            readmodel_index,
+        }
+    }
+}
+
+/// Routes are labels only when matched, so unknown paths cannot grow the label set.
+impl Metrics {
+    /// Counts a request and its latency.
+    pub fn observe_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
+        let labels = RequestLabels { method: method.to_owned(), route: route.to_owned(), status };
+        self.requests.get_or_create(&labels).inc();
+        self.latency
+            .get_or_create(&RouteLabels { route: route.to_owned() })
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// The text exposition, with the core's counters refreshed.
+    pub fn render(&self, stats: &wal::Stats, readmodel_index: u64) -> String {
+        let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        self.commands.set(clamp(stats.commands));
+        self.fsyncs.set(clamp(stats.fsyncs));
+        self.readmodel_index.set(clamp(readmodel_index));
+        let mut out = String::new();
+        let registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = encode(&mut out, &registry);
+        out
+    }
+}

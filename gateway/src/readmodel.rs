@@ -1,0 +1,865 @@
+//! The read model: history the engine does not keep (bills, contract records, deposit and
+//! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
+//! sled by one thread.
+//!
+//! It is a `wal::Follower`: each event batch is written with the index it reaches in one
+//! atomic sled batch; after a flush the pipeline is told that index, so snapshots stay behind
+//! it and a restart hands over exactly the events after it (none lost, none twice).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use engine::types::{AccountKind, BillType, Direction, Outcome, TickRef};
+use engine::{Engine, Event, Settlement};
+use rust_decimal::Decimal;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use utoipa::ToSchema;
+use wal::{EventBatch, Handle};
+
+/// One tree, rows told apart by a one-byte prefix, so that a batch is one atomic write.
+const TREE: &str = "readmodel";
+/// Rows of the same kind for one user sort by id under `prefix ++ user ++ id`.
+const BILL: u8 = b'b';
+const CONTRACT: u8 = b'c';
+const CONTRACT_OWNER: u8 = b'C';
+const ORDER: u8 = b'o';
+const ORDER_OWNER: u8 = b'O';
+const LOGIN: u8 = b'l';
+const NOTICE: u8 = b'n';
+const AUDIT: u8 = b'a';
+const UPLOAD: u8 = b'u';
+const META_APPLIED: &[u8] = b"m:applied";
+const META_SEQ: &[u8] = b"m:seq";
+const META_TOTALS: &[u8] = b"m:totals";
+/// How often the projection is flushed and its position reported to the pipeline.
+const FLUSH_PERIOD: Duration = Duration::from_millis(50);
+/// Live event batches the projector may fall behind before the pipeline drops it.
+pub const FOLLOWER_CAPACITY_BATCHES: usize = 65_536;
+/// Rows one list query may scan, whatever its filters.
+pub const SCAN_ROWS_MAX: usize = 100_000;
+
+/// Why the read model could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadModelError {
+    /// sled failed.
+    #[error("read model storage: {0}")]
+    Sled(#[from] sled::Error),
+    /// A stored row did not decode.
+    #[error("read model row: {0}")]
+    Decode(#[from] serde_json::Error),
+}
+
+/// A money movement with a bill type (decisions §3).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct BillRow {
+    /// Order of the bill among all bills.
+    pub id: u64,
+    /// `real` or `demo`.
+    pub account: String,
+    /// deposit, withdraw, profit, loss, fee, refund, reward, transfer_in, transfer_out, adjustment.
+    #[serde(rename = "type")]
+    pub bill_type: String,
+    /// Signed amount in USDT.
+    #[schema(value_type = String)]
+    pub amount: Decimal,
+    /// Available balance after it.
+    #[schema(value_type = String)]
+    pub balance: Decimal,
+    /// Contract, order or counterparty it belongs to.
+    pub reference: u64,
+    /// Bills are final when written.
+    pub status: String,
+    /// When (ms since the epoch).
+    pub time: u64,
+}
+
+/// A tick that entered or ended a contract, with where it sits in the log (decisions §1).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct TickRow {
+    /// Price.
+    #[schema(value_type = String)]
+    pub price: Decimal,
+    /// Tick time (ms since the epoch).
+    pub time: u64,
+    /// Log index of the tick.
+    pub sequence: u64,
+}
+
+impl From<TickRef> for TickRow {
+    fn from(tick: TickRef) -> Self {
+        TickRow { price: tick.price, time: tick.time_ms, sequence: tick.index }
+    }
+}
+
+/// A contract record.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRow {
+    /// Order number.
+    pub id: u64,
+    /// Owner's UID.
+    pub user: u32,
+    /// `real` or `demo`.
+    pub account: String,
+    /// Product code.
+    pub symbol: String,
+    /// `up` (buy up) or `down` (buy down).
+    pub direction: String,
+    /// Input amount.
+    #[schema(value_type = String)]
+    pub stake: Decimal,
+    /// Fee paid.
+    #[schema(value_type = String)]
+    pub fee: Decimal,
+    /// Payout rate locked at acceptance.
+    #[schema(value_type = String)]
+    pub payout_rate: Decimal,
+    /// Duration in seconds.
+    pub duration: u64,
+    /// Accepted at.
+    pub accepted_at: u64,
+    /// Entry spot, once known.
+    pub entry: Option<TickRow>,
+    /// Expiry (entry time + duration), once entered.
+    pub expiry_at: Option<u64>,
+    /// Exit spot, once settled.
+    pub exit: Option<TickRow>,
+    /// win, loss, tie, void_no_entry, void_stale_feed, void_market_closed.
+    pub outcome: Option<String>,
+    /// Paid back to the wallet at settlement.
+    #[schema(value_type = Option<String>)]
+    pub credited: Option<Decimal>,
+    /// Profit (+) or loss (-).
+    #[schema(value_type = Option<String>)]
+    pub profit: Option<Decimal>,
+    /// Settled at.
+    pub settled_at: Option<u64>,
+    /// waiting_entry, open, settled, void.
+    pub status: String,
+}
+
+/// A deposit (recharge) or withdrawal order.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderRow {
+    /// Order id.
+    pub id: u64,
+    /// Owner's UID.
+    pub user: u32,
+    /// `deposit` or `withdraw`.
+    pub kind: String,
+    /// Amount (for withdrawals, including the fee).
+    #[schema(value_type = String)]
+    pub amount: Decimal,
+    /// Fee.
+    #[schema(value_type = String)]
+    pub fee: Decimal,
+    /// What arrives (amount - fee).
+    #[schema(value_type = String)]
+    pub actual: Decimal,
+    /// bank_transfer, usdt_trc20, usdt_erc20 (deposits); wallet or bank (withdrawals).
+    pub method: String,
+    /// Account name, number and bank, or chain and address.
+    pub details: serde_json::Value,
+    /// Receipt upload name (deposits).
+    pub receipt: Option<String>,
+    /// pending, completed, rejected.
+    pub status: String,
+    /// The admin's remark on rejection.
+    pub remark: String,
+    /// Created at.
+    pub created_at: u64,
+    /// Decided at.
+    pub completed_at: Option<u64>,
+}
+
+/// One sign-in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginRow {
+    /// Session id.
+    pub session: u64,
+    /// Device (user agent, shortened).
+    pub device: String,
+    /// Client address.
+    pub ip: String,
+    /// Signed in at.
+    pub started_at: u64,
+    /// Ended at (sign-out, revocation), if ended.
+    pub ended_at: Option<u64>,
+}
+
+/// A system notice.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NoticeRow {
+    /// Notice id.
+    pub id: u64,
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub body: String,
+    /// Sent at.
+    pub time: u64,
+}
+
+/// One back-office action, refused or not (decisions §1).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRow {
+    /// Log index of the action.
+    pub index: u64,
+    /// Admin id.
+    pub admin: u32,
+    /// Action name.
+    pub action: String,
+    /// What it did.
+    pub detail: String,
+    /// Error code if refused.
+    pub refused: Option<String>,
+    /// When.
+    pub time: u64,
+}
+
+/// An uploaded file and who may see it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct UploadRow {
+    /// Uploader's UID.
+    pub owner: u32,
+    /// `avatar` (public) or `receipt` (owner and admins).
+    pub kind: String,
+    /// MIME type found in the content.
+    pub content_type: String,
+}
+
+/// Running totals for the dashboard.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Real contracts accepted.
+    pub contracts: u64,
+    /// Real stake accepted.
+    #[schema(value_type = String)]
+    pub volume: Decimal,
+    /// Real contracts settled.
+    pub settled: u64,
+    /// Net result of users on settled real contracts (credited - stake).
+    #[schema(value_type = String)]
+    pub users_net: Decimal,
+    /// Sign-ins.
+    pub logins: u64,
+    /// Registrations.
+    pub registrations: u64,
+}
+
+/// Read access to the projection; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ReadModel {
+    /// The database (kept to flush).
+    db: sled::Db,
+    /// The one tree.
+    tree: sled::Tree,
+    /// Last index projected (in memory, maybe not yet flushed).
+    applied: Arc<AtomicU64>,
+    /// Set when the pipeline dropped the projector: history stops until a restart.
+    pub stalled: Arc<AtomicBool>,
+    /// Publishes `applied` so readers can await a position (read-your-writes).
+    progress: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
+    let mut key = [0u8; 13];
+    key[0] = prefix;
+    key[1..5].copy_from_slice(&owner.to_be_bytes());
+    key[5..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn global_key(prefix: u8, id: u64) -> [u8; 9] {
+    let mut key = [0u8; 9];
+    key[0] = prefix;
+    key[1..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn u64_of(bytes: &[u8]) -> u64 {
+    bytes.try_into().map(u64::from_be_bytes).unwrap_or(0)
+}
+
+pub(crate) fn account_name(kind: AccountKind) -> &'static str {
+    match kind {
+        AccountKind::Real => "real",
+        AccountKind::Demo => "demo",
+    }
+}
+
+/// The API name of a bill type.
+pub fn bill_name(bill: BillType) -> &'static str {
+    match bill {
+        BillType::Deposit => "deposit",
+        BillType::Withdraw => "withdraw",
+        BillType::Profit => "profit",
+        BillType::Loss => "loss",
+        BillType::Fee => "fee",
+        BillType::Refund => "refund",
+        BillType::Reward => "reward",
+        BillType::TransferIn => "transfer_in",
+        BillType::TransferOut => "transfer_out",
+        BillType::Adjustment => "adjustment",
+    }
+}
+
+/// Every bill type's API name.
+pub const BILL_TYPES: [&str; 10] = [
+    "deposit",
+    "withdraw",
+    "profit",
+    "loss",
+    "fee",
+    "refund",
+    "reward",
+    "transfer_in",
+    "transfer_out",
+    "adjustment",
+];
+
+fn outcome_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win => "win",
+        Outcome::Loss => "loss",
+        Outcome::Tie => "tie",
+        Outcome::VoidNoEntry => "void_no_entry",
+        Outcome::VoidStaleFeed => "void_stale_feed",
+        Outcome::VoidMarketClosed => "void_market_closed",
+    }
+}
+
+pub(crate) fn direction_name(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Up => "up",
+        Direction::Down => "down",
+    }
+}
+
+/// A page of rows and how many matched in all.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Page<T> {
+    /// Rows of this page, newest first.
+    pub items: Vec<T>,
+    /// Rows matching the filters (up to the scan bound).
+    pub total: u64,
+}
+
+impl ReadModel {
+    /// Opens (or creates) the read model under `dir`.
+    pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
+        let db = sled::open(dir)?;
+        let tree = db.open_tree(TREE)?;
+        let applied = tree.get(META_APPLIED)?.map_or(0, |v| u64_of(&v));
+        Ok(ReadModel {
+            db,
+            tree,
+            applied: Arc::new(AtomicU64::new(applied)),
+            stalled: Arc::new(AtomicBool::new(false)),
+            progress: Arc::new(tokio::sync::watch::Sender::new(applied)),
+        })
+    }
+
+    /// Last log index projected.
+    pub fn applied_index(&self) -> u64 {
+        self.applied.load(Ordering::Acquire)
+    }
+
+    /// Projects one batch atomically: rows and the index it reaches.
+    pub fn apply(&self, batch: &EventBatch<Event>) -> Result<(), ReadModelError> {
+        if batch.last_index <= self.applied_index() {
+            return Ok(()); // already projected (never happens with a well-behaved pipeline)
+        }
+        let mut writer = Writer::new(self, batch.time_ms)?;
+        for event in &batch.events {
+            writer.event(event)?;
+        }
+        writer.finish(batch.last_index)?;
+        self.applied.store(batch.last_index, Ordering::Release);
+        self.progress.send_replace(batch.last_index);
+        Ok(())
+    }
+
+    /// Waits until everything up to log `index` is projected (or `timeout` passes): a client
+    /// that just placed an order sees it in its records.
+    pub async fn caught_up(&self, index: u64, timeout: Duration) -> bool {
+        let mut progress = self.progress.subscribe();
+        tokio::time::timeout(timeout, progress.wait_for(|applied| *applied >= index))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Makes everything projected so far durable; returns the index it covers.
+    pub fn flush(&self) -> Result<u64, ReadModelError> {
+        let applied = self.applied_index();
+        self.db.flush()?;
+        Ok(applied)
+    }
+
+    fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
+        match self.tree.get(key)? {
+            Some(bytes) => Ok(Some(serde_json::from_slice(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Rows under `prefix ++ owner`, newest first, filtered, paged.
+    fn list<T: DeserializeOwned>(
+        &self,
+        scan: sled::Iter,
+        keep: impl Fn(&T) -> bool,
+        page: Paging,
+    ) -> Result<Page<T>, ReadModelError> {
+        let mut items = Vec::new();
+        let mut total = 0u64;
+        for entry in scan.rev().take(SCAN_ROWS_MAX) {
+            let (_, value) = entry?;
+            let row: T = serde_json::from_slice(&value)?;
+            if !keep(&row) {
+                continue;
+            }
+            if total >= page.skip() && items.len() < page.size {
+                items.push(row);
+            }
+            total += 1;
+        }
+        Ok(Page { items, total })
+    }
+
+    fn user_scan(&self, prefix: u8, user: u32) -> sled::Iter {
+        let mut start = [0u8; 5];
+        start[0] = prefix;
+        start[1..].copy_from_slice(&user.to_be_bytes());
+        self.tree.scan_prefix(start)
+    }
+
+    /// A user's bills, newest first.
+    pub fn bills(
+        &self,
+        user: u32,
+        keep: impl Fn(&BillRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<BillRow>, ReadModelError> {
+        self.list(self.user_scan(BILL, user), keep, page)
+    }
+
+    /// Sum of a user's bills matching `keep`, per type (bounded scan).
+    pub fn bill_totals(
+        &self,
+        user: u32,
+        keep: impl Fn(&BillRow) -> bool,
+    ) -> Result<Vec<(String, Decimal)>, ReadModelError> {
+        let mut sums: Vec<(String, Decimal)> =
+            BILL_TYPES.iter().map(|t| ((*t).to_owned(), Decimal::ZERO)).collect();
+        for entry in self.user_scan(BILL, user).rev().take(SCAN_ROWS_MAX) {
+            let (_, value) = entry?;
+            let row: BillRow = serde_json::from_slice(&value)?;
+            if keep(&row) {
+                if let Some(sum) = sums.iter_mut().find(|(t, _)| *t == row.bill_type) {
+                    sum.1 += row.amount;
+                }
+            }
+        }
+        Ok(sums)
+    }
+
+    /// A user's contracts, newest first.
+    pub fn contracts(
+        &self,
+        user: u32,
+        keep: impl Fn(&ContractRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<ContractRow>, ReadModelError> {
+        self.list(self.user_scan(CONTRACT, user), keep, page)
+    }
+
+    /// One contract by id.
+    pub fn contract(&self, id: u64) -> Result<Option<ContractRow>, ReadModelError> {
+        let Some(owner) = self.tree.get(global_key(CONTRACT_OWNER, id))? else { return Ok(None) };
+        let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+        self.get(&key(CONTRACT, owner, id))
+    }
+
+    /// Every user's contracts, newest first (back-office).
+    pub fn all_contracts(
+        &self,
+        keep: impl Fn(&ContractRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<ContractRow>, ReadModelError> {
+        let mut items = Vec::new();
+        let mut total = 0u64;
+        for entry in self.tree.scan_prefix([CONTRACT_OWNER]).rev().take(SCAN_ROWS_MAX) {
+            let (owner_key, owner) = entry?;
+            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+            let Some(row) =
+                self.get::<ContractRow>(&key(CONTRACT, owner, u64_of(&owner_key[1..])))?
+            else {
+                continue;
+            };
+            if !keep(&row) {
+                continue;
+            }
+            if total >= page.skip() && items.len() < page.size {
+                items.push(row);
+            }
+            total += 1;
+        }
+        Ok(Page { items, total })
+    }
+
+    /// A user's deposit and withdrawal orders, newest first.
+    pub fn orders(
+        &self,
+        user: u32,
+        keep: impl Fn(&OrderRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<OrderRow>, ReadModelError> {
+        self.list(self.user_scan(ORDER, user), keep, page)
+    }
+
+    /// Every user's orders, newest first (back-office).
+    pub fn all_orders(
+        &self,
+        keep: impl Fn(&OrderRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<OrderRow>, ReadModelError> {
+        let mut items = Vec::new();
+        let mut total = 0u64;
+        for entry in self.tree.scan_prefix([ORDER_OWNER]).rev().take(SCAN_ROWS_MAX) {
+            let (owner_key, owner) = entry?;
+            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+            let Some(row) = self.get::<OrderRow>(&key(ORDER, owner, u64_of(&owner_key[1..])))?
+            else {
+                continue;
+            };
+            if !keep(&row) {
+                continue;
+            }
+            if total >= page.skip() && items.len() < page.size {
+                items.push(row);
+            }
+            total += 1;
+        }
+        Ok(Page { items, total })
+    }
+
+    /// A user's sign-ins, newest first.
+    pub fn logins(&self, user: u32, page: Paging) -> Result<Page<LoginRow>, ReadModelError> {
+        self.list(self.user_scan(LOGIN, user), |_| true, page)
+    }
+
+    /// System notices, newest first.
+    pub fn notices(&self, page: Paging) -> Result<Page<NoticeRow>, ReadModelError> {
+        self.list(self.tree.scan_prefix([NOTICE]), |_| true, page)
+    }
+
+    /// The audit log, newest first.
+    pub fn audit(&self, page: Paging) -> Result<Page<AuditRow>, ReadModelError> {
+        self.list(self.tree.scan_prefix([AUDIT]), |_| true, page)
+    }
+
+    /// Dashboard totals.
+    pub fn totals(&self) -> Result<Totals, ReadModelError> {
+        Ok(self.get(META_TOTALS)?.unwrap_or_default())
+    }
+
+    /// Records an upload (written by the gateway, not by events: files are not engine state).
+    pub fn put_upload(&self, name: &str, row: &UploadRow) -> Result<(), ReadModelError> {
+        let mut k = vec![UPLOAD];
+        k.extend_from_slice(name.as_bytes());
+        self.tree.insert(k, serde_json::to_vec(row)?)?;
+        self.tree.flush()?;
+        Ok(())
+    }
+
+    /// An upload's owner and kind.
+    pub fn upload(&self, name: &str) -> Result<Option<UploadRow>, ReadModelError> {
+        let mut k = vec![UPLOAD];
+        k.extend_from_slice(name.as_bytes());
+        self.get(&k)
+    }
+}
+
+/// Which page of a list.
+#[derive(Debug, Clone, Copy)]
+pub struct Paging {
+    /// 1-based page number.
+    pub page: usize,
+    /// Rows per page.
+    pub size: usize,
+}
+
+impl Paging {
+    fn skip(&self) -> u64 {
+        (self.page.saturating_sub(1) * self.size) as u64
+    }
+}
+
+/// Collects one batch's writes; reads see the batch's own earlier writes.
+struct Writer<'a> {
+    model: &'a ReadModel,
+    batch: sled::Batch,
+    overlay: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    time_ms: u64,
+    seq: u64,
+    totals: Totals,
+}
+
+impl<'a> Writer<'a> {
+    fn new(model: &'a ReadModel, time_ms: u64) -> Result<Self, ReadModelError> {
+        let seq = model.tree.get(META_SEQ)?.map_or(0, |v| u64_of(&v));
+        let totals = model.totals()?;
+        let (batch, overlay) = (sled::Batch::default(), Default::default());
+        Ok(Writer { model, batch, overlay, time_ms, seq, totals })
+    }
+
+    fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
+        let bytes = serde_json::to_vec(row)?;
+        self.batch.insert(key, bytes.clone());
+        self.overlay.insert(key.to_vec(), bytes);
+        Ok(())
+    }
+
+    fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
+        match self.overlay.get(key) {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => self.model.get(key),
+        }
+    }
+
+    fn update<T: Serialize + DeserializeOwned>(
+        &mut self,
+        key: &[u8],
+        change: impl FnOnce(&mut T),
+    ) -> Result<(), ReadModelError> {
+        if let Some(mut row) = self.get::<T>(key)? {
+            change(&mut row);
+            self.put(key, &row)?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: &Event) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        match event {
+            Event::Wallet(change) => {
+                let Some(bill) = change.bill else { return Ok(()) };
+                self.seq += 1;
+                let row = BillRow {
+                    id: self.seq,
+                    account: account_name(change.account).into(),
+                    bill_type: bill_name(bill).into(),
+                    amount: change.amount,
+                    balance: change.wallet.available,
+                    reference: change.reference,
+                    status: "completed".into(),
+                    time: now,
+                };
+                self.put(&key(BILL, change.user, self.seq), &row)?;
+            }
+            Event::ContractOpened { contract, symbol } => {
+                let c = contract;
+                if c.account == AccountKind::Real {
+                    self.totals.contracts += 1;
+                    self.totals.volume += c.stake;
+                }
+                let row = ContractRow {
+                    id: c.id,
+                    user: c.user,
+                    account: account_name(c.account).into(),
+                    symbol: symbol.to_string(),
+                    direction: direction_name(c.direction).into(),
+                    stake: c.stake,
+                    fee: c.fee,
+                    payout_rate: c.payout_rate,
+                    duration: c.duration_ms / 1_000,
+                    accepted_at: c.accepted_ms,
+                    entry: None,
+                    expiry_at: None,
+                    exit: None,
+                    outcome: None,
+                    credited: None,
+                    profit: None,
+                    settled_at: None,
+                    status: "waiting_entry".into(),
+                };
+                self.put(&key(CONTRACT, c.user, c.id), &row)?;
+                self.batch.insert(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes());
+            }
+            Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
+                    row.entry = Some((*entry).into());
+                    row.expiry_at = Some(*expiry_ms);
+                    row.status = "open".into();
+                })?;
+            }
+            Event::ContractSettled(settlement) => self.settled(settlement)?,
+            Event::DepositRequested(order) => {
+                let details = serde_json::json!({
+                    "accountName": order.account_name,
+                    "accountNumber": order.account_number,
+                    "bankName": order.bank_name,
+                });
+                let row = OrderRow {
+                    id: order.id,
+                    user: order.user,
+                    kind: "deposit".into(),
+                    amount: order.amount,
+                    fee: Decimal::ZERO,
+                    actual: order.amount,
+                    method: crate::api::dto::pay_method_name(order.method).into(),
+                    details,
+                    receipt: Some(order.receipt.clone()),
+                    status: "pending".into(),
+                    remark: String::new(),
+                    created_at: order.created_ms,
+                    completed_at: None,
+                };
+                self.order(row)?;
+            }
+            Event::WithdrawalRequested(order) => {
+                let (method, details) = crate::api::dto::destination_json(&order.destination);
+                let row = OrderRow {
+                    id: order.id,
+                    user: order.user,
+                    kind: "withdraw".into(),
+                    amount: order.amount,
+                    fee: order.fee,
+                    actual: order.actual,
+                    method: method.into(),
+                    details,
+                    receipt: None,
+                    status: "pending".into(),
+                    remark: String::new(),
+                    created_at: order.created_ms,
+                    completed_at: None,
+                };
+                self.order(row)?;
+            }
+            Event::OrderResolved { order, user, approved, remark, .. } => {
+                self.update(&key(ORDER, *user, *order), |row: &mut OrderRow| {
+                    row.status = if *approved { "completed" } else { "rejected" }.into();
+                    row.remark.clone_from(remark);
+                    row.completed_at = Some(now);
+                })?;
+            }
+            Event::SessionStarted { user, session, device, ip } => {
+                self.totals.logins += 1;
+                let row = LoginRow {
+                    session: *session,
+                    device: device.clone(),
+                    ip: ip.clone(),
+                    started_at: now,
+                    ended_at: None,
+                };
+                self.put(&key(LOGIN, *user, *session), &row)?;
+            }
+            Event::SessionEnded { user, session } => {
+                self.update(&key(LOGIN, *user, *session), |row: &mut LoginRow| {
+                    row.ended_at = Some(now);
+                })?;
+            }
+            Event::UserRegistered { .. } => self.totals.registrations += 1,
+            Event::Notice { title, body } => {
+                self.seq += 1;
+                let row =
+                    NoticeRow { id: self.seq, title: title.clone(), body: body.clone(), time: now };
+                self.put(&global_key(NOTICE, self.seq), &row)?;
+            }
+            Event::Audit(record) => {
+                let row = AuditRow {
+                    index: record.index,
+                    admin: record.admin,
+                    action: record.action.into(),
+                    detail: record.detail.clone(),
+                    refused: record.refused.map(String::from),
+                    time: record.time_ms,
+                };
+                self.seq += 1;
+                self.put(&global_key(AUDIT, self.seq), &row)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn settled(&mut self, s: &Settlement) -> Result<(), ReadModelError> {
+        let c = &s.contract;
+        if c.account == AccountKind::Real && !s.outcome.is_void() {
+            self.totals.settled += 1;
+            self.totals.users_net += s.credited - c.stake;
+        }
+        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| {
+            row.entry = c.entry.map(TickRow::from);
+            row.expiry_at = c.entry.map(|_| c.expiry_ms);
+            row.exit = s.exit.map(TickRow::from);
+            row.outcome = Some(outcome_name(s.outcome).into());
+            row.credited = Some(s.credited);
+            row.profit = Some(s.profit);
+            row.settled_at = Some(s.settled_ms);
+            row.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
+        })
+    }
+
+    fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {
+        self.batch.insert(&global_key(ORDER_OWNER, row.id), &row.user.to_be_bytes());
+        self.put(&key(ORDER, row.user, row.id), &row)
+    }
+
+    fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
+        self.batch.insert(META_SEQ, &self.seq.to_be_bytes());
+        self.batch.insert(META_APPLIED, &last_index.to_be_bytes());
+        let totals = serde_json::to_vec(&self.totals)?;
+        self.batch.insert(META_TOTALS, totals);
+        self.model.tree.apply_batch(self.batch)?;
+        Ok(())
+    }
+}
+
+/// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells
+/// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
+pub fn spawn_projector(
+    model: ReadModel,
+    handle: Handle<Engine>,
+    live: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("readmodel".into()).spawn(move || {
+        let mut last_flush = Instant::now();
+        loop {
+            match live.recv_timeout(FLUSH_PERIOD) {
+                Ok(batch) => {
+                    if let Err(error) = model.apply(&batch) {
+                        tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
+                        model.stalled.store(true, Ordering::Release);
+                        return;
+                    }
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    // Stopped with the pipeline, or dropped for falling behind.
+                    if !handle.is_closed() {
+                        tracing::error!("read model fell behind and was dropped; history resumes after a restart");
+                        model.stalled.store(true, Ordering::Release);
+                    }
+                    let _ = model.flush();
+                    return;
+                }
+            }
+            if last_flush.elapsed() >= FLUSH_PERIOD {
+                match model.flush() {
+                    Ok(durable) => handle.set_followed(durable),
+                    Err(error) => tracing::error!(%error, "read model flush failed"),
+                }
+                last_flush = Instant::now();
+            }
+        }
+    })
+}

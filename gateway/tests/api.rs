@@ -1,0 +1,192 @@
+//! The HTTP API through its router (`oneshot`), on a real server: real pipeline, read
+//! model, market data and argon2id. Each test starts its own server on a temporary directory.
+
+use std::path::Path;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use gateway::api::{app, AppState};
+use gateway::node::NodeConfig;
+use gateway::server::{HttpConfig, Server, ServerConfig};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const ADMIN_PASSWORD: &str = "admin-password-1";
+
+#[allow(missing_debug_implementations)]
+pub struct Harness {
+    pub server: Server,
+    pub state: AppState,
+    pub dir: tempfile::TempDir,
+}
+
+pub fn start_with(smtp: Option<gateway::mail::SmtpConfig>) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        node: NodeConfig {
+            data_dir: dir.path().to_path_buf(),
+            admin_username: "admin".into(),
+            admin_password: Some(ADMIN_PASSWORD.into()),
+        },
+        feeds: gateway::feeds::parse(&[]).unwrap(),
+        http: Some(HttpConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            public_origin: "https://trade.example".into(),
+            hash_threads: 1,
+            smtp,
+            rate_limits: true,
+        }),
+    };
+    let (server, _) = Server::start(config).unwrap();
+    let state = server.state().unwrap().clone();
+    Harness { server, state, dir }
+}
+
+pub fn start() -> Harness {
+    start_with(None)
+}
+
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub body: Value,
+}
+
+impl Answer {
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or("")
+    }
+    pub fn data(&self) -> &Value {
+        &self.body["data"]
+    }
+    #[track_caller]
+    pub fn ok(&self) -> &Value {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.body);
+        assert_eq!(self.body["success"], true);
+        self.data()
+    }
+    #[track_caller]
+    pub fn fails(&self, status: StatusCode, code: &str) {
+        assert_eq!((self.status, self.code()), (status, code), "{}", self.body);
+        assert_eq!(self.body["success"], false);
+        assert!(!self.message().is_empty());
+    }
+}
+
+impl Harness {
+    pub fn request(&self, request: Request<Body>) -> Answer {
+        let router = app(self.state.clone());
+        self.server.runtime().block_on(async move {
+            let response = router.oneshot(request).await.unwrap();
+            let status = response.status();
+            let bytes = response.into_body().collect().await.unwrap().to_bytes();
+            let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            Answer { status, body }
+        })
+    }
+
+    pub fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Answer {
+        self.call_lang(method, path, token, body, None)
+    }
+
+    pub fn call_lang(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        language: Option<&str>,
+    ) -> Answer {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            builder = builder.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(language) = language {
+            builder = builder.header("language", language);
+        }
+        let request = match body {
+            Some(body) => builder
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string())),
+            None => builder.body(Body::empty()),
+        };
+        self.request(request.unwrap())
+    }
+
+    pub fn get(&self, path: &str, token: Option<&str>) -> Answer {
+        self.call(Method::GET, path, token, None)
+    }
+
+    pub fn post(&self, path: &str, token: Option<&str>, body: Value) -> Answer {
+        self.call(Method::POST, path, token, Some(body))
+    }
+
+    pub fn register(&self, username: &str, invite: Option<&str>) -> Value {
+        let mut body = json!({"username": username, "email": format!("{username}@example.com"), "password": "secret1"});
+        if let Some(code) = invite {
+            body["inviteCode"] = json!(code);
+        }
+        self.post("/api/login/register", None, body).ok().clone()
+    }
+
+    pub fn login(&self, username: &str) -> String {
+        let answer = self.post(
+            "/api/login/login",
+            None,
+            json!({"username": username, "password": "secret1"}),
+        );
+        answer.ok()["token"].as_str().unwrap().to_owned()
+    }
+
+    pub fn user(&self, username: &str) -> (u32, String) {
+        let uid = self.register(username, None)["uid"].as_u64().unwrap() as u32;
+        (uid, self.login(username))
+    }
+
+    pub fn admin(&self) -> String {
+        let answer = self.post(
+            "/api/admin/login",
+            None,
+            json!({"username": "admin", "password": ADMIN_PASSWORD}),
+        );
+        answer.ok()["token"].as_str().unwrap().to_owned()
+    }
+
+    /// The newest file of the outbox.
+    pub fn outbox_code(&self) -> String {
+        outbox_code(self.dir.path())
+    }
+}
+
+pub fn outbox_code(data_dir: &Path) -> String {
+    let mut files: Vec<_> =
+        std::fs::read_dir(data_dir.join("outbox")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let text = std::fs::read_to_string(files.last().expect("a message in the outbox")).unwrap();
+    code_in(&text)
+}
+
+pub fn code_in(text: &str) -> String {
+    let digits: Vec<&str> =
+        text.split(|c: char| !c.is_ascii_digit()).filter(|w| w.len() == 6).collect();
+    digits.first().expect("a 6-digit code").to_string()
+}
+
+#[path = "api/auth.rs"]
+mod auth;
+#[path = "api/backoffice.rs"]
+mod backoffice;
+#[path = "api/docs.rs"]
+mod docs;
+#[path = "api/money.rs"]
+mod money;

@@ -1,0 +1,194 @@
+//! The OpenAPI document against the router, authorization on every route, languages.
+
+use super::*;
+
+fn concrete(path: &str) -> String {
+    path.replace("{symbol}", "BTCUSDT")
+        .replace("{name}", "missing.png")
+        .replace(['{', '}'], "")
+        .replace("id", "1")
+        .replace("position", "0")
+        .replace("duration", "60")
+}
+
+fn concrete_path(path: &str) -> String {
+    // Replace each {param} with a value the route accepts syntactically.
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').unwrap() + start;
+        out.push_str(&concrete(&rest[start..=end]));
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn operations(h: &Harness) -> Vec<(Method, String, Option<String>)> {
+    let doc = h.get("/api/openapi.json", None);
+    assert_eq!(doc.status, StatusCode::OK);
+    let mut ops = Vec::new();
+    for (path, item) in doc.body["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().unwrap() {
+            let method: Method = method.to_uppercase().parse().unwrap();
+            let scheme = op["security"]
+                .as_array()
+                .and_then(|s| s.first())
+                .and_then(|s| s.as_object())
+                .and_then(|s| s.keys().next().cloned());
+            ops.push((method, path.clone(), scheme));
+        }
+    }
+    ops
+}
+
+/// Every documented operation is routed (no fallback 404, no 405), and the guarded ones
+/// refuse guests with 401 and the wrong kind of token with 401.
+#[test]
+fn every_documented_route_exists_and_is_guarded_as_documented() {
+    let h = start();
+    let (_, user) = h.user("docuser");
+    let admin = h.admin();
+    let ops = operations(&h);
+    assert!(ops.len() >= 70, "only {} operations documented", ops.len());
+    for (method, path, scheme) in &ops {
+        let url = concrete_path(path);
+        let body = (method != Method::GET && method != Method::DELETE).then(|| json!({}));
+        let guest = h.call(method.clone(), &url, None, body.clone());
+        assert_ne!(guest.code(), "NOT_FOUND", "{method} {path} is documented but not routed");
+        assert_ne!(guest.code(), "METHOD_NOT_ALLOWED", "{method} {path}");
+        match scheme.as_deref() {
+            Some("user") => {
+                guest.fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+                let wrong = h.call(method.clone(), &url, Some(&admin), body.clone());
+                wrong.fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+            }
+            Some("admin") => {
+                guest.fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+                let wrong = h.call(method.clone(), &url, Some(&user), body.clone());
+                wrong.fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+            }
+            _ => assert_ne!(guest.status, StatusCode::UNAUTHORIZED, "{method} {path} is public"),
+        }
+    }
+}
+
+/// A route that is not in the document is not served: unknown paths and methods get the
+/// envelope with NOT_FOUND / METHOD_NOT_ALLOWED.
+#[test]
+fn unknown_routes_and_methods_answer_in_the_envelope() {
+    let h = start();
+    h.get("/api/no-such-thing", None).fails(StatusCode::NOT_FOUND, "NOT_FOUND");
+    h.call(Method::DELETE, "/api/login/login", None, None)
+        .fails(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+    let bad_json = h.request(
+        Request::post("/api/login/login")
+            .header("content-type", "application/json")
+            .body(Body::from("{not json"))
+            .unwrap(),
+    );
+    bad_json.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+}
+
+/// Messages follow the language header, then Accept-Language, then en-US.
+#[test]
+fn messages_come_in_the_callers_language() {
+    let h = start();
+    let body = || Some(json!({"username": "ab", "password": "secret1"}));
+    let en = h.call_lang(Method::POST, "/api/login/login", None, body(), None);
+    assert_eq!(en.message(), "Username must be 3-20 characters");
+    let es = h.call_lang(Method::POST, "/api/login/login", None, body(), Some("es-ES"));
+    let ar = h.call_lang(Method::POST, "/api/login/login", None, body(), Some("ar"));
+    let de = h.request(
+        Request::post("/api/login/login")
+            .header("content-type", "application/json")
+            .header("accept-language", "de-CH,de;q=0.9")
+            .body(Body::from(body().unwrap().to_string()))
+            .unwrap(),
+    );
+    for other in [&es, &ar, &de] {
+        other.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_ne!(other.message(), en.message());
+    }
+    let catalogues = gateway::api::i18n::Catalogues::load();
+    assert_eq!(es.message(), catalogues.text(1, "api.validation.username_length", &[]));
+    assert_eq!(ar.message(), catalogues.text(3, "api.validation.username_length", &[]));
+    assert_eq!(de.message(), catalogues.text(4, "api.validation.username_length", &[]));
+}
+
+/// Every catalogue has every key of en-US with the same placeholders, and every error
+/// code the API can answer has a message.
+#[test]
+fn catalogues_are_complete() {
+    let catalogues = gateway::api::i18n::Catalogues::load();
+    let english = catalogues.keys(0);
+    for language in 1..gateway::api::i18n::LANGUAGES.len() {
+        assert_eq!(
+            catalogues.keys(language),
+            english,
+            "{}",
+            gateway::api::i18n::LANGUAGES[language]
+        );
+        for key in &english {
+            let placeholders = |text: String| {
+                let mut found: Vec<String> = text
+                    .split("{{")
+                    .skip(1)
+                    .map(|p| p.split("}}").next().unwrap_or("").to_owned())
+                    .collect();
+                found.sort();
+                found
+            };
+            assert_eq!(
+                placeholders(catalogues.text(language, key, &[])),
+                placeholders(catalogues.text(0, key, &[])),
+                "{key}"
+            );
+        }
+    }
+    let source = [
+        include_str!("../../src/api/users.rs"),
+        include_str!("../../src/api/wallet.rs"),
+        include_str!("../../src/api/admin.rs"),
+        include_str!("../../src/api/trade.rs"),
+        include_str!("../../src/api/uploads.rs"),
+        include_str!("../../src/api/dto.rs"),
+        include_str!("../../src/api/auth.rs"),
+        include_str!("../../src/api/error.rs"),
+    ]
+    .concat();
+    for (prefix, end) in [("ApiError::bad(\"", '"'), ("ApiError::invalid(\"", '"')] {
+        for part in source.split(prefix).skip(1) {
+            let first = part.split(end).next().unwrap();
+            if prefix.contains("bad") {
+                assert!(
+                    english.contains(&format!("api.error.{first}").as_str()),
+                    "no message for {first}"
+                );
+            } else {
+                let message = part.split(", \"").nth(1).and_then(|m| m.split('"').next()).unwrap();
+                assert!(
+                    english.contains(&format!("api.validation.{message}").as_str()),
+                    "no message for validation {message}"
+                );
+            }
+        }
+    }
+}
+
+/// Prometheus metrics and health are served.
+#[test]
+fn metrics_and_health_are_served() {
+    let h = start();
+    h.get("/api/health", None).ok();
+    let router = app(h.state.clone());
+    let text = h.server.runtime().block_on(async move {
+        let response =
+            router.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+        String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec())
+            .unwrap()
+    });
+    assert!(text.contains("trading_http_requests_total"), "{text}");
+    assert!(text.contains("trading_engine_commands"));
+}

@@ -1,0 +1,188 @@
+//! Markets, orders and records; wallet, deposits with receipts, withdrawals, transfers, bills.
+
+use super::*;
+
+const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+
+fn upload(h: &Harness, path: &str, token: &str, bytes: &[u8]) -> Answer {
+    let boundary = "XBOUNDARYX";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.png\"\r\nContent-Type: image/png\r\n\r\n").into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let request = Request::post(path)
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+        .body(Body::from(body))
+        .unwrap();
+    h.request(request)
+}
+
+#[test]
+fn markets_candles_rules_and_a_demo_order_in_the_records() {
+    let h = start();
+    let markets = h.get("/api/markets?category=crypto", None);
+    let list = markets.ok().as_array().unwrap();
+    assert!(list.len() >= 20 && list.iter().all(|m| m["category"] == "crypto"));
+    h.get("/api/markets?category=stocks", None).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/markets/NOPE1", None).fails(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND");
+    let candles = h.get("/api/markets/BTCUSDT/candles?period=1h&limit=100", None);
+    assert_eq!(candles.ok().as_array().unwrap().len(), 100, "history is backfilled");
+    h.get("/api/markets/BTCUSDT/candles?period=2h", None)
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let rules = h.get("/api/trade/rules", None);
+    assert_eq!(rules.ok()["rules"][0]["duration"], 60);
+
+    let (_, token) = h.user("ivan");
+    let order = |body: Value| h.post("/api/trade/orders", Some(&token), body);
+    let valid = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
+    for (field, value, message) in [
+        ("amount", json!("0"), "Please enter a valid amount"),
+        ("amount", json!("abc"), "Please enter a valid amount"),
+        ("duration", json!(0), "Please select trading duration"),
+        ("direction", json!("sideways"), "Please choose buy up or buy down"),
+    ] {
+        let mut body = valid.clone();
+        body[field] = value;
+        let answer = order(body);
+        answer.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_eq!(answer.message(), message);
+    }
+    let mut wrong = valid.clone();
+    wrong["duration"] = json!(61);
+    order(wrong).fails(StatusCode::BAD_REQUEST, "DURATION_NOT_ALLOWED");
+    let mut big = valid.clone();
+    big["amount"] = json!("5001");
+    let refused = order(big);
+    refused.fails(StatusCode::BAD_REQUEST, "STAKE_OUT_OF_RANGE");
+    assert_eq!(refused.message(), "Amount must be between 1 and 5000");
+    let mut real = valid.clone();
+    real["account"] = json!("real");
+    order(real).fails(StatusCode::BAD_REQUEST, "INSUFFICIENT_BALANCE");
+    let accepted = order(valid);
+    let id = accepted.ok()["contractId"].as_u64().unwrap();
+    let records = h.get("/api/trade/contracts?status=open", Some(&token));
+    assert_eq!(records.ok()["items"][0]["id"], id);
+    assert_eq!(records.ok()["items"][0]["stake"], "10");
+    let detail = h.get(&format!("/api/trade/contracts/{id}"), Some(&token));
+    assert_eq!(detail.ok()["symbol"], "BTCUSDT");
+    let (_, stranger) = h.user("judy");
+    h.get(&format!("/api/trade/contracts/{id}"), Some(&stranger))
+        .fails(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
+    let demo = h.get("/api/wallet/balance?account=demo", Some(&token));
+    assert_eq!(
+        (demo.ok()["available"].as_str(), demo.ok()["inPosition"].as_str()),
+        (Some("9990"), Some("10"))
+    );
+    h.post("/api/wallet/demo/reset", Some(&token), json!({}))
+        .fails(StatusCode::CONFLICT, "DEMO_HAS_OPEN_CONTRACTS");
+}
+
+#[test]
+fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("kate");
+    let (other_uid, other) = h.user("liam");
+    // Uploads: type by content, access control.
+    upload(&h, "/api/upload", &token, b"plain text, not an image")
+        .fails(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE");
+    let receipt = upload(&h, "/api/upload", &token, PNG);
+    let name = receipt.ok()["name"].as_str().unwrap().to_owned();
+    let url = format!("/api/uploads/{name}");
+    h.get(&url, None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    h.get(&url, Some(&other)).fails(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND");
+    assert_eq!(h.get(&url, Some(&token)).status, StatusCode::OK);
+    assert_eq!(h.get(&url, Some(&admin)).status, StatusCode::OK);
+
+    let deposit = |receipt: &str| json!({"amount": "500", "method": "bank_transfer", "accountName": "Kate", "accountNumber": "123", "bankName": "Bank", "receipt": receipt});
+    let missing = h.post("/api/wallet/deposits", Some(&token), deposit(""));
+    assert_eq!(missing.message(), "Please upload the payment receipt");
+    h.post("/api/wallet/deposits", Some(&other), deposit(&name))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let order = h.post("/api/wallet/deposits", Some(&token), deposit(&name));
+    let order_id = order.ok()["orderId"].as_u64().unwrap();
+    assert_eq!(h.get("/api/admin/recharge-orders/pending-count", Some(&admin)).ok()["count"], 1);
+    h.post(&format!("/api/admin/recharge-orders/{order_id}/approve"), Some(&admin), json!({})).ok();
+    h.post(&format!("/api/admin/recharge-orders/{order_id}/approve"), Some(&admin), json!({}))
+        .fails(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND");
+    assert_eq!(h.get("/api/admin/recharge-orders/pending-count", Some(&admin)).ok()["count"], 0);
+    let mine = h.get("/api/wallet/deposits", Some(&token));
+    assert_eq!(mine.ok()["items"][0]["status"], "completed");
+    let balance = h.get("/api/wallet/balance", Some(&token));
+    assert_eq!(balance.ok()["available"], "500");
+
+    // Transfer, then withdrawals.
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": uid, "amount": "5"}))
+        .fails(StatusCode::BAD_REQUEST, "SELF_TRANSFER");
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": 0, "amount": "5"}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": 99999, "amount": "5"}))
+        .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": other_uid, "amount": "100"}))
+        .ok();
+    assert_eq!(h.get("/api/wallet/balance", Some(&other)).ok()["available"], "100");
+    let withdraw = |body: Value| h.post("/api/wallet/withdrawals", Some(&token), body);
+    assert_eq!(
+        withdraw(json!({"method": "card", "amount": "50"})).message(),
+        "Invalid withdrawal method"
+    );
+    assert_eq!(
+        withdraw(json!({"method": "wallet", "chain": "eth", "address": "0x12", "amount": "50"}))
+            .message(),
+        "Please enter a valid wallet address"
+    );
+    assert_eq!(
+        withdraw(json!({"method": "bank", "accountName": "K", "amount": "50"})).message(),
+        "Please fill in all bank information"
+    );
+    withdraw(json!({"method": "wallet", "chain": "eth", "address": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "amount": "100000"})).fails(StatusCode::BAD_REQUEST, "AMOUNT_OUT_OF_RANGE");
+    let address = json!({"label": "main", "chain": "eth", "address": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "isDefault": true});
+    let saved = h.post("/api/wallet/addresses", Some(&token), address);
+    assert_eq!(saved.ok()[0]["isDefault"], true);
+    let w = withdraw(json!({"method": "wallet", "addressPosition": 0, "amount": "50"}));
+    let w_id = w.ok()["orderId"].as_u64().unwrap();
+    let frozen = h.get("/api/wallet/balance", Some(&token));
+    assert_eq!(
+        (frozen.ok()["available"].as_str(), frozen.ok()["frozen"].as_str()),
+        (Some("350"), Some("50"))
+    );
+    let reject = format!("/api/admin/withdraw-orders/{w_id}/reject");
+    assert_eq!(
+        h.post(&reject, Some(&admin), json!({"remark": ""})).message(),
+        "Please give a remark"
+    );
+    h.post(&reject, Some(&admin), json!({"remark": "name mismatch"})).ok();
+    let listed = h.get("/api/wallet/withdrawals", Some(&token));
+    assert_eq!(
+        (listed.ok()["items"][0]["status"].as_str(), listed.ok()["items"][0]["remark"].as_str()),
+        (Some("rejected"), Some("name mismatch"))
+    );
+    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "400");
+
+    // Bills with type filter and totals.
+    let bills = h.get("/api/wallet/bills", Some(&token));
+    let types: Vec<&str> = bills.ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["transfer_out", "deposit"]);
+    assert_eq!(
+        (bills.ok()["totalIn"].as_str(), bills.ok()["totalOut"].as_str()),
+        (Some("500"), Some("-100"))
+    );
+    let deposits_only =
+        h.get("/api/wallet/bills?type=deposit&start=2020-01-01&end=2999-12-31", Some(&token));
+    assert_eq!(deposits_only.ok()["total"], 1);
+    h.get("/api/wallet/bills?type=bonus", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/wallet/bills?start=yesterday", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let invite = h.get("/api/invite", Some(&token));
+    assert!(invite.ok()["link"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://trade.example/login/register?code="));
+}
