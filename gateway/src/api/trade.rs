@@ -190,9 +190,7 @@ async fn candles(
         (Some(from), Some(to)) if from < to => {
             market.candles(symbol, period, from, to, limit).map_err(ApiError::internal)
         }
-        (None, None) => {
-            market.latest_candles(symbol, period, limit).map_err(ApiError::internal)
-        }
+        (None, None) => market.latest_candles(symbol, period, limit).map_err(ApiError::internal),
         _ => Err(ApiError::invalid("from", "date")),
     })
     .await
