@@ -186,3 +186,77 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .unwrap()
         .starts_with("https://trade.example/login/register?code="));
 }
+
+/// The success path of the routes the flows above do not take.
+#[test]
+fn remaining_routes_succeed() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("nina");
+    let profile = h.call(
+        Method::PUT,
+        "/api/user/profile",
+        Some(&token),
+        Some(json!({"nickname": "Nina", "bio": "hi", "phone": "+1 555"})),
+    );
+    assert_eq!(profile.ok()["nickname"], "Nina");
+    h.call(Method::PUT, "/api/user/profile", Some(&token), Some(json!({"phone": "call me"})))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    assert_eq!(h.get("/api/user/profile", Some(&token)).ok()["bio"], "hi");
+    assert_eq!(h.get("/api/user/notification-settings", Some(&token)).ok()["trade"], true);
+    let settings = json!({"email": true, "priceAlerts": false, "trade": false, "system": true, "marketing": false, "newsletter": true});
+    h.call(Method::PUT, "/api/user/notification-settings", Some(&token), Some(settings.clone()))
+        .ok();
+    assert_eq!(h.get("/api/user/notification-settings", Some(&token)).ok(), &settings);
+    let avatar = upload(&h, "/api/user/avatar", &token, PNG);
+    let url = avatar.ok()["avatar"].as_str().unwrap().to_owned();
+    assert_eq!(h.get(&url, None).status, StatusCode::OK, "avatars are public");
+    h.post("/api/user/email/send-code", Some(&token), json!({})).ok();
+    let code = h.outbox_code();
+    assert_eq!(
+        h.post("/api/user/email/verify", Some(&token), json!({"code": code})).ok()["emailVerified"],
+        true
+    );
+    assert_eq!(h.get("/api/invite/team", Some(&token)).ok().as_array().unwrap().len(), 3);
+    let address =
+        json!({"label": "t", "chain": "tron", "address": "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz"});
+    assert_eq!(
+        h.post("/api/wallet/addresses", Some(&token), address).ok().as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(h.get("/api/wallet/addresses", Some(&token)).ok()[0]["chain"], "tron");
+    assert!(h
+        .call(Method::DELETE, "/api/wallet/addresses/0", Some(&token), None)
+        .ok()
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(h.get("/api/wallet/withdraw-info", Some(&token)).ok()["requiresTwoFactor"], false);
+    h.post("/api/wallet/demo/reset", Some(&token), json!({})).ok();
+
+    assert_eq!(h.get("/api/admin/me", Some(&admin)).ok()["username"], "admin");
+    let products = h.get("/api/admin/products", Some(&admin));
+    assert!(products.ok().as_array().unwrap().len() >= 30);
+    h.call(
+        Method::PUT,
+        "/api/admin/products/DOGEUSDT",
+        Some(&admin),
+        Some(json!({"name": "DOGE/USDT", "enabled": false})),
+    )
+    .ok();
+    let order = json!({"symbol": "DOGEUSDT", "direction": "up", "amount": "5", "duration": 60, "account": "demo"});
+    h.post("/api/trade/orders", Some(&token), order)
+        .fails(StatusCode::BAD_REQUEST, "PRODUCT_DISABLED");
+    let rules = h.call(Method::DELETE, "/api/admin/rules/604800", Some(&admin), None);
+    assert!(rules.ok().as_array().unwrap().iter().all(|r| r["duration"] != 604800));
+    assert_eq!(h.get("/api/admin/rules", Some(&admin)).ok().as_array().unwrap().len(), 5);
+    let order = json!({"symbol": "BTCUSDT", "direction": "down", "amount": "5", "duration": 60, "account": "demo"});
+    h.post("/api/trade/orders", Some(&token), order).ok();
+    assert_eq!(h.get(&format!("/api/admin/trades?user={uid}"), Some(&admin)).ok()["total"], 1);
+    assert_eq!(h.get("/api/admin/trades?symbol=BTCUSDT", Some(&admin)).ok()["total"], 1);
+    assert_eq!(h.get("/api/admin/recharge-orders?status=pending", Some(&admin)).ok()["total"], 0);
+    assert_eq!(h.get("/api/admin/withdraw-orders", Some(&admin)).ok()["total"], 0);
+    assert_eq!(h.get("/api/admin/withdraw-orders/pending-count", Some(&admin)).ok()["count"], 0);
+    h.post("/api/admin/withdraw-orders/7/approve", Some(&admin), json!({}))
+        .fails(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND");
+}
