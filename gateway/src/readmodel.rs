@@ -411,6 +411,13 @@ impl ReadModel {
         }
     }
 
+    /// Decoded rows of a scan, newest first, at most [`SCAN_ROWS_MAX`].
+    fn decoded<T: DeserializeOwned>(
+        scan: sled::Iter,
+    ) -> impl Iterator<Item = Result<T, ReadModelError>> {
+        scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(&entry?.1)?))
+    }
+
     /// Rows under `prefix ++ owner`, newest first, filtered, paged.
     fn list<T: DeserializeOwned>(
         &self,
@@ -418,20 +425,28 @@ impl ReadModel {
         keep: impl Fn(&T) -> bool,
         page: Paging,
     ) -> Result<Page<T>, ReadModelError> {
-        let mut items = Vec::new();
-        let mut total = 0u64;
-        for entry in scan.rev().take(SCAN_ROWS_MAX) {
-            let (_, value) = entry?;
-            let row: T = serde_json::from_slice(&value)?;
-            if !keep(&row) {
-                continue;
-            }
-            if total >= page.skip() && items.len() < page.size {
-                items.push(row);
-            }
-            total += 1;
-        }
-        Ok(Page { items, total })
+        page_of(Self::decoded(scan), keep, page)
+    }
+
+    /// Every user's rows of one kind, newest first, through the `owner_prefix` index
+    /// (id -> owner) that points at `row_prefix ++ owner ++ id`.
+    fn list_all<T: DeserializeOwned>(
+        &self,
+        owner_prefix: u8,
+        row_prefix: u8,
+        keep: impl Fn(&T) -> bool,
+        page: Paging,
+    ) -> Result<Page<T>, ReadModelError> {
+        let rows =
+            self.tree.scan_prefix([owner_prefix]).rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
+                let lookup = || {
+                    let (owner_key, owner) = entry?;
+                    let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+                    self.get::<T>(&key(row_prefix, owner, u64_of(&owner_key[1..])))
+                };
+                lookup().transpose()
+            });
+        page_of(rows, keep, page)
     }
 
     fn user_scan(&self, prefix: u8, user: u32) -> sled::Iter {
@@ -441,14 +456,24 @@ impl ReadModel {
         self.tree.scan_prefix(start)
     }
 
-    /// A user's bills, newest first.
+    /// A user's bills, newest first, and the sum per type of every bill `keep` accepts
+    /// (one bounded scan for both).
     pub fn bills(
         &self,
         user: u32,
         keep: impl Fn(&BillRow) -> bool,
         page: Paging,
-    ) -> Result<Page<BillRow>, ReadModelError> {
-        self.list(self.user_scan(BILL, user), keep, page)
+    ) -> Result<(Page<BillRow>, BillSums), ReadModelError> {
+        let mut sums = bill_sums();
+        let rows = Self::decoded::<BillRow>(self.user_scan(BILL, user)).inspect(|row| {
+            if let Ok(row) = row {
+                if keep(row) {
+                    add_to_sums(&mut sums, row);
+                }
+            }
+        });
+        let page = page_of(rows, &keep, page)?;
+        Ok((page, sums))
     }
 
     /// Sum of a user's bills matching `keep`, per type (bounded scan).
@@ -456,16 +481,12 @@ impl ReadModel {
         &self,
         user: u32,
         keep: impl Fn(&BillRow) -> bool,
-    ) -> Result<Vec<(String, Decimal)>, ReadModelError> {
-        let mut sums: Vec<(String, Decimal)> =
-            BILL_TYPES.iter().map(|t| ((*t).to_owned(), Decimal::ZERO)).collect();
-        for entry in self.user_scan(BILL, user).rev().take(SCAN_ROWS_MAX) {
-            let (_, value) = entry?;
-            let row: BillRow = serde_json::from_slice(&value)?;
+    ) -> Result<BillSums, ReadModelError> {
+        let mut sums = bill_sums();
+        for row in Self::decoded::<BillRow>(self.user_scan(BILL, user)) {
+            let row = row?;
             if keep(&row) {
-                if let Some(sum) = sums.iter_mut().find(|(t, _)| *t == row.bill_type) {
-                    sum.1 += row.amount;
-                }
+                add_to_sums(&mut sums, &row);
             }
         }
         Ok(sums)
@@ -494,25 +515,7 @@ impl ReadModel {
         keep: impl Fn(&ContractRow) -> bool,
         page: Paging,
     ) -> Result<Page<ContractRow>, ReadModelError> {
-        let mut items = Vec::new();
-        let mut total = 0u64;
-        for entry in self.tree.scan_prefix([CONTRACT_OWNER]).rev().take(SCAN_ROWS_MAX) {
-            let (owner_key, owner) = entry?;
-            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
-            let Some(row) =
-                self.get::<ContractRow>(&key(CONTRACT, owner, u64_of(&owner_key[1..])))?
-            else {
-                continue;
-            };
-            if !keep(&row) {
-                continue;
-            }
-            if total >= page.skip() && items.len() < page.size {
-                items.push(row);
-            }
-            total += 1;
-        }
-        Ok(Page { items, total })
+        self.list_all(CONTRACT_OWNER, CONTRACT, keep, page)
     }
 
     /// A user's deposit and withdrawal orders, newest first.
@@ -531,24 +534,7 @@ impl ReadModel {
         keep: impl Fn(&OrderRow) -> bool,
         page: Paging,
     ) -> Result<Page<OrderRow>, ReadModelError> {
-        let mut items = Vec::new();
-        let mut total = 0u64;
-        for entry in self.tree.scan_prefix([ORDER_OWNER]).rev().take(SCAN_ROWS_MAX) {
-            let (owner_key, owner) = entry?;
-            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
-            let Some(row) = self.get::<OrderRow>(&key(ORDER, owner, u64_of(&owner_key[1..])))?
-            else {
-                continue;
-            };
-            if !keep(&row) {
-                continue;
-            }
-            if total >= page.skip() && items.len() < page.size {
-                items.push(row);
-            }
-            total += 1;
-        }
-        Ok(Page { items, total })
+        self.list_all(ORDER_OWNER, ORDER, keep, page)
     }
 
     /// A user's sign-ins, newest first.
@@ -585,6 +571,41 @@ impl ReadModel {
         let mut k = vec![UPLOAD];
         k.extend_from_slice(name.as_bytes());
         self.get(&k)
+    }
+}
+
+/// Filters rows (newest first) and keeps one page of them, counting every match.
+fn page_of<T>(
+    rows: impl Iterator<Item = Result<T, ReadModelError>>,
+    keep: impl Fn(&T) -> bool,
+    page: Paging,
+) -> Result<Page<T>, ReadModelError> {
+    let mut items = Vec::new();
+    let mut total = 0u64;
+    for row in rows {
+        let row = row?;
+        if !keep(&row) {
+            continue;
+        }
+        if total >= page.skip() && items.len() < page.size {
+            items.push(row);
+        }
+        total += 1;
+    }
+    Ok(Page { items, total })
+}
+
+/// The sum of bills per type, every type listed.
+pub type BillSums = Vec<(String, Decimal)>;
+
+/// A zero sum for every bill type.
+fn bill_sums() -> BillSums {
+    BILL_TYPES.iter().map(|t| ((*t).to_owned(), Decimal::ZERO)).collect()
+}
+
+fn add_to_sums(sums: &mut [(String, Decimal)], row: &BillRow) {
+    if let Some(sum) = sums.iter_mut().find(|(t, _)| *t == row.bill_type) {
+        sum.1 += row.amount;
     }
 }
 

@@ -24,6 +24,16 @@ pub enum Family {
     Tron,
 }
 
+impl Family {
+    /// How a chain's wallets sign.
+    pub fn of(chain: engine::types::Chain) -> Family {
+        match chain {
+            engine::types::Chain::Eth | engine::types::Chain::Trust => Family::Evm,
+            engine::types::Chain::Tron => Family::Tron,
+        }
+    }
+}
+
 /// Keccak-256.
 fn keccak(parts: &[&[u8]]) -> [u8; 32] {
     let mut hasher = Keccak256::new();

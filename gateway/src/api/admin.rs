@@ -6,7 +6,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use engine::command::SessionInfo;
-use engine::types::{Category, MarketHours, Role, Rule, Settings, Symbol};
+use engine::types::{MarketHours, Role, Rule, Settings, Symbol};
 use engine::{AdminAction, Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -688,13 +688,6 @@ pub struct ProductAdmin {
     pub hours: String,
 }
 
-fn category_name(category: Category) -> &'static str {
-    match category {
-        Category::Crypto => "crypto",
-        Category::Forex => "forex",
-    }
-}
-
 /// Products.
 #[utoipa::path(get, path = "/api/admin/products", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Vec<ProductAdmin>>), (status = 401, body = ErrorEnvelope)))]
@@ -706,7 +699,7 @@ async fn products(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<Pr
                 .map(|p| ProductAdmin {
                     symbol: p.symbol.to_string(),
                     name: p.name.clone(),
-                    category: category_name(p.category).into(),
+                    category: dto::category_name(p.category).into(),
                     precision: p.precision,
                     enabled: p.enabled,
                     hours: if p.hours == MarketHours::Always { "always" } else { "forex" }.into(),

@@ -100,8 +100,9 @@ impl Tokens {
     }
 }
 
-fn bearer(parts: &Parts) -> Option<&str> {
-    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+/// The bearer token of a request, if it carries one.
+pub(super) fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))?;
     Some(token.trim())
 }
@@ -119,7 +120,7 @@ impl FromRequestParts<AppState> for User {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<User, ApiError> {
-        let token = bearer(parts).ok_or_else(ApiError::unauthorized)?;
+        let token = bearer(&parts.headers).ok_or_else(ApiError::unauthorized)?;
         let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
         let (id, session, now) = (claims.sub, claims.sid, state.now());
         let live = state
@@ -161,7 +162,7 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
-        let token = bearer(parts).ok_or_else(ApiError::unauthorized)?;
+        let token = bearer(&parts.headers).ok_or_else(ApiError::unauthorized)?;
         let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
         let (id, session, now) = (claims.sub, claims.sid, state.now());
         let role = state

@@ -179,6 +179,23 @@ pub fn chain(value: &str) -> Result<Chain, ApiError> {
     }
 }
 
+/// A chain and an address valid on it (EVM addresses lower-cased).
+pub fn wallet_address(chain_name: &str, address: &str) -> Result<(Chain, String), ApiError> {
+    let chain = chain(chain_name)?;
+    let family = crate::walletsig::Family::of(chain);
+    let address = crate::walletsig::normalize_address(family, address.trim())
+        .ok_or_else(|| ApiError::invalid("address", "address"))?;
+    Ok((chain, address))
+}
+
+/// API name of a product category.
+pub fn category_name(category: engine::types::Category) -> &'static str {
+    match category {
+        engine::types::Category::Crypto => "crypto",
+        engine::types::Category::Forex => "forex",
+    }
+}
+
 /// API name of a payment method.
 pub fn pay_method_name(method: PayMethod) -> &'static str {
     match method {

@@ -69,11 +69,7 @@ fn item(view: &ProductView) -> MarketItem {
     MarketItem {
         symbol: view.instrument.symbol.to_string(),
         name: view.instrument.name.clone(),
-        category: match view.instrument.category {
-            Category::Crypto => "crypto",
-            Category::Forex => "forex",
-        }
-        .into(),
+        category: dto::category_name(view.instrument.category).into(),
         precision: view.instrument.precision,
         price: view.last.as_ref().map(|t| t.price.to_string()).unwrap_or_default(),
         change: s.change.to_string(),
@@ -300,11 +296,7 @@ async fn place_order(
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
-    let symbol = if body.symbol.is_empty() {
-        Err(ApiError::invalid("symbol", "symbol"))
-    } else {
-        symbol(&body.symbol)
-    }?;
+    let symbol = symbol(&body.symbol)?;
     let direction = dto::direction(&body.direction)?;
     let stake = dto::amount("amount", &body.amount)?;
     if body.duration == 0 {

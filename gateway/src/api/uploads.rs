@@ -120,11 +120,7 @@ async fn download(
     let row = if valid { state.readmodel.upload(&name)? } else { None };
     let row = row.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
     if row.kind != "avatar" {
-        let token = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .ok_or_else(ApiError::unauthorized)?;
+        let token = super::auth::bearer(&headers).ok_or_else(ApiError::unauthorized)?;
         let allowed = state.tokens.check(token, "admin").is_some()
             || state.tokens.check(token, "user").is_some_and(|c| c.sub == row.owner);
         if !allowed {

@@ -290,6 +290,19 @@ async fn send_code_to(
     Ok(CodeSent { resend_after: crate::mail::CODE_RESEND_MS / 1_000 })
 }
 
+/// [`send_code_to`] an address, sending mail only if an account uses it.
+async fn send_code_to_account(
+    state: &AppState,
+    client: &Client,
+    purpose: Purpose,
+    email: &str,
+    headers: &axum::http::HeaderMap,
+) -> ApiResult<CodeSent> {
+    let address = email.to_owned();
+    let exists = state.query(move |e| e.user_by_email(&address).is_some()).await?;
+    send_code_to(state, client, purpose, email, exists, super::i18n::language_of(headers)).await
+}
+
 /// Send a sign-in code to an e-mail address.
 #[utoipa::path(post, path = "/api/login/send-code", tag = "auth", request_body = EmailBody,
     responses((status = 200, body = Envelope<CodeSent>), (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
@@ -304,17 +317,7 @@ async fn send_code(
     if !enabled {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "EMAIL_LOGIN_DISABLED"));
     }
-    let address = email.clone();
-    let exists = state.query(move |e| e.user_by_email(&address).is_some()).await?;
-    ok(send_code_to(
-        &state,
-        &client,
-        Purpose::Login,
-        &email,
-        exists,
-        super::i18n::language_of(&headers),
-    )
-    .await?)
+    ok(send_code_to_account(&state, &client, Purpose::Login, &email, &headers).await?)
 }
 
 /// `POST /api/login/register`.
@@ -410,21 +413,8 @@ pub struct WalletNonce {
     pub message: String,
 }
 
-fn family(chain: Chain) -> Family {
-    match chain {
-        Chain::Eth | Chain::Trust => Family::Evm,
-        Chain::Tron => Family::Tron,
-    }
-}
-
 fn wallet_address(body: &WalletBody) -> ApiResult<(Chain, String)> {
-    if body.chain.is_empty() {
-        return Err(ApiError::invalid("chain", "chain"));
-    }
-    let chain = dto::chain(&body.chain)?;
-    let address = crate::walletsig::normalize_address(family(chain), body.address.trim())
-        .ok_or_else(|| ApiError::invalid("address", "address"))?;
-    Ok((chain, address))
+    dto::wallet_address(&body.chain, &body.address)
 }
 
 async fn wallet_enabled(state: &AppState) -> ApiResult<()> {
@@ -449,7 +439,7 @@ async fn wallet_nonce(
     let site = state.query(|e| e.settings().site_name.clone()).await?;
     let (nonce, message) = state
         .nonces
-        .issue(family(chain), &address, &site, chain.tag(), state.now())
+        .issue(Family::of(chain), &address, &site, chain.tag(), state.now())
         .ok_or_else(ApiError::busy)?;
     ok(WalletNonce { nonce, message })
 }
@@ -476,7 +466,7 @@ async fn wallet_login(
         .as_deref()
         .filter(|s| !s.is_empty())
         .ok_or_else(|| ApiError::invalid("nonce", "body"))?;
-    match state.nonces.verify(nonce, family(chain), &address, signature, state.now()) {
+    match state.nonces.verify(nonce, Family::of(chain), &address, signature, state.now()) {
         Ok(()) => {}
         Err(false) => return Err(ApiError::bad("NONCE_INVALID")),
         Err(true) => return Err(ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_SIGNATURE")),
@@ -536,17 +526,7 @@ async fn forgot_send_code(
     Body(body): Body<EmailBody>,
 ) -> Answer<CodeSent> {
     let email = dto::email(&body.email)?;
-    let address = email.clone();
-    let exists = state.query(move |e| e.user_by_email(&address).is_some()).await?;
-    ok(send_code_to(
-        &state,
-        &client,
-        Purpose::Reset,
-        &email,
-        exists,
-        super::i18n::language_of(&headers),
-    )
-    .await?)
+    ok(send_code_to_account(&state, &client, Purpose::Reset, &email, &headers).await?)
 }
 
 /// `{email, code}`.
@@ -1053,8 +1033,7 @@ async fn update_notification_settings(
     Body(body): Body<NotificationSettings>,
 ) -> Answer<NotificationSettings> {
     let bits = body.bits();
-    let view = replace_profile(&state, user.id, move |p| p.notify_bits = bits).await?;
-    let _ = view;
+    replace_profile(&state, user.id, move |p| p.notify_bits = bits).await?;
     ok(NotificationSettings::from_bits(bits))
 }
 

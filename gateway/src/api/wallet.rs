@@ -49,7 +49,7 @@ pub struct Balance {
     pub in_position: String,
     /// Pending withdrawals.
     pub frozen: String,
-    /// Net trading result over 24 h (profit - loss - fees + rewards + refunds of fees).
+    /// Net trading result over 24 h (profit - loss - fees + rewards).
     pub change24h: String,
     /// The same as a percentage of the total 24 h ago.
     pub change24h_percent: String,
@@ -63,7 +63,7 @@ pub struct AccountQuery {
 }
 
 fn trading_bill(bill_type: &str) -> bool {
-    matches!(bill_type, "profit" | "loss" | "fee" | "reward" | "refund")
+    matches!(bill_type, "profit" | "loss" | "fee" | "reward")
 }
 
 /// Wallet balances and 24 h change.
@@ -84,9 +84,8 @@ async fn balance(
     let sums = state
         .readmodel
         .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
-    // Refunds of stakes are not results: a refund returns a stake that a loss never took.
-    // Only the fee part of refunds counts, which the engine books as a refund bill too.
-    let change: Decimal = sums.iter().filter(|(t, _)| t != "refund").map(|(_, s)| *s).sum();
+    // decisions §3: profit - loss - fees + rewards (refunds of void contracts are not results).
+    let change: Decimal = sums.iter().map(|(_, s)| *s).sum();
     let before = wallet.total() - change;
     let percent = if before > Decimal::ZERO {
         (change * Decimal::ONE_HUNDRED / before).round_dp(2)
@@ -368,17 +367,7 @@ async fn create_withdrawal(
                 Destination::Wallet { chain: a.chain, address: a.address.clone() }
             }
             None => {
-                if body.chain.is_empty() {
-                    return Err(ApiError::invalid("chain", "chain"));
-                }
-                let chain = dto::chain(&body.chain)?;
-                let family = if chain == engine::types::Chain::Tron {
-                    crate::walletsig::Family::Tron
-                } else {
-                    crate::walletsig::Family::Evm
-                };
-                let address = crate::walletsig::normalize_address(family, body.address.trim())
-                    .ok_or_else(|| ApiError::invalid("address", "address"))?;
+                let (chain, address) = dto::wallet_address(&body.chain, &body.address)?;
                 Destination::Wallet { chain, address }
             }
         },
@@ -439,17 +428,7 @@ async fn add_address(
     user: User,
     Body(body): Body<AddressBody>,
 ) -> Answer<Vec<AddressView>> {
-    if body.chain.is_empty() {
-        return Err(ApiError::invalid("chain", "chain"));
-    }
-    let chain = dto::chain(&body.chain)?;
-    let family = if chain == engine::types::Chain::Tron {
-        crate::walletsig::Family::Tron
-    } else {
-        crate::walletsig::Family::Evm
-    };
-    let address = crate::walletsig::normalize_address(family, body.address.trim())
-        .ok_or_else(|| ApiError::invalid("address", "address"))?;
+    let (chain, address) = dto::wallet_address(&body.chain, &body.address)?;
     let label = dto::optional_text("label", &body.label, dto::FIELD_CHARS_MAX)?;
     let id = user.id;
     state
@@ -573,8 +552,7 @@ async fn bills(
             && start.is_none_or(|s| b.time >= s)
             && end.is_none_or(|e| b.time <= e)
     };
-    let page = state.readmodel.bills(user.id, keep, paging)?;
-    let sums = state.readmodel.bill_totals(user.id, keep)?;
+    let (page, sums) = state.readmodel.bills(user.id, keep, paging)?;
     let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
     let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
     ok(Bills {
