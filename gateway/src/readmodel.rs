@@ -356,7 +356,7 @@ pub struct Page<T> {
 impl ReadModel {
     /// Opens (or creates) the read model under `dir`.
     pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
-        let db = sled::open(dir)?;
+        let db = wal::open_db(dir)?;
         let tree = db.open_tree(TREE)?;
         let applied = tree.get(META_APPLIED)?.map_or(0, |v| u64_of(&v));
         Ok(ReadModel {

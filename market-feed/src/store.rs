@@ -111,7 +111,7 @@ pub struct CandleStore {
 impl CandleStore {
     /// Opens (or creates) a sled database at `path` holding only candles.
     pub fn open(path: &Path) -> Result<CandleStore, StoreError> {
-        CandleStore::with_db(&sled::open(path)?)
+        CandleStore::with_db(&wal::open_db(path)?)
     }
 
     /// Uses the `candles` tree of an already open database (shared with other projections).

@@ -413,16 +413,7 @@ fn a_reopened_store_keeps_its_candles() {
         store.put_many(all.iter().map(|c| (eur, Period::M1, c))).unwrap();
         store.flush().unwrap();
     }
-    // sled's flusher thread may still hold the directory lock for a moment after the drop:
-    // retry a bounded number of times (a lock, not a result, is what is awaited here).
-    let store = (0..200)
-        .find_map(|_| {
-            CandleStore::open(dir.path()).ok().or_else(|| {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-                None
-            })
-        })
-        .expect("the store reopens once sled releases its lock");
+    let store = CandleStore::open(dir.path()).unwrap();
     assert_eq!(store.count(eur, Period::M1).unwrap(), 600);
     assert_eq!(store.latest(eur, Period::M1, 500).unwrap(), all[100..].to_vec());
 }

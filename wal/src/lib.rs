@@ -38,5 +38,5 @@ pub use pipeline::{
     Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery, Stats, Ticket,
 };
 pub use record::RecordError;
-pub use snapshot::{LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};
+pub use snapshot::{open_db, LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};
 pub use storage::{FaultyStorage, FsStorage, Storage, StorageFile};

@@ -17,6 +17,31 @@ const SNAPSHOT_VERSION: u32 = 1;
 /// Name of the sled tree holding snapshots.
 const SNAPSHOT_TREE: &str = "snapshots";
 
+/// How long [`open_db`] waits for another handle in this process to release a database.
+const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Opens (or creates) the sled database at `path`.
+///
+/// sled takes an exclusive file lock, and releases it only when its background threads
+/// have let go of the file, which dropping the last `Db` handle does not wait for. A
+/// database reopened in the same process (a node restarted in place, a test) may so find
+/// it still locked for a few milliseconds: the lock, and only the lock, is awaited for at
+/// most [`SLED_LOCK_WAIT`]; every other error is returned at once.
+pub fn open_db(path: &Path) -> sled::Result<sled::Db> {
+    let deadline = std::time::Instant::now() + SLED_LOCK_WAIT;
+    loop {
+        match sled::open(path) {
+            Err(sled::Error::Io(error))
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Why a snapshot could not be saved or read.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -96,7 +121,7 @@ impl SnapshotStore {
     /// Opens (or creates) the snapshot database at `path`, keeping the newest `kept` snapshots.
     pub fn open_keeping(path: &Path, kept: usize) -> Result<Self, SnapshotError> {
         assert!(kept >= 1, "keeping no snapshot would delete the one just saved");
-        let db = sled::open(path)?;
+        let db = open_db(path)?;
         let tree = db.open_tree(SNAPSHOT_TREE)?;
         Ok(Self { db, tree, kept })
     }
