@@ -8,6 +8,20 @@ use clap::Parser;
 use serde::Deserialize;
 
 use crate::mail::SmtpConfig;
+use crate::ws::WsConfig;
+
+/// The websocket limits with the rate and connection cap given (each at least 1).
+fn ws_config(messages_per_second: Option<u32>, connections_max: Option<usize>) -> WsConfig {
+    let mut ws = WsConfig::default();
+    if let Some(rate) = messages_per_second {
+        ws.messages_per_second = rate.max(1);
+        ws.messages_burst = rate.max(1).saturating_mul(2);
+    }
+    if let Some(max) = connections_max {
+        ws.connections_max = max.max(1);
+    }
+    ws
+}
 
 /// The command line (every option also reads an environment variable).
 #[derive(Debug, Parser, Default)]
@@ -62,6 +76,12 @@ pub struct Args {
     /// Turn the brute-force limits off (benchmarks only).
     #[arg(long, env = "TRADING_NO_RATE_LIMITS")]
     pub no_rate_limits: bool,
+    /// Websocket messages per second per connection, sustained [default: 50; burst twice that].
+    #[arg(long, env = "TRADING_WS_MESSAGES_PER_SECOND")]
+    pub ws_messages_per_second: Option<u32>,
+    /// Most websocket connections [default: 100000].
+    #[arg(long, env = "TRADING_WS_CONNECTIONS_MAX")]
+    pub ws_connections_max: Option<usize>,
 }
 
 /// The same options in a file.
@@ -76,6 +96,8 @@ pub struct FileConfig {
     public_origin: Option<String>,
     hash_threads: Option<usize>,
     smtp: Option<SmtpConfig>,
+    ws_messages_per_second: Option<u32>,
+    ws_connections_max: Option<usize>,
 }
 
 /// Everything resolved.
@@ -99,6 +121,8 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     /// Brute-force limits on.
     pub rate_limits: bool,
+    /// Websocket limits.
+    pub ws: WsConfig,
 }
 
 impl Config {
@@ -114,6 +138,7 @@ impl Config {
             hash_threads: 1,
             smtp: None,
             rate_limits: true,
+            ws: WsConfig::default(),
         }
     }
 
@@ -164,6 +189,10 @@ impl Config {
                 .clamp(1, 64),
             smtp,
             rate_limits: !args.no_rate_limits,
+            ws: ws_config(
+                args.ws_messages_per_second.or(file.ws_messages_per_second),
+                args.ws_connections_max.or(file.ws_connections_max),
+            ),
         })
     }
 }

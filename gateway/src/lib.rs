@@ -9,6 +9,8 @@
 //! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
 //! - [`limits`]: brute-force rate limits; [`mail`]: e-mail codes and delivery;
 //!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
+//! - [`ws`]: the websocket (`/ws`, `/trade`): subscriptions, the private stream, orders,
+//!   fan-out with bounded per-connection queues.
 //! - [`feeds`]: `--feed` specifications.
 #![allow(clippy::float_arithmetic)] // only in latency histograms (seconds as f64)
 
@@ -24,3 +26,4 @@ pub mod password;
 pub mod readmodel;
 pub mod server;
 pub mod walletsig;
+pub mod ws;

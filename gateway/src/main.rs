@@ -29,6 +29,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             hash_threads: config.hash_threads,
             smtp: config.smtp,
             rate_limits: config.rate_limits,
+            ws: config.ws,
         }),
     })
 }

@@ -1,6 +1,7 @@
 //! Prometheus metrics: requests by route and status with latency, orders, and the core's
 //! counters, rendered with `prometheus-client`.
 
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -37,6 +38,10 @@ pub struct Metrics {
     commands: Gauge,
     fsyncs: Gauge,
     readmodel_index: Gauge,
+    ws_connections: Gauge,
+    ws_coalesced: Gauge,
+    ws_resyncs: Gauge,
+    ws_messages_in: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -64,6 +69,15 @@ impl Default for Metrics {
         registry.register("orders_accepted", "Orders accepted over HTTP", orders.clone());
         registry.register("engine_commands", "Commands applied since start", commands.clone());
         registry.register("wal_fsyncs", "fdatasync calls on the log since start", fsyncs.clone());
+        let ws = [Gauge::default(), Gauge::default(), Gauge::default(), Gauge::default()];
+        registry.register("ws_connections", "Open websocket connections", ws[0].clone());
+        registry.register(
+            "ws_coalesced",
+            "Market frames replaced before a slow client received them",
+            ws[1].clone(),
+        );
+        registry.register("ws_resync_closes", "Websockets closed for resync", ws[2].clone());
+        registry.register("ws_messages_in", "Websocket messages read", ws[3].clone());
         registry.register(
             "readmodel_index",
             "Last log index projected into the read model",
@@ -77,6 +91,10 @@ impl Default for Metrics {
             commands,
             fsyncs,
             readmodel_index,
+            ws_connections: ws[0].clone(),
+            ws_coalesced: ws[1].clone(),
+            ws_resyncs: ws[2].clone(),
+            ws_messages_in: ws[3].clone(),
         }
     }
 }
@@ -93,8 +111,18 @@ impl Metrics {
     }
 
     /// The text exposition, with the core's counters refreshed.
-    pub fn render(&self, stats: &wal::Stats, readmodel_index: u64) -> String {
+    pub fn render(
+        &self,
+        stats: &wal::Stats,
+        readmodel_index: u64,
+        ws: &crate::ws::WsCounters,
+    ) -> String {
         let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        let load = |v: &std::sync::atomic::AtomicU64| clamp(v.load(Ordering::Relaxed));
+        self.ws_connections.set(clamp(ws.connections.load(Ordering::Relaxed) as u64));
+        self.ws_coalesced.set(load(&ws.coalesced));
+        self.ws_resyncs.set(load(&ws.resyncs));
+        self.ws_messages_in.set(load(&ws.messages_in));
         self.commands.set(clamp(stats.commands));
         self.fsyncs.set(clamp(stats.fsyncs));
         self.readmodel_index.set(clamp(readmodel_index));

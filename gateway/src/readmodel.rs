@@ -326,7 +326,7 @@ pub const BILL_TYPES: [&str; 10] = [
     "adjustment",
 ];
 
-fn outcome_name(outcome: Outcome) -> &'static str {
+pub(crate) fn outcome_name(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Win => "win",
         Outcome::Loss => "loss",

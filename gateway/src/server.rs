@@ -35,6 +35,8 @@ pub struct HttpConfig {
     pub smtp: Option<SmtpConfig>,
     /// Brute-force limits on.
     pub rate_limits: bool,
+    /// Websocket limits.
+    pub ws: crate::ws::WsConfig,
 }
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
@@ -133,6 +135,7 @@ impl Server {
         let node = self.node.as_ref().expect("running");
         let uploads_dir = data_dir.join("uploads");
         std::fs::create_dir_all(&uploads_dir)?;
+        let (ws, hub_requests) = crate::ws::Ws::new(config.ws);
         let shared = Shared {
             handle: node.handle().clone(),
             market: self.market(),
@@ -147,8 +150,13 @@ impl Server {
             uploads_dir,
             metrics: Default::default(),
             public_origin: config.public_origin,
+            ws,
         };
         let state = AppState(Arc::new(shared));
+        {
+            let _entered = self.runtime.as_ref().expect("running").enter();
+            crate::ws::hub::spawn(state.clone(), hub_requests)?;
+        }
         let app = api::app(state.clone());
         let runtime = self.runtime.as_ref().expect("running");
         let listener = std::net::TcpListener::bind(config.listen)?;
@@ -156,6 +164,7 @@ impl Server {
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let limits = state.limits.clone();
+        let send_buffer = state.ws.config.socket_send_buffer_bytes;
         let task = runtime.spawn(async move {
             let listener = match tokio::net::TcpListener::from_std(listener) {
                 Ok(listener) => listener,
@@ -169,6 +178,13 @@ impl Server {
                 }
             });
             let service = app.into_make_service_with_connect_info::<SocketAddr>();
+            let listener = axum::serve::ListenerExt::tap_io(listener, move |tcp| {
+                // Small frames go out at once (websocket ticks and answers).
+                let _ = tcp.set_nodelay(true);
+                if let Some(bytes) = send_buffer {
+                    let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(bytes);
+                }
+            });
             let served = axum::serve(listener, service).with_graceful_shutdown(async move {
                 let _ = stopped.await;
             });
@@ -215,7 +231,11 @@ impl Server {
 
     fn stop_all(&mut self) -> Result<(), wal::PipelineError> {
         if let (Some((_, stop, task)), Some(runtime)) = (self.http.take(), self.runtime.as_ref()) {
-            // Stop accepting, let in-flight requests finish (bounded), then stop the rest.
+            // Close the websockets, stop accepting, let in-flight requests finish (bounded),
+            // then stop the rest.
+            if let Some(state) = &self.state {
+                state.ws.shutdown();
+            }
             let _ = stop.send(());
             let _ =
                 runtime.block_on(async { tokio::time::timeout(HTTP_DRAIN_TIMEOUT, task).await });

@@ -22,6 +22,10 @@ pub struct Harness {
 }
 
 pub fn start_with(smtp: Option<gateway::mail::SmtpConfig>) -> Harness {
+    start_full(smtp, Default::default())
+}
+
+pub fn start_full(smtp: Option<gateway::mail::SmtpConfig>, ws: gateway::ws::WsConfig) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig {
         node: NodeConfig {
@@ -36,6 +40,7 @@ pub fn start_with(smtp: Option<gateway::mail::SmtpConfig>) -> Harness {
             hash_threads: 1,
             smtp,
             rate_limits: true,
+            ws,
         }),
     };
     let (server, _) = Server::start(config).unwrap();
@@ -190,3 +195,5 @@ mod backoffice;
 mod docs;
 #[path = "api/money.rs"]
 mod money;
+#[path = "api/ws.rs"]
+mod ws;

@@ -121,20 +121,25 @@ impl FromRequestParts<AppState> for User {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<User, ApiError> {
         let token = bearer(&parts.headers).ok_or_else(ApiError::unauthorized)?;
-        let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
-        let (id, session, now) = (claims.sub, claims.sid, state.now());
-        let live = state
-            .query(move |engine| {
-                engine.user(id).is_some_and(|user| {
-                    user.sessions.iter().any(|s| s.id == session && s.expires_ms > now)
-                })
-            })
-            .await?;
-        if !live {
-            return Err(ApiError::session_expired());
-        }
-        Ok(User { id, session })
+        Ok(live_user(state, token).await?.0)
     }
+}
+
+/// The user of a valid token whose session is live, with the session's expiry (ms).
+pub(crate) async fn live_user(state: &AppState, token: &str) -> Result<(User, u64), ApiError> {
+    let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
+    let (id, session, now) = (claims.sub, claims.sid, state.now());
+    let expires = state
+        .query(move |engine| {
+            let user = engine.user(id)?;
+            user.sessions
+                .iter()
+                .find(|s| s.id == session && s.expires_ms > now)
+                .map(|s| s.expires_ms)
+        })
+        .await?;
+    let expires = expires.ok_or_else(ApiError::session_expired)?;
+    Ok((User { id, session }, expires))
 }
 
 /// A signed-in admin with a live session.

@@ -97,7 +97,8 @@ pub fn language_of(headers: &HeaderMap) -> usize {
         .unwrap_or(0)
 }
 
-fn match_tag(tag: &str) -> Option<usize> {
+/// The index of a language tag (full tag first, then the primary subtag).
+pub fn match_tag(tag: &str) -> Option<usize> {
     let tag = tag.trim();
     if tag.is_empty() {
         return None;

@@ -90,6 +90,8 @@ pub struct Shared {
     pub metrics: Metrics,
     /// Public origin for invitation links, e.g. `https://trade.example.com`.
     pub public_origin: String,
+    /// The websocket service.
+    pub ws: crate::ws::Ws,
 }
 
 impl std::fmt::Debug for Shared {
@@ -226,6 +228,8 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
                 }),
             )
             .route("/metrics", axum::routing::get(system::metrics))
+            .route("/ws", axum::routing::get(crate::ws::upgrade))
+            .route("/trade", axum::routing::get(crate::ws::upgrade))
             .fallback(fallback)
             .method_not_allowed_fallback(method_not_allowed)
             .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))

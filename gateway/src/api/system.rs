@@ -40,6 +40,6 @@ async fn health(State(state): State<AppState>) -> Answer<Health> {
 /// Prometheus text exposition.
 pub(super) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let stats = state.handle.stats();
-    let body = state.metrics.render(&stats, state.readmodel.applied_index());
+    let body = state.metrics.render(&stats, state.readmodel.applied_index(), &state.ws.counters);
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
 }

@@ -64,7 +64,8 @@ pub struct MarketItem {
     pub stale: bool,
 }
 
-fn item(view: &ProductView) -> MarketItem {
+/// A product's market-list line (also the websocket's ticker frame).
+pub(crate) fn market_item(view: &ProductView) -> MarketItem {
     let s = &view.stats;
     MarketItem {
         symbol: view.instrument.symbol.to_string(),
@@ -109,7 +110,7 @@ async fn markets(
         .products(state.now())
         .iter()
         .filter(|v| category.is_none_or(|c| v.instrument.category == c))
-        .map(item)
+        .map(market_item)
         .collect();
     ok(items)
 }
@@ -129,7 +130,7 @@ async fn market(State(state): State<AppState>, Path(code): Path<String>) -> Answ
         .market
         .product(symbol, state.now())
         .ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"))?;
-    ok(item(&view))
+    ok(market_item(&view))
 }
 
 /// Candle query.
@@ -296,6 +297,14 @@ async fn place_order(
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
+    let reply = state.submit(place_order_command(user.id, &body)?).await?;
+    let accepted = order_accepted(reply)?;
+    state.metrics.orders.inc();
+    ok(accepted)
+}
+
+/// Checks an order's fields and makes its command (shared by HTTP and the websocket).
+pub(crate) fn place_order_command(user: u32, body: &OrderBody) -> ApiResult<Command> {
     let symbol = symbol(&body.symbol)?;
     let direction = dto::direction(&body.direction)?;
     let stake = dto::amount("amount", &body.amount)?;
@@ -303,20 +312,22 @@ async fn place_order(
         return Err(ApiError::invalid("duration", "duration"));
     }
     let account = dto::account(body.account.as_deref())?;
-    let order = PlaceOrder {
-        user: user.id,
+    Ok(Command::PlaceOrder(PlaceOrder {
+        user,
         account,
         symbol,
         direction,
         stake,
         duration_secs: body.duration,
-    };
-    let reply = state.submit(Command::PlaceOrder(order)).await?;
+    }))
+}
+
+/// The answer to an accepted order.
+pub(crate) fn order_accepted(reply: Reply) -> ApiResult<OrderAccepted> {
     let Reply::OrderAccepted { contract, fee } = reply else {
         return Err(ApiError::internal("unexpected reply to PlaceOrder"));
     };
-    state.metrics.orders.inc();
-    ok(OrderAccepted {
+    Ok(OrderAccepted {
         contract_id: contract,
         fee: fee.to_string(),
         status: "waiting_entry".into(),

@@ -1,0 +1,369 @@
+//! The fan-out: one task that owns every subscription and turns engine events and market
+//! data into frames.
+//!
+//! Each event is serialised once, and only when someone is listening; its bytes are then
+//! shared by every recipient's outbox. The hub never waits on a connection: pushing to an
+//! outbox is a short lock, and a client that cannot keep up loses market updates to
+//! coalescing or is closed for resync, never slowing the others.
+//!
+//! Engine events arrive through the pipeline's subscription, bridged from its thread. If the
+//! hub falls so far behind that the pipeline drops it, every authenticated connection is
+//! closed with [`super::CLOSE_RESYNC`]: the private stream had a gap, and saying so is
+//! better than pretending otherwise.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use engine::event::Event;
+use engine::types::{SessionId, UserId};
+use engine::Engine;
+use rustc_hash::{FxHashMap, FxHashSet};
+use tokio::sync::{broadcast, mpsc};
+use wal::EventBatch;
+
+use super::outbox::{Close, Outbox, Slot};
+use super::protocol::{self, Topic};
+use super::{CLOSE_GOING_AWAY, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_SESSION_ENDED, RESYNC};
+use crate::api::trade::market_item;
+use crate::api::AppState;
+
+/// Engine event batches the bridge holds for the hub.
+const EVENT_BATCHES_QUEUE_MAX: usize = 4_096;
+/// Batches the pipeline holds for the bridge before it drops it.
+const EVENT_SUBSCRIPTION_BATCHES_MAX: usize = 65_536;
+
+/// A connection's id.
+pub type ConnId = u64;
+
+/// What connections ask of the hub.
+#[derive(Debug)]
+pub enum Control {
+    /// A connection opened.
+    Open {
+        /// Its id.
+        conn: ConnId,
+        /// Its outbox.
+        outbox: Arc<Outbox>,
+    },
+    /// Start sending a topic.
+    Subscribe {
+        /// Who.
+        conn: ConnId,
+        /// What.
+        topic: Topic,
+    },
+    /// Stop sending a topic.
+    Unsubscribe {
+        /// Who.
+        conn: ConnId,
+        /// What.
+        topic: Topic,
+    },
+    /// The connection authenticated: send it this user's private stream.
+    Auth {
+        /// Who.
+        conn: ConnId,
+        /// The user.
+        user: UserId,
+        /// The session, to close the socket when it ends.
+        session: SessionId,
+        /// When the session expires (ms).
+        expires_ms: u64,
+    },
+    /// The connection closed.
+    Gone {
+        /// Who.
+        conn: ConnId,
+    },
+    /// The server stops: close everyone.
+    Shutdown,
+}
+
+/// What the hub knows of a connection.
+#[derive(Debug)]
+struct Entry {
+    /// Where its frames go.
+    outbox: Arc<Outbox>,
+    /// Its subscriptions, to clean up after it.
+    topics: Vec<Topic>,
+    /// Its user, session and session expiry, once authenticated.
+    user: Option<(UserId, SessionId, u64)>,
+}
+
+/// Every subscription.
+#[derive(Debug, Default)]
+struct Hub {
+    conns: FxHashMap<ConnId, Entry>,
+    topics: FxHashMap<Topic, FxHashSet<ConnId>>,
+    users: FxHashMap<UserId, Vec<ConnId>>,
+}
+
+/// Starts the hub on the current runtime, with a thread bridging the engine's events.
+pub fn spawn(state: AppState, control: mpsc::Receiver<Control>) -> std::io::Result<()> {
+    let (events_in, events) = mpsc::channel(EVENT_BATCHES_QUEUE_MAX);
+    let handle = state.handle.clone();
+    std::thread::Builder::new()
+        .name("ws-events".into())
+        .spawn(move || bridge(&handle, &events_in))?;
+    let ticks = state.market.subscribe_ticks();
+    let candles = state.market.subscribe_candles();
+    tokio::spawn(run(state, control, events, ticks, candles));
+    Ok(())
+}
+
+/// An engine batch, or word that some were lost.
+#[derive(Debug)]
+enum Input {
+    Batch(Arc<EventBatch<Event>>),
+    Gap,
+}
+
+/// Forwards the pipeline's event batches to the hub until either side stops.
+fn bridge(handle: &wal::Handle<Engine>, out: &mpsc::Sender<Input>) {
+    loop {
+        let Ok(batches) = handle.subscribe(EVENT_SUBSCRIPTION_BATCHES_MAX) else { return };
+        while let Ok(batch) = batches.recv() {
+            if out.blocking_send(Input::Batch(batch)).is_err() {
+                return; // the hub stopped
+            }
+        }
+        if handle.is_closed() {
+            return;
+        }
+        tracing::warn!(
+            "websocket fan-out fell behind the engine: closing private streams for resync"
+        );
+        if out.blocking_send(Input::Gap).is_err() {
+            return;
+        }
+    }
+}
+
+async fn run(
+    state: AppState,
+    mut control: mpsc::Receiver<Control>,
+    mut events: mpsc::Receiver<Input>,
+    mut ticks: broadcast::Receiver<market_feed::market::TickUpdate>,
+    mut candles: broadcast::Receiver<market_feed::candles::CandleUpdate>,
+) {
+    let mut hub = Hub::default();
+    let mut heartbeat = tokio::time::interval(state.ws.config.ping_interval);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            biased;
+            request = control.recv() => match request {
+                Some(Control::Shutdown) | None => break,
+                Some(request) => hub.control(&state, request),
+            },
+            input = events.recv() => match input {
+                Some(Input::Batch(batch)) => hub.events(&batch),
+                Some(Input::Gap) => hub.close_private(RESYNC),
+                None => break,
+            },
+            tick = ticks.recv() => match tick {
+                Ok(tick) => hub.tick(&state, &tick),
+                Err(broadcast::error::RecvError::Lagged(_)) => {} // ticks coalesce anyway
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            candle = candles.recv() => match candle {
+                Ok(candle) => hub.candle(&candle),
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            _ = heartbeat.tick() => hub.heartbeat(&state),
+        }
+    }
+    let going_away = Close { code: CLOSE_GOING_AWAY, reason: "server shutting down" };
+    for entry in hub.conns.values() {
+        entry.outbox.close(going_away);
+    }
+}
+
+impl Hub {
+    fn control(&mut self, state: &AppState, request: Control) {
+        match request {
+            Control::Open { conn, outbox } => {
+                self.conns.insert(conn, Entry { outbox, topics: Vec::new(), user: None });
+            }
+            Control::Subscribe { conn, topic } => self.subscribe(state, conn, topic),
+            Control::Unsubscribe { conn, topic } => {
+                if let Some(entry) = self.conns.get_mut(&conn) {
+                    entry.topics.retain(|t| *t != topic);
+                    remove_from(&mut self.topics, topic, conn);
+                }
+            }
+            Control::Auth { conn, user, session, expires_ms } => {
+                let Some(entry) = self.conns.get_mut(&conn) else { return };
+                if let Some((old, ..)) = entry.user.replace((user, session, expires_ms)) {
+                    self.unlink_user(old, conn);
+                }
+                self.users.entry(user).or_default().push(conn);
+            }
+            Control::Gone { conn } => self.gone(conn),
+            Control::Shutdown => {}
+        }
+    }
+
+    fn subscribe(&mut self, state: &AppState, conn: ConnId, topic: Topic) {
+        let Some(entry) = self.conns.get_mut(&conn) else { return };
+        if entry.topics.contains(&topic) {
+            return;
+        }
+        entry.topics.push(topic);
+        self.topics.entry(topic).or_default().insert(conn);
+        // The current value at once, so a screen is never blank until the next tick.
+        match topic {
+            Topic::Tickers => {
+                let items: Vec<_> =
+                    state.market.products(state.now()).iter().map(market_item).collect();
+                entry.outbox.push(protocol::tickers(&items));
+            }
+            Topic::Ticks(symbol) => {
+                if let Some(tick) = state.market.latest_tick(symbol) {
+                    entry.outbox.push_latest(Slot::Tick(symbol), protocol::tick(&tick));
+                }
+            }
+            Topic::Candles(..) => {} // history comes over HTTP; updates follow from here
+        }
+    }
+
+    fn gone(&mut self, conn: ConnId) {
+        let Some(entry) = self.conns.remove(&conn) else { return };
+        for topic in entry.topics {
+            remove_from(&mut self.topics, topic, conn);
+        }
+        if let Some((user, ..)) = entry.user {
+            self.unlink_user(user, conn);
+        }
+    }
+
+    fn unlink_user(&mut self, user: UserId, conn: ConnId) {
+        if let Some(list) = self.users.get_mut(&user) {
+            list.retain(|c| *c != conn);
+            if list.is_empty() {
+                self.users.remove(&user);
+            }
+        }
+    }
+
+    /// The subscribers of `topic`, if any.
+    fn subscribers(&self, topic: Topic) -> Option<&FxHashSet<ConnId>> {
+        self.topics.get(&topic).filter(|set| !set.is_empty())
+    }
+
+    fn tick(&self, state: &AppState, tick: &market_feed::market::TickUpdate) {
+        if let Some(conns) = self.subscribers(Topic::Ticks(tick.symbol)) {
+            let frame = protocol::tick(tick);
+            self.each(conns, |outbox| outbox.push_latest(Slot::Tick(tick.symbol), frame.clone()));
+        }
+        if let Some(conns) = self.subscribers(Topic::Tickers) {
+            let Some(view) = state.market.product(tick.symbol, state.now()) else { return };
+            let frame = protocol::ticker(&market_item(&view));
+            self.each(conns, |outbox| outbox.push_latest(Slot::Ticker(tick.symbol), frame.clone()));
+        }
+    }
+
+    fn candle(&self, update: &market_feed::candles::CandleUpdate) {
+        let Some(conns) = self.subscribers(Topic::Candles(update.symbol, update.period)) else {
+            return;
+        };
+        let frame = protocol::candle(update);
+        let slot = Slot::Candle(update.symbol, update.period, update.closed);
+        self.each(conns, |outbox| outbox.push_latest(slot, frame.clone()));
+    }
+
+    fn each(&self, conns: &FxHashSet<ConnId>, mut push: impl FnMut(&Outbox)) {
+        for conn in conns {
+            if let Some(entry) = self.conns.get(conn) {
+                push(&entry.outbox);
+            }
+        }
+    }
+
+    /// Sends `frame` to every connection of `user`.
+    fn to_user(&self, user: UserId, frame: impl FnOnce() -> bytes::Bytes) {
+        let Some(conns) = self.users.get(&user) else { return };
+        let frame = frame();
+        for conn in conns {
+            if let Some(entry) = self.conns.get(conn) {
+                entry.outbox.push(frame.clone());
+            }
+        }
+    }
+
+    fn events(&mut self, batch: &EventBatch<Event>) {
+        for event in &batch.events {
+            match event {
+                Event::ContractOpened { contract, symbol } => {
+                    self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
+                }
+                Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                    self.to_user(*user, || protocol::order_entered(*contract, entry, *expiry_ms));
+                }
+                Event::ContractSettled(settlement) => {
+                    self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
+                }
+                Event::Wallet(change) => self.to_user(change.user, || protocol::balance(change)),
+                Event::OrderResolved { order, user, withdrawal, approved, remark } => {
+                    self.to_user(*user, || {
+                        protocol::order_resolved(*order, *withdrawal, *approved, remark)
+                    });
+                }
+                Event::Notice { title, body } if !self.users.is_empty() => {
+                    let frame = protocol::notice(title, body, batch.time_ms);
+                    for entry in self.conns.values().filter(|e| e.user.is_some()) {
+                        entry.outbox.push(frame.clone());
+                    }
+                }
+                Event::SessionEnded { user, session } => self.end_session(*user, *session),
+                _ => {}
+            }
+        }
+    }
+
+    fn end_session(&self, user: UserId, session: SessionId) {
+        let ended = Close { code: CLOSE_SESSION_ENDED, reason: "session ended" };
+        for conn in self.users.get(&user).into_iter().flatten() {
+            if let Some(entry) = self.conns.get(conn) {
+                if entry.user.is_some_and(|(_, s, _)| s == session) {
+                    entry.outbox.close(ended);
+                }
+            }
+        }
+    }
+
+    /// Closes every authenticated connection (the private stream had a gap).
+    fn close_private(&self, close: Close) {
+        for entry in self.conns.values().filter(|e| e.user.is_some()) {
+            entry.outbox.close(close);
+        }
+    }
+
+    /// Pings everyone; closes who has been silent too long or whose session expired.
+    fn heartbeat(&self, state: &AppState) {
+        let now = state.now();
+        let idle_ms = u64::try_from(state.ws.config.idle_timeout.as_millis()).unwrap_or(u64::MAX);
+        let silent = Close { code: CLOSE_HEARTBEAT_TIMEOUT, reason: "heartbeat timeout" };
+        let expired = Close { code: CLOSE_SESSION_ENDED, reason: "session expired" };
+        for entry in self.conns.values() {
+            let seen = entry.outbox.last_seen_ms.load(Ordering::Relaxed);
+            if now.saturating_sub(seen) > idle_ms {
+                entry.outbox.close(silent);
+            } else if entry.user.is_some_and(|(_, _, expires)| expires <= now) {
+                entry.outbox.close(expired);
+            } else {
+                entry.outbox.ping();
+            }
+        }
+    }
+}
+
+fn remove_from(topics: &mut FxHashMap<Topic, FxHashSet<ConnId>>, topic: Topic, conn: ConnId) {
+    if let Some(set) = topics.get_mut(&topic) {
+        set.remove(&conn);
+        if set.is_empty() {
+            topics.remove(&topic);
+        }
+    }
+}

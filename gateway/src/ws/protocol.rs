@@ -1,0 +1,421 @@
+//! The JSON frames of the websocket, both ways.
+//!
+//! A client sends `{"op": ..., "id": ...}` text frames:
+//!
+//! ```text
+//! {"op":"subscribe","channel":"tickers"}                       the market list, every product
+//! {"op":"subscribe","channel":"ticks","symbol":"BTCUSDT"}      one product's ticks
+//! {"op":"subscribe","channel":"candles","symbol":"BTCUSDT","period":"1m"}
+//! {"op":"unsubscribe", ...the same fields...}
+//! {"op":"auth","token":"<user token>"}                         then the private stream
+//! {"op":"order","id":"c-1","symbol":"BTCUSDT","direction":"up","amount":"10","duration":60,"account":"demo"}
+//! {"op":"ping"}
+//! ```
+//!
+//! The server answers and pushes `{"type": ..., "id": ..., "data": ...}`; `id` is the
+//! client's request id, echoed on the answer to that request only. Every frame is
+//! serialised once, by the functions here, into [`Bytes`] shared by all its recipients.
+
+use bytes::Bytes;
+use engine::event::{Settlement, WalletChange};
+use engine::types::{Contract, Symbol, TickRef};
+use market_feed::candles::CandleUpdate;
+use market_feed::market::TickUpdate;
+use market_feed::types::Period;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::api::trade::{MarketItem, OrderAccepted};
+use crate::readmodel::{account_name, bill_name, direction_name, outcome_name};
+
+/// Longest text request id echoed back.
+pub const REQUEST_ID_CHARS_MAX: usize = 64;
+
+/// A client's request id: a number or a short string, echoed as it came.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// `"id": 7`.
+    Number(u64),
+    /// `"id": "c-1"`.
+    Text(String),
+}
+
+/// One client frame. Every field is optional on the wire; each `op` checks its own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Incoming {
+    /// `subscribe`, `unsubscribe`, `auth`, `order` or `ping`.
+    pub op: String,
+    /// Request id, echoed on the answer.
+    pub id: Option<RequestId>,
+    /// `tickers`, `ticks` or `candles`.
+    pub channel: String,
+    /// Product code (ticks, candles, order).
+    pub symbol: String,
+    /// Chart period (candles).
+    pub period: String,
+    /// User token (auth).
+    pub token: String,
+    /// `up` or `down` (order).
+    pub direction: String,
+    /// Stake as a string (order).
+    pub amount: String,
+    /// Seconds (order).
+    pub duration: u32,
+    /// `real` or `demo` (order).
+    pub account: Option<String>,
+}
+
+/// What a subscription is to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// Every product's market-list line, on each of its ticks.
+    Tickers,
+    /// One product's ticks.
+    Ticks(Symbol),
+    /// One product's candles of one period.
+    Candles(Symbol, Period),
+}
+
+impl Topic {
+    /// The channel's name on the wire.
+    pub fn channel(&self) -> &'static str {
+        match self {
+            Topic::Tickers => "tickers",
+            Topic::Ticks(_) => "ticks",
+            Topic::Candles(..) => "candles",
+        }
+    }
+}
+
+/// A product code, written as its string.
+struct Code(Symbol);
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.as_str())
+    }
+}
+
+/// A server frame: `{"type", "id"?, "data"}`.
+#[derive(Serialize)]
+struct Out<'a, T> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    data: T,
+}
+
+/// Serialises a frame once.
+pub fn frame<T: Serialize>(kind: &str, id: Option<&RequestId>, data: T) -> Bytes {
+    let out = Out { kind, id, data };
+    Bytes::from(serde_json::to_vec(&out).expect("frames serialise: no maps with non-string keys"))
+}
+
+/// The answer to a subscribe or unsubscribe.
+#[derive(Serialize)]
+struct TopicView {
+    channel: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<Code>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    period: Option<&'static str>,
+}
+
+/// `{"type":"subscribed"|"unsubscribed", "data":{channel, symbol?, period?}}`.
+pub fn topic_ack(kind: &str, id: Option<&RequestId>, topic: &Topic) -> Bytes {
+    let (symbol, period) = match topic {
+        Topic::Tickers => (None, None),
+        Topic::Ticks(s) => (Some(Code(*s)), None),
+        Topic::Candles(s, p) => (Some(Code(*s)), Some(p.as_str())),
+    };
+    frame(kind, id, TopicView { channel: topic.channel(), symbol, period })
+}
+
+/// An error answer.
+#[derive(Serialize)]
+struct ErrorView<'a> {
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+/// `{"type":"error", "id"?, "data":{code, message, field?}}`.
+pub fn error(id: Option<&RequestId>, code: &str, message: &str, field: Option<&str>) -> Bytes {
+    frame("error", id, ErrorView { code, message, field })
+}
+
+/// The answer to `auth`.
+#[derive(Serialize)]
+struct AuthView {
+    user: u32,
+}
+
+/// `{"type":"authenticated","data":{user}}`.
+pub fn authenticated(id: Option<&RequestId>, user: u32) -> Bytes {
+    frame("authenticated", id, AuthView { user })
+}
+
+/// The answer to `ping`.
+#[derive(Serialize)]
+struct PongView {
+    time: u64,
+}
+
+/// `{"type":"pong","data":{time}}` (server time in ms).
+pub fn pong(id: Option<&RequestId>, now_ms: u64) -> Bytes {
+    frame("pong", id, PongView { time: now_ms })
+}
+
+/// The answer to `order`: `{"type":"order","id","data":{contractId, fee, status}}`.
+pub fn order_reply(id: Option<&RequestId>, accepted: &OrderAccepted) -> Bytes {
+    frame("order", id, accepted)
+}
+
+/// A tick on the wire.
+#[derive(Serialize)]
+struct TickView {
+    symbol: Code,
+    price: Decimal,
+    quantity: Decimal,
+    /// Sequencer time (ms): a client measures delivery latency against it.
+    time: u64,
+    /// Log index: anyone can look the tick up and re-derive a settlement.
+    index: u64,
+}
+
+/// `{"type":"tick","data":{symbol, price, quantity, time, index}}`.
+pub fn tick(update: &TickUpdate) -> Bytes {
+    let view = TickView {
+        symbol: Code(update.symbol),
+        price: update.price,
+        quantity: update.quantity,
+        time: update.time_ms,
+        index: update.index,
+    };
+    frame("tick", None, view)
+}
+
+/// `{"type":"ticker","data":<market list line>}`.
+pub fn ticker(item: &MarketItem) -> Bytes {
+    frame("ticker", None, item)
+}
+
+/// `{"type":"tickers","data":[<market list line>...]}`: the snapshot on subscribing.
+pub fn tickers(items: &[MarketItem]) -> Bytes {
+    frame("tickers", None, items)
+}
+
+/// A candle on the wire.
+#[derive(Serialize)]
+struct CandleView<'a> {
+    symbol: Code,
+    period: &'a str,
+    /// Final (a later bucket began) or still open.
+    closed: bool,
+    time: u64,
+    open: Decimal,
+    high: Decimal,
+    low: Decimal,
+    close: Decimal,
+    volume: Decimal,
+}
+
+/// `{"type":"candle","data":{symbol, period, closed, time, open, high, low, close, volume}}`.
+pub fn candle(update: &CandleUpdate) -> Bytes {
+    let c = &update.candle;
+    let view = CandleView {
+        symbol: Code(update.symbol),
+        period: update.period.as_str(),
+        closed: update.closed,
+        time: c.open_ms,
+        open: c.open,
+        high: c.high,
+        low: c.low,
+        close: c.close,
+        volume: c.volume,
+    };
+    frame("candle", None, view)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The private stream
+// ---------------------------------------------------------------------------------------------
+
+/// An order the engine accepted (from any of the user's devices).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AcceptedView {
+    contract_id: u64,
+    symbol: Code,
+    account: &'static str,
+    direction: &'static str,
+    amount: Decimal,
+    fee: Decimal,
+    payout_rate: Decimal,
+    duration: u64,
+    accepted_at: u64,
+}
+
+/// `{"type":"order.accepted","data":{...}}`.
+pub fn order_accepted(contract: &Contract, symbol: Symbol) -> Bytes {
+    let view = AcceptedView {
+        contract_id: contract.id,
+        symbol: Code(symbol),
+        account: account_name(contract.account),
+        direction: direction_name(contract.direction),
+        amount: contract.stake,
+        fee: contract.fee,
+        payout_rate: contract.payout_rate,
+        duration: contract.duration_ms / 1_000,
+        accepted_at: contract.accepted_ms,
+    };
+    frame("order.accepted", None, view)
+}
+
+/// The entry spot of a contract.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EnteredView {
+    contract_id: u64,
+    entry_price: Decimal,
+    entry_time: u64,
+    entry_index: u64,
+    expires_at: u64,
+}
+
+/// `{"type":"order.entered","data":{contractId, entryPrice, entryTime, entryIndex, expiresAt}}`.
+pub fn order_entered(contract: u64, entry: &TickRef, expiry_ms: u64) -> Bytes {
+    let view = EnteredView {
+        contract_id: contract,
+        entry_price: entry.price,
+        entry_time: entry.time_ms,
+        entry_index: entry.index,
+        expires_at: expiry_ms,
+    };
+    frame("order.entered", None, view)
+}
+
+/// A settled contract: profit or loss with its amount.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SettledView {
+    contract_id: u64,
+    symbol: Code,
+    account: &'static str,
+    direction: &'static str,
+    /// win, loss, tie or a void reason.
+    outcome: &'static str,
+    /// `profit`, `loss` or `even`.
+    result: &'static str,
+    /// The size of the profit or loss (never negative).
+    amount: Decimal,
+    /// Signed net result: credited - stake - fee.
+    profit: Decimal,
+    credited: Decimal,
+    stake: Decimal,
+    entry_price: Option<Decimal>,
+    exit_price: Option<Decimal>,
+    exit_time: Option<u64>,
+    settled_at: u64,
+}
+
+/// `{"type":"order.settled","data":{...}}`.
+pub fn order_settled(settlement: &Settlement) -> Bytes {
+    let c = &settlement.contract;
+    let result = match settlement.profit.cmp(&Decimal::ZERO) {
+        std::cmp::Ordering::Greater => "profit",
+        std::cmp::Ordering::Less => "loss",
+        std::cmp::Ordering::Equal => "even",
+    };
+    let view = SettledView {
+        contract_id: c.id,
+        symbol: Code(settlement.symbol),
+        account: account_name(c.account),
+        direction: direction_name(c.direction),
+        outcome: outcome_name(settlement.outcome),
+        result,
+        amount: settlement.profit.abs(),
+        profit: settlement.profit,
+        credited: settlement.credited,
+        stake: c.stake,
+        entry_price: c.entry.as_ref().map(|t| t.price),
+        exit_price: settlement.exit.as_ref().map(|t| t.price),
+        exit_time: settlement.exit.as_ref().map(|t| t.time_ms),
+        settled_at: settlement.settled_ms,
+    };
+    frame("order.settled", None, view)
+}
+
+/// A wallet change with the new balance.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BalanceView {
+    account: &'static str,
+    /// `increase`, `decrease` or `unchanged` (money moved inside the wallet, e.g. a stake).
+    change: &'static str,
+    /// Size of the change of the total (never negative).
+    amount: Decimal,
+    /// Bill type when the total changed.
+    bill: Option<&'static str>,
+    /// The new total: available + frozen + in position.
+    balance: Decimal,
+    available: Decimal,
+    frozen: Decimal,
+    in_position: Decimal,
+    /// Contract or order that caused it (0 for none).
+    reference: u64,
+}
+
+/// `{"type":"balance","data":{account, change, amount, bill, balance, available, ...}}`.
+pub fn balance(change: &WalletChange) -> Bytes {
+    let direction = match change.amount.cmp(&Decimal::ZERO) {
+        std::cmp::Ordering::Greater => "increase",
+        std::cmp::Ordering::Less => "decrease",
+        std::cmp::Ordering::Equal => "unchanged",
+    };
+    let w = &change.wallet;
+    let view = BalanceView {
+        account: account_name(change.account),
+        change: direction,
+        amount: change.amount.abs(),
+        bill: change.bill.map(bill_name),
+        balance: w.available + w.frozen + w.in_position,
+        available: w.available,
+        frozen: w.frozen,
+        in_position: w.in_position,
+        reference: change.reference,
+    };
+    frame("balance", None, view)
+}
+
+/// A deposit or withdrawal decided by the back-office.
+#[derive(Serialize)]
+struct NotificationView<'a> {
+    kind: &'static str,
+    order: u64,
+    approved: bool,
+    remark: &'a str,
+}
+
+/// `{"type":"notification","data":{kind: deposit|withdrawal, order, approved, remark}}`.
+pub fn order_resolved(order: u64, withdrawal: bool, approved: bool, remark: &str) -> Bytes {
+    let kind = if withdrawal { "withdrawal" } else { "deposit" };
+    frame("notification", None, NotificationView { kind, order, approved, remark })
+}
+
+/// A system notice.
+#[derive(Serialize)]
+struct NoticeView<'a> {
+    title: &'a str,
+    body: &'a str,
+    time: u64,
+}
+
+/// `{"type":"notice","data":{title, body, time}}`.
+pub fn notice(title: &str, body: &str, time_ms: u64) -> Bytes {
+    frame("notice", None, NoticeView { title, body, time: time_ms })
+}

@@ -1,0 +1,594 @@
+//! The websocket protocol through the real server: a real TCP connection, the HTTP upgrade,
+//! fastwebsockets frames both ways, the engine and the market feed behind them.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use gateway::ws::{
+    WsConfig, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_RESYNC,
+    CLOSE_SESSION_ENDED, CLOSE_TOO_BIG,
+};
+use http_body_util::Empty;
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
+
+use super::*;
+
+/// Longest wait for any one expected frame (a 5 s contract settles well within it).
+const FRAME_WAIT: Duration = Duration::from_secs(30);
+
+struct SpawnExecutor;
+
+impl<F> hyper::rt::Executor<F> for SpawnExecutor
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, future: F) {
+        tokio::spawn(future);
+    }
+}
+
+/// What the server sent.
+#[derive(Debug)]
+enum Msg {
+    Json(Value),
+    Ping,
+    Close(u16, String),
+}
+
+struct Client {
+    ws: WebSocket<TokioIo<Upgraded>>,
+}
+
+impl Client {
+    /// Connects to `path`; `receive_buffer` shrinks the socket's receive buffer (a slow reader).
+    async fn connect_with(addr: SocketAddr, path: &str, receive_buffer: Option<u32>) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        if let Some(size) = receive_buffer {
+            socket.set_recv_buffer_size(size).unwrap();
+        }
+        let stream = socket.connect(addr).await.unwrap();
+        let request = hyper::Request::builder()
+            .method("GET")
+            .uri(format!("http://{addr}{path}"))
+            .header("Host", addr.to_string())
+            .header(hyper::header::UPGRADE, "websocket")
+            .header(hyper::header::CONNECTION, "upgrade")
+            .header("Sec-WebSocket-Key", fastwebsockets::handshake::generate_key())
+            .header("Sec-WebSocket-Version", "13")
+            .body(Empty::<Bytes>::new())
+            .unwrap();
+        let (ws, _) =
+            fastwebsockets::handshake::client(&SpawnExecutor, request, stream).await.unwrap();
+        Client { ws }
+    }
+
+    async fn connect(addr: SocketAddr) -> Client {
+        Client::connect_with(addr, "/ws", None).await
+    }
+
+    async fn send(&mut self, value: Value) {
+        let text = serde_json::to_vec(&value).unwrap();
+        self.send_raw(OpCode::Text, &text).await;
+    }
+
+    async fn send_raw(&mut self, opcode: OpCode, bytes: &[u8]) {
+        assert!(self.try_send_raw(opcode, bytes).await, "the server closed the socket");
+    }
+
+    /// False if the server has closed the socket.
+    async fn try_send_raw(&mut self, opcode: OpCode, bytes: &[u8]) -> bool {
+        let frame = Frame::new(true, opcode, None, Payload::Borrowed(bytes));
+        self.ws.write_frame(frame).await.is_ok()
+    }
+
+    async fn next(&mut self) -> Msg {
+        loop {
+            let frame = tokio::time::timeout(FRAME_WAIT, self.ws.read_frame())
+                .await
+                .expect("a frame in time")
+                .expect("a readable frame");
+            match frame.opcode {
+                OpCode::Text => return Msg::Json(serde_json::from_slice(&frame.payload).unwrap()),
+                OpCode::Ping => return Msg::Ping,
+                OpCode::Close => {
+                    let code = u16::from_be_bytes([frame.payload[0], frame.payload[1]]);
+                    let reason = String::from_utf8_lossy(&frame.payload[2..]).into_owned();
+                    return Msg::Close(code, reason);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The next frame of type `kind`, skipping others (market data keeps flowing).
+    async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            match self.next().await {
+                Msg::Json(v) if v["type"] == kind => return v,
+                Msg::Json(_) | Msg::Ping => {}
+                Msg::Close(code, reason) => {
+                    panic!("closed ({code} {reason}) while waiting for {kind}")
+                }
+            }
+        }
+    }
+
+    /// The close code, skipping everything before it.
+    async fn closed(&mut self) -> u16 {
+        loop {
+            if let Msg::Close(code, _) = self.next().await {
+                return code;
+            }
+        }
+    }
+}
+
+fn run<F: Future>(h: &Harness, future: F) -> F::Output {
+    h.server.runtime().block_on(future)
+}
+
+fn metric(h: &Harness, name: &str) -> u64 {
+    let text = run(h, async {
+        let request = Request::get("/metrics").body(Body::empty()).unwrap();
+        let response = app(h.state.clone()).oneshot(request).await.unwrap();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    });
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("trading_{name} ")))
+        .unwrap_or_else(|| panic!("metric {name} in {text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// Polls `/metrics` until `name` passes `at_least` (bounded), for conditions inside the server.
+fn await_metric(h: &Harness, name: &str, at_least: u64) {
+    for _ in 0..400 {
+        if metric(h, name) >= at_least {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("{name} never reached {at_least}");
+}
+
+#[test]
+fn public_channels_send_snapshots_then_live_ticks_and_candles() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let clients = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "subscribe", "channel": "tickers", "id": 1})).await;
+        let ack = c.until("subscribed").await;
+        assert_eq!(ack["id"], 1);
+        assert_eq!(ack["data"]["channel"], "tickers");
+        let snapshot = c.until("tickers").await;
+        let items = snapshot["data"].as_array().unwrap();
+        assert!(items.len() >= 30, "every product: {}", items.len());
+        assert!(items.iter().any(|i| i["symbol"] == "EURUSD"));
+        let ticker = c.until("ticker").await;
+        assert!(ticker["data"]["price"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
+
+        c.send(json!({"op": "subscribe", "channel": "ticks", "symbol": "btc/usdt", "id": "t"}))
+            .await;
+        let ack = c.until("subscribed").await;
+        assert_eq!(
+            (ack["id"].as_str(), ack["data"]["symbol"].as_str()),
+            (Some("t"), Some("BTCUSDT"))
+        );
+        let first = c.until("tick").await;
+        let second = loop {
+            let tick = c.until("tick").await;
+            if tick["data"]["symbol"] == "BTCUSDT"
+                && tick["data"]["index"] != first["data"]["index"]
+            {
+                break tick;
+            }
+        };
+        assert_eq!(first["data"]["symbol"], "BTCUSDT");
+        assert!(
+            second["data"]["index"].as_u64() > first["data"]["index"].as_u64(),
+            "live and in order"
+        );
+        let now = wal::pipeline::system_time_ms();
+        assert!(now.abs_diff(second["data"]["time"].as_u64().unwrap()) < 10_000, "sequencer time");
+
+        c.send(
+            json!({"op": "subscribe", "channel": "candles", "symbol": "ETHUSDT", "period": "1m"}),
+        )
+        .await;
+        c.until("subscribed").await;
+        let candle = c.until("candle").await;
+        assert_eq!(
+            (candle["data"]["symbol"].as_str(), candle["data"]["period"].as_str()),
+            (Some("ETHUSDT"), Some("1m"))
+        );
+        assert_eq!(candle["data"]["time"].as_u64().unwrap() % 60_000, 0, "a minute bucket");
+
+        c.send(json!({"op": "unsubscribe", "channel": "ticks", "symbol": "BTCUSDT", "id": 9}))
+            .await;
+        let ack = c.until("unsubscribed").await;
+        assert_eq!((ack["id"].as_u64(), ack["data"]["channel"].as_str()), (Some(9), Some("ticks")));
+
+        // The alias answers the same protocol.
+        let mut alias = Client::connect_with(addr, "/trade", None).await;
+        alias.send(json!({"op": "ping", "id": "p"})).await;
+        let pong = alias.until("pong").await;
+        assert_eq!(pong["id"], "p");
+        (c, alias)
+    });
+    assert_eq!(metric(&h, "ws_connections"), 2);
+    drop(clients);
+    // A plain GET is told to use a websocket.
+    h.get("/ws", None).fails(StatusCode::UPGRADE_REQUIRED, "UPGRADE_REQUIRED");
+}
+
+#[test]
+fn bad_messages_get_clear_localised_errors_and_change_nothing() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    run(&h, async {
+        let mut c = Client::connect_with(addr, "/ws?language=fr-FR", None).await;
+        let error = |v: &Value| {
+            (
+                v["data"]["code"].as_str().unwrap().to_owned(),
+                v["data"]["field"].as_str().map(String::from),
+            )
+        };
+        c.send_raw(OpCode::Text, b"{not json").await;
+        let e = c.until("error").await;
+        assert_eq!(error(&e), ("BAD_MESSAGE".into(), None));
+        assert!(e["data"]["message"].as_str().unwrap().contains("Le message"), "French: {e}");
+
+        let cases = [
+            (json!({"op": "dance", "id": 1}), "BAD_MESSAGE", None),
+            (json!({"op": "subscribe", "channel": "news", "id": 2}), "UNKNOWN_CHANNEL", None),
+            (
+                json!({"op": "subscribe", "channel": "ticks", "symbol": "!!", "id": 3}),
+                "VALIDATION",
+                Some("symbol"),
+            ),
+            (
+                json!({"op": "subscribe", "channel": "ticks", "symbol": "NOPEUSDT", "id": 4}),
+                "PRODUCT_NOT_FOUND",
+                None,
+            ),
+            (
+                json!({"op": "subscribe", "channel": "candles", "symbol": "BTCUSDT", "period": "7m", "id": 5}),
+                "VALIDATION",
+                Some("period"),
+            ),
+            (
+                json!({"op": "order", "symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "id": 6}),
+                "UNAUTHORIZED",
+                None,
+            ),
+            (json!({"op": "auth", "token": "forged", "id": 7}), "UNAUTHORIZED", None),
+        ];
+        for (message, code, field) in cases {
+            let id = message["id"].clone();
+            c.send(message).await;
+            let e = c.until("error").await;
+            assert_eq!(e["id"], id, "the request id is echoed");
+            assert_eq!(error(&e), (code.to_owned(), field.map(String::from)), "for request {id}");
+        }
+        c.send_raw(OpCode::Binary, b"\x01\x02").await;
+        assert_eq!(error(&c.until("error").await).0, "BAD_MESSAGE");
+
+        // The subscription limit.
+        let symbols = [
+            "BTCUSDT", "ETHUSDT", "BNBUSDT", "SOLUSDT", "XRPUSDT", "DOGEUSDT", "ADAUSDT",
+            "TRXUSDT", "TONUSDT",
+        ];
+        let periods = ["1m", "5m", "15m", "30m", "1h", "4h", "1d", "1w"];
+        let mut refused = None;
+        'outer: for symbol in symbols {
+            for period in periods {
+                c.send(json!({"op": "subscribe", "channel": "candles", "symbol": symbol, "period": period})).await;
+                match c.next().await {
+                    Msg::Json(v) if v["type"] == "subscribed" => {}
+                    Msg::Json(v) if v["type"] == "error" => {
+                        refused = Some(v);
+                        break 'outer;
+                    }
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+        let refused = refused.expect("refused past the limit");
+        assert_eq!(refused["data"]["code"], "TOO_MANY_SUBSCRIPTIONS");
+        assert!(refused["data"]["message"].as_str().unwrap().contains("64"));
+
+        // Still usable after all that.
+        c.send(json!({"op": "ping", "id": "alive"})).await;
+        assert_eq!(c.until("pong").await["id"], "alive");
+
+        // A message over the size limit closes with 1009; a fragment with 1002.
+        c.send_raw(OpCode::Text, &vec![b' '; 5_000]).await;
+        assert_eq!(c.closed().await, CLOSE_TOO_BIG);
+        let mut f = Client::connect(addr).await;
+        f.ws.write_frame(Frame::new(false, OpCode::Text, None, Payload::Borrowed(b"{\"op\"")))
+            .await
+            .unwrap();
+        assert_eq!(f.closed().await, CLOSE_PROTOCOL_ERROR);
+    });
+}
+
+#[test]
+fn the_private_stream_carries_orders_entries_settlements_balances_and_notices() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let admin = h.admin();
+    let rule = json!({"duration": 5, "payoutRate": "0.8", "minAmount": "1", "maxAmount": "100", "feeRate": "0.01", "enabled": true});
+    h.call(Method::PUT, "/api/admin/rules", Some(&admin), Some(rule)).ok();
+    let (uid, token) = h.user("walt");
+    let after = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "auth", "token": token, "id": "a"})).await;
+        let auth = c.until("authenticated").await;
+        assert_eq!(
+            (auth["id"].as_str(), auth["data"]["user"].as_u64()),
+            (Some("a"), Some(u64::from(uid)))
+        );
+
+        let bad = json!({"op": "order", "id": "bad", "symbol": "BTCUSDT", "direction": "up", "amount": "ten", "duration": 5, "account": "demo"});
+        c.send(bad).await;
+        let e = c.until("error").await;
+        assert_eq!((e["id"].as_str(), e["data"]["field"].as_str()), (Some("bad"), Some("amount")));
+
+        let order = json!({"op": "order", "id": "o-1", "symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 5, "account": "demo"});
+        c.send(order).await;
+        let mut seen = std::collections::HashMap::new();
+        // The reply, then the private events of the contract's whole life, in any interleaving,
+        // up to the settlement and its wallet change.
+        let settled_balance = |seen: &std::collections::HashMap<String, Vec<Value>>| {
+            seen.get("balance")
+                .into_iter()
+                .flatten()
+                .any(|b| b["data"]["bill"] != "fee" && b["data"]["change"] != "unchanged")
+                || seen
+                    .get("balance")
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b["data"]["change"] == "unchanged")
+                    .count()
+                    >= 2
+        };
+        while !(seen.contains_key("order.settled") && settled_balance(&seen)) {
+            if let Msg::Json(v) = c.next().await {
+                let kind = v["type"].as_str().unwrap().to_owned();
+                seen.entry(kind).or_insert_with(Vec::new).push(v);
+            }
+        }
+        let reply = &seen["order"][0];
+        assert_eq!(reply["id"], "o-1");
+        let contract = reply["data"]["contractId"].as_u64().unwrap();
+        assert_eq!(reply["data"]["fee"], "0.10");
+        let accepted = &seen["order.accepted"][0]["data"];
+        assert_eq!(
+            (
+                accepted["contractId"].as_u64(),
+                accepted["amount"].as_str(),
+                accepted["account"].as_str()
+            ),
+            (Some(contract), Some("10"), Some("demo"))
+        );
+        let entered = &seen["order.entered"][0]["data"];
+        assert_eq!(entered["contractId"].as_u64(), Some(contract));
+        assert_eq!(
+            entered["expiresAt"].as_u64().unwrap() - entered["entryTime"].as_u64().unwrap(),
+            5_000
+        );
+        let settled = &seen["order.settled"][0]["data"];
+        assert_eq!(settled["contractId"].as_u64(), Some(contract));
+        let profit: f64 = settled["profit"].as_str().unwrap().parse().unwrap();
+        let expected_result = if profit > 0.0 {
+            "profit"
+        } else if profit < 0.0 {
+            "loss"
+        } else {
+            "even"
+        };
+        assert_eq!(settled["result"], expected_result);
+        assert_eq!(settled["amount"].as_str().unwrap().parse::<f64>().unwrap(), profit.abs());
+        let fee =
+            seen["balance"].iter().find(|b| b["data"]["bill"] == "fee").expect("the fee bill");
+        assert_eq!(
+            (fee["data"]["change"].as_str(), fee["data"]["amount"].as_str()),
+            (Some("decrease"), Some("0.10"))
+        );
+        assert_eq!(fee["data"]["account"], "demo");
+
+        // The wallet after settlement, as the last balance frame says.
+        seen["balance"].last().unwrap()["data"]["available"].clone()
+    });
+    let wallet = h.get("/api/wallet/balance?account=demo", Some(&token));
+    assert_eq!(after, wallet.ok()["available"], "the new balance is the wallet's");
+    // An order from another device (HTTP) shows on the socket too.
+    let mut c = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "auth", "token": token})).await;
+        c.until("authenticated").await;
+        c
+    });
+    let order = json!({"symbol": "ETHUSDT", "direction": "down", "amount": "3", "duration": 5, "account": "demo"});
+    let placed = h.post("/api/trade/orders", Some(&token), order).ok()["contractId"].as_u64();
+    h.post(
+        "/api/admin/notices",
+        Some(&admin),
+        json!({"title": "Maintenance", "body": "Tonight at 22:00"}),
+    )
+    .ok();
+    run(&h, async {
+        let accepted = c.until("order.accepted").await;
+        assert_eq!(
+            (accepted["data"]["contractId"].as_u64(), accepted["data"]["symbol"].as_str()),
+            (placed, Some("ETHUSDT"))
+        );
+        let notice = c.until("notice").await;
+        assert_eq!(
+            (notice["data"]["title"].as_str(), notice["data"]["body"].as_str()),
+            (Some("Maintenance"), Some("Tonight at 22:00"))
+        );
+    });
+    // Signing out ends the session: the socket is closed with its code.
+    h.post("/api/login/logout", Some(&token), json!({})).ok();
+    run(&h, async {
+        assert_eq!(c.closed().await, CLOSE_SESSION_ENDED);
+    });
+}
+
+#[test]
+fn a_slow_consumer_gets_the_latest_ticks_and_stays_connected() {
+    let ws = WsConfig { socket_send_buffer_bytes: Some(4_096), ..WsConfig::default() };
+    let h = start_full(None, ws);
+    let addr = h.server.http_addr().unwrap();
+    let mut c = run(&h, async {
+        let mut c = Client::connect_with(addr, "/ws", Some(1_024)).await;
+        c.send(json!({"op": "subscribe", "channel": "tickers"})).await;
+        for symbol in ["BTCUSDT", "ETHUSDT", "SOLUSDT", "BNBUSDT", "XRPUSDT"] {
+            c.send(json!({"op": "subscribe", "channel": "ticks", "symbol": symbol})).await;
+        }
+        c
+    });
+    // Not reading: the socket's buffers fill, then the server coalesces what waits.
+    await_metric(&h, "ws_coalesced", 20);
+    run(&h, async {
+        let mut last = std::collections::HashMap::new();
+        for _ in 0..400 {
+            let tick = c.until("tick").await;
+            let (symbol, index) = (
+                tick["data"]["symbol"].as_str().unwrap().to_owned(),
+                tick["data"]["index"].as_u64().unwrap(),
+            );
+            let previous = last.insert(symbol.clone(), index);
+            assert!(
+                previous.is_none_or(|p| p < index),
+                "{symbol}: {previous:?} then {index}: never stale, never twice"
+            );
+        }
+    });
+    assert_eq!(metric(&h, "ws_resync_closes"), 0, "market data never closes a socket");
+    assert_eq!(metric(&h, "ws_connections"), 1);
+}
+
+#[test]
+fn a_private_stream_that_overflows_is_closed_for_resync_not_dropped() {
+    let ws = WsConfig {
+        send_queue_max: 4,
+        socket_send_buffer_bytes: Some(4_096),
+        ..WsConfig::default()
+    };
+    let h = start_full(None, ws);
+    let addr = h.server.http_addr().unwrap();
+    let admin = h.admin();
+    let (_, token) = h.user("slow");
+    let mut c = run(&h, async {
+        let mut c = Client::connect_with(addr, "/ws", Some(1_024)).await;
+        c.send(json!({"op": "auth", "token": token})).await;
+        c.until("authenticated").await;
+        c
+    });
+    // Large notices until the kernel's buffers and the 4-frame queue are full.
+    let body = "x".repeat(2_000);
+    let mut sent = 0;
+    while metric(&h, "ws_resync_closes") == 0 {
+        assert!(sent < 2_000, "the queue never overflowed");
+        h.post(
+            "/api/admin/notices",
+            Some(&admin),
+            json!({"title": format!("n{sent}"), "body": body}),
+        )
+        .ok();
+        sent += 1;
+    }
+    run(&h, async {
+        // Every notice that was delivered came in order and without a gap, then the close.
+        let mut expected = 0;
+        loop {
+            match c.next().await {
+                Msg::Json(v) if v["type"] == "notice" => {
+                    assert_eq!(v["data"]["title"], format!("n{expected}"));
+                    expected += 1;
+                }
+                Msg::Json(_) | Msg::Ping => {}
+                Msg::Close(code, reason) => {
+                    assert_eq!((code, reason.as_str()), (CLOSE_RESYNC, "resync"));
+                    break;
+                }
+            }
+        }
+        assert!(expected < sent, "the overflow was announced, not hidden: {expected} of {sent}");
+    });
+}
+
+#[test]
+fn the_heartbeat_closes_a_silent_client_and_keeps_a_live_one() {
+    let ws = WsConfig {
+        ping_interval: Duration::from_millis(50),
+        idle_timeout: Duration::from_millis(300),
+        ..WsConfig::default()
+    };
+    let h = start_full(None, ws);
+    let addr = h.server.http_addr().unwrap();
+    run(&h, async {
+        let mut silent = Client::connect(addr).await;
+        silent.ws.set_auto_pong(false);
+        let mut live = Client::connect(addr).await;
+        live.ws.set_auto_pong(false);
+        // The live client answers every ping; the silent one never does.
+        let mut pings = 0;
+        while pings < 12 {
+            match live.next().await {
+                Msg::Ping => {
+                    pings += 1;
+                    live.send_raw(OpCode::Pong, b"").await;
+                }
+                Msg::Close(code, _) => panic!("a live client was closed: {code}"),
+                Msg::Json(_) => {}
+            }
+        }
+        let mut silent_pings = 0;
+        let code = loop {
+            match silent.next().await {
+                Msg::Ping => silent_pings += 1,
+                Msg::Close(code, _) => break code,
+                Msg::Json(_) => {}
+            }
+        };
+        assert!(silent_pings >= 1, "it was pinged first");
+        assert_eq!(code, CLOSE_HEARTBEAT_TIMEOUT);
+    });
+}
+
+#[test]
+fn the_message_rate_limit_refuses_then_closes() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    run(&h, async {
+        let mut c = Client::connect(addr).await;
+        for _ in 0..400 {
+            if !c.try_send_raw(OpCode::Text, br#"{"op":"ping"}"#).await {
+                break; // closed for the rate: what it sent before is still answered
+            }
+        }
+        let (mut pongs, mut limited) = (0, 0);
+        let code = loop {
+            match c.next().await {
+                Msg::Json(v) if v["type"] == "pong" => pongs += 1,
+                Msg::Json(v) if v["data"]["code"] == "RATE_LIMITED" => limited += 1,
+                Msg::Json(v) => panic!("unexpected {v}"),
+                Msg::Ping => {}
+                Msg::Close(code, _) => break code,
+            }
+        };
+        assert!((100..=110).contains(&pongs), "the burst is served: {pongs}");
+        assert!(limited >= 1, "then refused with a reason");
+        assert_eq!(code, CLOSE_POLICY);
+    });
+}
