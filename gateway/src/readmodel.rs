@@ -375,16 +375,33 @@ impl ReadModel {
 
     /// Projects one batch atomically: rows and the index it reaches.
     pub fn apply(&self, batch: &EventBatch<Event>) -> Result<(), ReadModelError> {
-        if batch.last_index <= self.applied_index() {
+        self.apply_many(&[batch])
+    }
+
+    /// Projects several batches, in order, as one atomic sled batch: under load the
+    /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
+    pub fn apply_many<B: std::borrow::Borrow<EventBatch<Event>>>(
+        &self,
+        batches: &[B],
+    ) -> Result<(), ReadModelError> {
+        let applied = self.applied_index();
+        let mut fresh =
+            batches.iter().map(std::borrow::Borrow::borrow).filter(|b| b.last_index > applied).peekable();
+        let Some(first) = fresh.peek() else {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
+        };
+        let mut writer = Writer::new(self, first.time_ms)?;
+        let mut last_index = applied;
+        for batch in fresh {
+            writer.time_ms = batch.time_ms;
+            for event in &batch.events {
+                writer.event(event)?;
+            }
+            last_index = batch.last_index;
         }
-        let mut writer = Writer::new(self, batch.time_ms)?;
-        for event in &batch.events {
-            writer.event(event)?;
-        }
-        writer.finish(batch.last_index)?;
-        self.applied.store(batch.last_index, Ordering::Release);
-        self.progress.send_replace(batch.last_index);
+        writer.finish(last_index)?;
+        self.applied.store(last_index, Ordering::Release);
+        self.progress.send_replace(last_index);
         Ok(())
     }
 
@@ -845,6 +862,9 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// Most event batches projected as one sled batch.
+const PROJECT_BATCHES_MAX: usize = 256;
+
 /// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells
 /// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
 pub fn spawn_projector(
@@ -857,7 +877,9 @@ pub fn spawn_projector(
         loop {
             match live.recv_timeout(FLUSH_PERIOD) {
                 Ok(batch) => {
-                    if let Err(error) = model.apply(&batch) {
+                    let mut batches = vec![batch];
+                    batches.extend(live.try_iter().take(PROJECT_BATCHES_MAX - 1));
+                    if let Err(error) = model.apply_many(&batches) {
                         tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
                         model.stalled.store(true, Ordering::Release);
                         return;

@@ -1,0 +1,542 @@
+//! The websocket load generator.
+//!
+//! Opens N websocket clients from several loopback source addresses (127.0.0.1, .2, ...: one
+//! address has only ~28k ephemeral ports), then, by `--mode`:
+//!
+//! - `orders`: each client authenticates as one of `--users` demo traders and places orders
+//!   at a fixed, open-loop rate (`--rate` in all). Each order's id is its *intended* send time,
+//!   so latency is measured from when it should have been sent: a stalled server cannot hide
+//!   its stall by slowing the generator down (coordinated omission). Reports replies/s and
+//!   latency percentiles (hdrhistogram).
+//! - `ticks`: each client subscribes to one symbol's ticks; reports deliveries/s and tick
+//!   delivery latency (now minus the tick's sequencer time, ms).
+//! - `idle`: clients connect and stay quiet; with `--server-pid`, reports the server's memory
+//!   per connection.
+//!
+//! With `--echo` the server is the plain fastwebsockets echo baseline (`ws-echo`): no set-up,
+//! no auth, the order frame itself comes back as the reply.
+//!
+//! ```text
+//! cargo run --release -p benches --bin loadgen -- --mode orders --clients 100 --rate 20000 \
+//!     --admin-password PW [--server 127.0.0.1:8080] [--seconds 10] [--warmup 3]
+//! ```
+
+// Rates and latencies are reported as floats; no money is computed here.
+#![allow(clippy::float_arithmetic)]
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use clap::{Parser, ValueEnum};
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Empty, Full};
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+
+/// Handshakes in flight at once while connecting (the listener's backlog is finite).
+const CONNECTS_IN_FLIGHT_MAX: usize = 256;
+/// How long replies are still awaited after the last order is sent.
+const DRAIN: Duration = Duration::from_secs(3);
+/// Highest latency the histograms hold (µs).
+const LATENCY_MAX_US: u64 = 120_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    Orders,
+    Ticks,
+    Idle,
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "loadgen", about = "Websocket load generator for the trading server.")]
+struct Args {
+    /// What the clients do.
+    #[arg(long, value_enum, default_value = "orders")]
+    mode: Mode,
+    /// The server's address.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    server: SocketAddr,
+    /// The websocket's path.
+    #[arg(long, default_value = "/ws")]
+    path: String,
+    /// Websocket clients.
+    #[arg(long, default_value_t = 100)]
+    clients: usize,
+    /// Loopback source addresses to spread the clients over (127.0.0.1 upwards).
+    #[arg(long, default_value_t = 4)]
+    sources: u8,
+    /// Orders per second offered, all clients together (orders mode).
+    #[arg(long, default_value_t = 20_000)]
+    rate: u64,
+    /// Measured seconds.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// Seconds of load before measuring.
+    #[arg(long, default_value_t = 3)]
+    warmup: u64,
+    /// Traders to register (orders mode); each holds at most 200 open contracts.
+    #[arg(long, default_value_t = 200)]
+    users: usize,
+    /// Contract length in seconds; a rule of this length is added (5 keeps few contracts open).
+    #[arg(long, default_value_t = 5)]
+    duration: u32,
+    /// First admin's name (to add the rule).
+    #[arg(long, default_value = "admin")]
+    admin_username: String,
+    /// First admin's password (orders mode, unless --echo).
+    #[arg(long)]
+    admin_password: Option<String>,
+    /// The server is the plain echo baseline.
+    #[arg(long)]
+    echo: bool,
+    /// Symbols for orders and tick subscriptions, comma-separated.
+    #[arg(long, default_value = "BTCUSDT,ETHUSDT,SOLUSDT,BNBUSDT")]
+    symbols: String,
+    /// The server's process id, to report its memory per connection.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Runtime worker threads of the generator.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+type Ws = WebSocket<TokioIo<Upgraded>>;
+
+struct SpawnExecutor;
+
+impl<F> hyper::rt::Executor<F> for SpawnExecutor
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, future: F) {
+        tokio::spawn(future);
+    }
+}
+
+/// What every client adds to.
+#[derive(Default)]
+struct Counters {
+    sent: AtomicU64,
+    /// Answers received in the window: accepted orders (or echoes) and ticks.
+    ok: AtomicU64,
+    /// Error answers in the window.
+    refused: AtomicU64,
+    /// Private events in the window.
+    events: AtomicU64,
+    /// Connections closed by the server early.
+    closed: AtomicU64,
+    /// The first error answer, to say why orders were refused.
+    first_refusal: std::sync::Mutex<Option<String>>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// One HTTP/1.1 call with a JSON body; answers the envelope's `data`.
+async fn http(server: SocketAddr, method: &str, path: &str, token: Option<&str>, body: Value) -> Result<Value, String> {
+    let stream = tokio::net::TcpStream::connect(server).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    let mut request = hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", server.to_string())
+        .header("content-type", "application/json");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let request = request.body(Full::new(Bytes::from(body.to_string()))).map_err(|e| e.to_string())?;
+    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+    let bytes = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+    let envelope: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    if envelope["success"] != true {
+        return Err(format!("{method} {path}: {envelope}"));
+    }
+    Ok(envelope["data"].clone())
+}
+
+/// Adds the contract rule and registers the traders; returns their tokens.
+async fn set_up(args: &Args) -> Result<Vec<String>, String> {
+    let password = args.admin_password.as_deref().ok_or("orders mode needs --admin-password")?;
+    let admin = http(
+        args.server,
+        "POST",
+        "/api/admin/login",
+        None,
+        json!({"username": args.admin_username, "password": password}),
+    )
+    .await?;
+    let admin = admin["token"].as_str().ok_or("no admin token")?.to_owned();
+    let rule = json!({"duration": args.duration, "payoutRate": "0.8", "minAmount": "1", "maxAmount": "1000", "feeRate": "0.01", "enabled": true});
+    http(args.server, "PUT", "/api/admin/rules", Some(&admin), rule).await?;
+    let run = now_ms() % 1_000_000;
+    let started = Instant::now();
+    let mut tokens = Vec::with_capacity(args.users);
+    let mut pending = tokio::task::JoinSet::new();
+    for i in 0..args.users {
+        let server = args.server;
+        pending.spawn(async move {
+            let name = format!("lg{run}u{i}");
+            let body = json!({"username": name, "email": format!("{name}@example.com"), "password": "secret1"});
+            http(server, "POST", "/api/login/register", None, body).await?;
+            let login = json!({"username": name, "password": "secret1"});
+            let data = http(server, "POST", "/api/login/login", None, login).await?;
+            data["token"].as_str().map(String::from).ok_or_else(|| "no token".to_owned())
+        });
+        if pending.len() >= 8 {
+            tokens.push(pending.join_next().await.expect("a task").map_err(|e| e.to_string())??);
+        }
+    }
+    while let Some(token) = pending.join_next().await {
+        tokens.push(token.map_err(|e| e.to_string())??);
+    }
+    eprintln!("set-up: {} traders in {:.1} s", tokens.len(), started.elapsed().as_secs_f64());
+    Ok(tokens)
+}
+
+/// Opens one websocket from `source`.
+async fn connect(server: SocketAddr, path: &str, source: Ipv4Addr) -> Result<Ws, String> {
+    let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket.bind(SocketAddr::new(IpAddr::V4(source), 0)).map_err(|e| e.to_string())?;
+    let stream = socket.connect(server).await.map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let request = hyper::Request::builder()
+        .method("GET")
+        .uri(format!("http://{server}{path}"))
+        .header("host", server.to_string())
+        .header(hyper::header::UPGRADE, "websocket")
+        .header(hyper::header::CONNECTION, "upgrade")
+        .header("sec-websocket-key", fastwebsockets::handshake::generate_key())
+        .header("sec-websocket-version", "13")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| e.to_string())?;
+    let (ws, _) = fastwebsockets::handshake::client(&SpawnExecutor, request, stream)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(ws)
+}
+
+async fn send(ws: &mut Ws, text: &str) -> Result<(), String> {
+    ws.write_frame(Frame::text(Payload::Borrowed(text.as_bytes()))).await.map_err(|e| e.to_string())
+}
+
+/// Reads until a frame of `kind`.
+async fn await_type(ws: &mut Ws, kind: &str) -> Result<(), String> {
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(30), ws.read_frame())
+            .await
+            .map_err(|_| format!("no {kind} in 30 s"))?
+            .map_err(|e| e.to_string())?;
+        if frame.opcode == OpCode::Text {
+            let value: Value = serde_json::from_slice(&frame.payload).map_err(|e| e.to_string())?;
+            if value["type"] == kind {
+                return Ok(());
+            }
+            if value["type"] == "error" {
+                return Err(format!("refused: {value}"));
+            }
+        }
+    }
+}
+
+/// The fields a reply is recognised by.
+#[derive(Deserialize)]
+struct Reply<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a str>,
+    id: Option<u64>,
+    data: Option<ReplyData>,
+}
+
+#[derive(Deserialize)]
+struct ReplyData {
+    time: Option<u64>,
+}
+
+/// The run's clock: the window in µs since `start`.
+#[derive(Clone, Copy)]
+struct Window {
+    start: Instant,
+    from_us: u64,
+    to_us: u64,
+}
+
+impl Window {
+    fn now_us(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
+    }
+    fn contains(&self, us: u64) -> bool {
+        (self.from_us..self.to_us).contains(&us)
+    }
+}
+
+/// One trader: sends orders on schedule from one task, reads replies in another.
+async fn order_client(
+    ws: Ws,
+    interval_us: u64,
+    phase_us: u64,
+    order: String,
+    window: Window,
+    counters: Arc<Counters>,
+    echo: bool,
+) -> Histogram<u64> {
+    let (mut read, mut write) = ws.split(tokio::io::split);
+    let sender = tokio::spawn({
+        let counters = Arc::clone(&counters);
+        async move {
+            let mut k = 0u64;
+            loop {
+                let intended = phase_us + k * interval_us;
+                if intended >= window.to_us {
+                    break;
+                }
+                let wait = intended.saturating_sub(window.now_us());
+                if wait > 0 {
+                    tokio::time::sleep(Duration::from_micros(wait)).await;
+                }
+                let text = order.replacen("{ID}", &intended.to_string(), 1);
+                if write.write_frame(Frame::text(Payload::Owned(text.into_bytes()))).await.is_err() {
+                    break;
+                }
+                counters.sent.fetch_add(1, Ordering::Relaxed);
+                k += 1;
+            }
+            write
+        }
+    });
+    let mut histogram = Histogram::<u64>::new_with_max(LATENCY_MAX_US, 3).expect("bounds");
+    let deadline = window.start + Duration::from_micros(window.to_us) + DRAIN;
+    let mut ignore = |_: Frame<'_>| std::future::ready(Ok::<(), std::io::Error>(()));
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(frame) = tokio::time::timeout(left, read.read_frame(&mut ignore)).await else { break };
+        let Ok(frame) = frame else {
+            counters.closed.fetch_add(1, Ordering::Relaxed);
+            break;
+        };
+        if frame.opcode == OpCode::Close {
+            counters.closed.fetch_add(1, Ordering::Relaxed);
+            break;
+        }
+        if frame.opcode != OpCode::Text {
+            continue;
+        }
+        let Ok(reply) = serde_json::from_slice::<Reply<'_>>(&frame.payload) else { continue };
+        let now = window.now_us();
+        match (reply.kind, reply.id) {
+            (Some("order"), Some(intended)) | (None, Some(intended)) if echo || reply.kind.is_some() => {
+                if window.contains(intended) {
+                    let _ = histogram.record(now.saturating_sub(intended).max(1));
+                }
+                if window.contains(now) {
+                    counters.ok.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            (Some("error"), _) => {
+                if window.contains(now) {
+                    counters.refused.fetch_add(1, Ordering::Relaxed);
+                }
+                if counters.first_refusal.lock().map(|f| f.is_none()).unwrap_or(false) {
+                    let text = String::from_utf8_lossy(&frame.payload).into_owned();
+                    if let Ok(mut first) = counters.first_refusal.lock() {
+                        first.get_or_insert(text);
+                    }
+                }
+            }
+            _ => {
+                if window.contains(now) {
+                    counters.events.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    let _ = sender.await;
+    histogram
+}
+
+/// One viewer: counts ticks and their delivery latency (ms, as µs in the histogram).
+async fn tick_client(mut ws: Ws, window: Window, counters: Arc<Counters>) -> Histogram<u64> {
+    let mut histogram = Histogram::<u64>::new_with_max(LATENCY_MAX_US, 3).expect("bounds");
+    let deadline = window.start + Duration::from_micros(window.to_us);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(frame) = tokio::time::timeout(left, ws.read_frame()).await else { break };
+        let Ok(frame) = frame else {
+            counters.closed.fetch_add(1, Ordering::Relaxed);
+            break;
+        };
+        if frame.opcode != OpCode::Text {
+            continue;
+        }
+        let Ok(reply) = serde_json::from_slice::<Reply<'_>>(&frame.payload) else { continue };
+        if reply.kind != Some("tick") || !window.contains(window.now_us()) {
+            continue;
+        }
+        if let Some(time) = reply.data.and_then(|d| d.time) {
+            let _ = histogram.record(now_ms().saturating_sub(time).max(1) * 1_000);
+            counters.ok.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    histogram
+}
+
+fn report(name: &str, histogram: &Histogram<u64>) {
+    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1_000.0;
+    println!(
+        "{name}: samples {} | p50 {:.3} ms | p99 {:.3} ms | p99.9 {:.3} ms | max {:.3} ms",
+        histogram.len(),
+        ms(0.5),
+        ms(0.99),
+        ms(0.999),
+        histogram.max() as f64 / 1_000.0
+    );
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let symbols: Vec<String> = args.symbols.split(',').map(|s| s.trim().to_owned()).collect();
+    let tokens = if args.mode == Mode::Orders && !args.echo { set_up(&args).await? } else { Vec::new() };
+    let rss_before = args.server_pid.and_then(rss_kib);
+    let started = Instant::now();
+    let gate = Arc::new(Semaphore::new(CONNECTS_IN_FLIGHT_MAX));
+    let mut connecting = tokio::task::JoinSet::new();
+    for i in 0..args.clients {
+        let source = Ipv4Addr::new(127, 0, 0, 1 + (i % usize::from(args.sources.max(1))) as u8);
+        let (gate, path, server) = (Arc::clone(&gate), args.path.clone(), args.server);
+        let token = (!tokens.is_empty()).then(|| tokens[i % tokens.len()].clone());
+        let subscribe = (args.mode == Mode::Ticks).then(|| symbols[i % symbols.len()].clone());
+        connecting.spawn(async move {
+            let _permit = gate.acquire().await.map_err(|e| e.to_string())?;
+            let mut ws = connect(server, &path, source).await?;
+            if let Some(token) = token {
+                send(&mut ws, &json!({"op": "auth", "token": token}).to_string()).await?;
+                await_type(&mut ws, "authenticated").await?;
+            }
+            if let Some(symbol) = subscribe {
+                let message = json!({"op": "subscribe", "channel": "ticks", "symbol": symbol});
+                send(&mut ws, &message.to_string()).await?;
+                await_type(&mut ws, "subscribed").await?;
+            }
+            Ok::<_, String>((i, ws))
+        });
+    }
+    let mut sockets = Vec::with_capacity(args.clients);
+    while let Some(done) = connecting.join_next().await {
+        sockets.push(done.map_err(|e| e.to_string())??);
+    }
+    sockets.sort_by_key(|(i, _)| *i);
+    println!(
+        "connected {} clients from {} source addresses in {:.1} s",
+        sockets.len(),
+        args.sources,
+        started.elapsed().as_secs_f64()
+    );
+    if let (Some(pid), Some(before)) = (args.server_pid, rss_before) {
+        tokio::time::sleep(Duration::from_secs(2)).await; // let allocations settle
+        if let Some(after) = rss_kib(pid) {
+            let per = (after.saturating_sub(before) as f64 * 1_024.0) / sockets.len() as f64;
+            println!(
+                "server memory: {before} KiB before, {after} KiB with {} connections: {:.0} bytes ({:.2} KiB) per connection",
+                sockets.len(),
+                per,
+                per / 1_024.0
+            );
+        }
+    }
+    if args.mode == Mode::Idle {
+        return Ok(());
+    }
+    let counters = Arc::new(Counters::default());
+    let window = Window {
+        start: Instant::now(),
+        from_us: args.warmup * 1_000_000,
+        to_us: (args.warmup + args.seconds) * 1_000_000,
+    };
+    let mut running = tokio::task::JoinSet::new();
+    let clients = sockets.len() as u64;
+    for (i, ws) in sockets {
+        let counters = Arc::clone(&counters);
+        match args.mode {
+            Mode::Orders => {
+                let interval_us = (clients * 1_000_000 / args.rate.max(1)).max(1);
+                let phase_us = (i as u64 * interval_us) / clients;
+                let symbol = &symbols[i % symbols.len()];
+                let order = format!(
+                    r#"{{"op":"order","id":{{ID}},"symbol":"{symbol}","direction":"{}","amount":"1","duration":{},"account":"demo"}}"#,
+                    if i % 2 == 0 { "up" } else { "down" },
+                    args.duration
+                );
+                running.spawn(order_client(ws, interval_us, phase_us, order, window, counters, args.echo));
+            }
+            Mode::Ticks => {
+                running.spawn(tick_client(ws, window, counters));
+            }
+            Mode::Idle => unreachable!("returned above"),
+        }
+    }
+    let mut histogram = Histogram::<u64>::new_with_max(LATENCY_MAX_US, 3).expect("bounds");
+    while let Some(done) = running.join_next().await {
+        histogram.add(done.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    }
+    let seconds = args.seconds as f64;
+    let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / seconds;
+    match args.mode {
+        Mode::Orders => {
+            println!(
+                "orders: offered {} /s | sent {:.0} /s | answered {:.0} /s ok + {:.0} /s refused | private events {:.0} /s | closed early {}",
+                args.rate,
+                counters.sent.load(Ordering::Relaxed) as f64 / (args.warmup + args.seconds) as f64,
+                load(&counters.ok),
+                load(&counters.refused),
+                load(&counters.events),
+                counters.closed.load(Ordering::Relaxed)
+            );
+            if let Ok(Some(first)) = counters.first_refusal.lock().map(|f| f.clone()) {
+                println!("first refusal: {first}");
+            }
+            report("order latency (from intended send)", &histogram);
+        }
+        Mode::Ticks => {
+            println!(
+                "ticks: {:.0} deliveries/s to {} clients | closed early {}",
+                load(&counters.ok),
+                clients,
+                counters.closed.load(Ordering::Relaxed)
+            );
+            report("tick delivery latency (ms resolution)", &histogram);
+        }
+        Mode::Idle => {}
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads.max(1))
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    match runtime.block_on(run(args)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("loadgen: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
