@@ -385,8 +385,11 @@ impl ReadModel {
         batches: &[B],
     ) -> Result<(), ReadModelError> {
         let applied = self.applied_index();
-        let mut fresh =
-            batches.iter().map(std::borrow::Borrow::borrow).filter(|b| b.last_index > applied).peekable();
+        let mut fresh = batches
+            .iter()
+            .map(std::borrow::Borrow::borrow)
+            .filter(|b| b.last_index > applied)
+            .peekable();
         let Some(first) = fresh.peek() else {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
         };

@@ -148,10 +148,17 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 /// One HTTP/1.1 call with a JSON body; answers the envelope's `data`.
-async fn http(server: SocketAddr, method: &str, path: &str, token: Option<&str>, body: Value) -> Result<Value, String> {
+async fn http(
+    server: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Value,
+) -> Result<Value, String> {
     let stream = tokio::net::TcpStream::connect(server).await.map_err(|e| e.to_string())?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
     tokio::spawn(connection);
     let mut request = hyper::Request::builder()
         .method(method)
@@ -161,7 +168,8 @@ async fn http(server: SocketAddr, method: &str, path: &str, token: Option<&str>,
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
     }
-    let request = request.body(Full::new(Bytes::from(body.to_string()))).map_err(|e| e.to_string())?;
+    let request =
+        request.body(Full::new(Bytes::from(body.to_string()))).map_err(|e| e.to_string())?;
     let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
     let bytes = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
     let envelope: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
@@ -311,7 +319,8 @@ async fn order_client(
                     tokio::time::sleep(Duration::from_micros(wait)).await;
                 }
                 let text = order.replacen("{ID}", &intended.to_string(), 1);
-                if write.write_frame(Frame::text(Payload::Owned(text.into_bytes()))).await.is_err() {
+                if write.write_frame(Frame::text(Payload::Owned(text.into_bytes()))).await.is_err()
+                {
                     break;
                 }
                 counters.sent.fetch_add(1, Ordering::Relaxed);
@@ -325,7 +334,9 @@ async fn order_client(
     let mut ignore = |_: Frame<'_>| std::future::ready(Ok::<(), std::io::Error>(()));
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let Ok(frame) = tokio::time::timeout(left, read.read_frame(&mut ignore)).await else { break };
+        let Ok(frame) = tokio::time::timeout(left, read.read_frame(&mut ignore)).await else {
+            break;
+        };
         let Ok(frame) = frame else {
             counters.closed.fetch_add(1, Ordering::Relaxed);
             break;
@@ -340,7 +351,9 @@ async fn order_client(
         let Ok(reply) = serde_json::from_slice::<Reply<'_>>(&frame.payload) else { continue };
         let now = window.now_us();
         match (reply.kind, reply.id) {
-            (Some("order"), Some(intended)) | (None, Some(intended)) if echo || reply.kind.is_some() => {
+            (Some("order"), Some(intended)) | (None, Some(intended))
+                if echo || reply.kind.is_some() =>
+            {
                 if window.contains(intended) {
                     let _ = histogram.record(now.saturating_sub(intended).max(1));
                 }
@@ -410,7 +423,8 @@ fn report(name: &str, histogram: &Histogram<u64>) {
 
 async fn run(args: Args) -> Result<(), String> {
     let symbols: Vec<String> = args.symbols.split(',').map(|s| s.trim().to_owned()).collect();
-    let tokens = if args.mode == Mode::Orders && !args.echo { set_up(&args).await? } else { Vec::new() };
+    let tokens =
+        if args.mode == Mode::Orders && !args.echo { set_up(&args).await? } else { Vec::new() };
     let rss_before = args.server_pid.and_then(rss_kib);
     let started = Instant::now();
     let gate = Arc::new(Semaphore::new(CONNECTS_IN_FLIGHT_MAX));
@@ -481,7 +495,15 @@ async fn run(args: Args) -> Result<(), String> {
                     if i % 2 == 0 { "up" } else { "down" },
                     args.duration
                 );
-                running.spawn(order_client(ws, interval_us, phase_us, order, window, counters, args.echo));
+                running.spawn(order_client(
+                    ws,
+                    interval_us,
+                    phase_us,
+                    order,
+                    window,
+                    counters,
+                    args.echo,
+                ));
             }
             Mode::Ticks => {
                 running.spawn(tick_client(ws, window, counters));

@@ -42,7 +42,8 @@ fn main() -> std::io::Result<()> {
         .map_or(Ok(SocketAddr::from(([127, 0, 0, 1], 9001))), |a| a.parse())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     // The same two workers as the trading server's runtime.
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen).await?;
         println!("ws-echo listening on {}", listener.local_addr()?);
