@@ -115,7 +115,8 @@ async fn markets(
     ok(items)
 }
 
-fn symbol(code: &str) -> ApiResult<Symbol> {
+/// A product code as typed (`btc/usdt` too), checked for shape only.
+pub(crate) fn symbol(code: &str) -> ApiResult<Symbol> {
     Symbol::new(&code.replace('/', "").to_uppercase())
         .ok_or_else(|| ApiError::invalid("symbol", "symbol"))
 }

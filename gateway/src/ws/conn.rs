@@ -3,14 +3,14 @@
 //! The reader parses each text frame, applies the per-connection limits (message size,
 //! message rate, subscriptions, orders in flight) and answers through the outbox. The writer
 //! drains the outbox in batches, framing each message with fastwebsockets and writing the
-//! batch with one call. Both are generic over the byte stream, so tests can drive them.
+//! batch with one call. Both are generic over the byte stream (the server gives them hyper's
+//! upgraded connection).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use engine::types::Symbol;
 use fastwebsockets::{OpCode, Payload, Role, WebSocketError};
 use market_feed::types::Period;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -19,7 +19,7 @@ use super::hub::{ConnId, Control};
 use super::outbox::{Close, Out, Outbox};
 use super::protocol::{self, Incoming, RequestId, Topic, REQUEST_ID_CHARS_MAX};
 use super::{CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG};
-use crate::api::trade::{order_accepted, place_order_command, OrderBody};
+use crate::api::trade::{self, order_accepted, place_order_command, OrderBody};
 use crate::api::{auth, ApiError, AppState};
 
 /// Frames written per batch (one write call).
@@ -272,8 +272,7 @@ impl Reader {
 
     fn topic(&self, message: &Incoming) -> Result<Topic, ApiError> {
         let symbol = || {
-            let symbol = Symbol::new(&message.symbol.replace('/', "").to_uppercase())
-                .ok_or_else(|| ApiError::invalid("symbol", "symbol"))?;
+            let symbol = trade::symbol(&message.symbol)?;
             if self.state.market.instruments().iter().all(|i| i.symbol != symbol) {
                 return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
             }

@@ -383,7 +383,7 @@ pub fn balance(change: &WalletChange) -> Bytes {
         change: direction,
         amount: change.amount.abs(),
         bill: change.bill.map(bill_name),
-        balance: w.available + w.frozen + w.in_position,
+        balance: w.total(),
         available: w.available,
         frozen: w.frozen,
         in_position: w.in_position,

@@ -344,22 +344,10 @@ fn the_private_stream_carries_orders_entries_settlements_balances_and_notices() 
         let order = json!({"op": "order", "id": "o-1", "symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 5, "account": "demo"});
         c.send(order).await;
         let mut seen = std::collections::HashMap::new();
-        // The reply, then the private events of the contract's whole life, in any interleaving,
-        // up to the settlement and its wallet change.
-        let settled_balance = |seen: &std::collections::HashMap<String, Vec<Value>>| {
-            seen.get("balance")
-                .into_iter()
-                .flatten()
-                .any(|b| b["data"]["bill"] != "fee" && b["data"]["change"] != "unchanged")
-                || seen
-                    .get("balance")
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| b["data"]["change"] == "unchanged")
-                    .count()
-                    >= 2
-        };
-        while !(seen.contains_key("order.settled") && settled_balance(&seen)) {
+        // The reply, then the private events of the contract's whole life, in any interleaving
+        // of the reply and the stream, up to the settlement. The engine emits a settlement's
+        // wallet change before the settlement itself, so its balance frame is in by then.
+        while !seen.contains_key("order.settled") {
             if let Msg::Json(v) = c.next().await {
                 let kind = v["type"].as_str().unwrap().to_owned();
                 seen.entry(kind).or_insert_with(Vec::new).push(v);
@@ -404,8 +392,23 @@ fn the_private_stream_carries_orders_entries_settlements_balances_and_notices() 
         );
         assert_eq!(fee["data"]["account"], "demo");
 
-        // The wallet after settlement, as the last balance frame says.
-        seen["balance"].last().unwrap()["data"]["available"].clone()
+        // The settlement's wallet change: its direction follows the outcome, and its new
+        // balance is the wallet's.
+        let last = &seen["balance"].last().unwrap()["data"];
+        assert_eq!(last["reference"].as_u64(), Some(contract));
+        let expected = match settled["outcome"].as_str().unwrap() {
+            "win" => ("increase", Some("profit")),
+            "loss" => ("decrease", Some("loss")),
+            other => {
+                assert_eq!(other, "tie", "a 5 s contract on a live feed is not void");
+                ("unchanged", None)
+            }
+        };
+        assert_eq!(
+            (last["change"].as_str(), last["bill"].as_str()),
+            (Some(expected.0), expected.1)
+        );
+        last["available"].clone()
     });
     let wallet = h.get("/api/wallet/balance?account=demo", Some(&token));
     assert_eq!(after, wallet.ok()["available"], "the new balance is the wallet's");
