@@ -673,5 +673,6 @@ async fn notices(
     State(state): State<AppState>,
     Params(query): Params<PageQuery>,
 ) -> Answer<Page<NoticeRow>> {
+    state.fresh_history().await?;
     ok(state.readmodel.notices(query.paging()?)?)
 }
