@@ -26,14 +26,23 @@ pub fn start_with(smtp: Option<gateway::mail::SmtpConfig>) -> Harness {
 }
 
 pub fn start_full(smtp: Option<gateway::mail::SmtpConfig>, ws: gateway::ws::WsConfig) -> Harness {
-    let dir = tempfile::tempdir().unwrap();
+    start_custom(smtp, ws, gateway::feeds::parse(&[]).unwrap(), tempfile::tempdir().unwrap())
+}
+
+/// A server on `feeds`, its data in `dir` (where a test may have put a recording first).
+pub fn start_custom(
+    smtp: Option<gateway::mail::SmtpConfig>,
+    ws: gateway::ws::WsConfig,
+    feeds: gateway::feeds::Feeds,
+    dir: tempfile::TempDir,
+) -> Harness {
     let config = ServerConfig {
         node: NodeConfig {
             data_dir: dir.path().to_path_buf(),
             admin_username: "admin".into(),
             admin_password: Some(ADMIN_PASSWORD.into()),
         },
-        feeds: gateway::feeds::parse(&[]).unwrap(),
+        feeds,
         http: Some(HttpConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
             public_origin: "https://trade.example".into(),

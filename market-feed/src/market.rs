@@ -266,6 +266,12 @@ impl MarketData {
         }
     }
 
+    /// The open (still forming) candle of a product and period, if it has ticked in it.
+    pub fn open_candle(&self, symbol: Symbol, period: Period) -> Option<Candle> {
+        let live = self.shared.live.read().unwrap_or_else(|p| p.into_inner());
+        live.open_candles.get(&(symbol, period)).cloned()
+    }
+
     /// The latest sequenced tick of a product.
     pub fn latest_tick(&self, symbol: Symbol) -> Option<TickUpdate> {
         self.shared.live.read().unwrap_or_else(|p| p.into_inner()).last.get(&symbol).cloned()

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use engine::event::Event;
 use engine::types::{SessionId, UserId};
 use engine::Engine;
+use market_feed::candles::CandleUpdate;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tokio::sync::{broadcast, mpsc};
 use wal::EventBatch;
@@ -144,7 +145,7 @@ async fn run(
     mut control: mpsc::Receiver<Control>,
     mut events: mpsc::Receiver<Input>,
     mut ticks: broadcast::Receiver<market_feed::market::TickUpdate>,
-    mut candles: broadcast::Receiver<market_feed::candles::CandleUpdate>,
+    mut candles: broadcast::Receiver<CandleUpdate>,
 ) {
     let mut hub = Hub::default();
     let mut heartbeat = tokio::time::interval(state.ws.config.ping_interval);
@@ -224,7 +225,16 @@ impl Hub {
                     entry.outbox.push_latest(Slot::Tick(symbol), protocol::tick(&tick));
                 }
             }
-            Topic::Candles(..) => {} // history comes over HTTP; updates follow from here
+            Topic::Candles(symbol, period) => {
+                // The forming candle; closed ones (history) come over HTTP.
+                if let Some(candle) = state.market.open_candle(symbol, period) {
+                    let update = CandleUpdate { symbol, period, candle, closed: false };
+                    entry.outbox.push_latest(
+                        Slot::Candle(symbol, period, false),
+                        protocol::candle(&update),
+                    );
+                }
+            }
         }
     }
 
@@ -264,7 +274,7 @@ impl Hub {
         }
     }
 
-    fn candle(&self, update: &market_feed::candles::CandleUpdate) {
+    fn candle(&self, update: &CandleUpdate) {
         let Some(conns) = self.subscribers(Topic::Candles(update.symbol, update.period)) else {
             return;
         };

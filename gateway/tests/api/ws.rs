@@ -157,6 +157,53 @@ fn await_metric(h: &Harness, name: &str, at_least: u64) {
     panic!("{name} never reached {at_least}");
 }
 
+/// A product fed by a recording that plays three ticks and ends: nothing about it changes
+/// afterwards, so whatever candle a new subscriber gets is the snapshot, not a live update.
+#[test]
+fn a_candle_subscription_starts_with_the_forming_candle() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("sol.csv");
+    std::fs::write(
+        &recording,
+        "time_ms,symbol,price,quantity\n1000,SOLUSDT,238.10,1\n2000,SOLUSDT,238.40,2\n3000,SOLUSDT,238.25,1\n",
+    )
+    .unwrap();
+    let mut feeds = gateway::feeds::parse(&[]).unwrap();
+    let source = market_feed::source::SourceConfig::Replay {
+        path: recording,
+        speed: rust_decimal::Decimal::ZERO,
+        loop_forever: false,
+    };
+    feeds.assignments.push((source, vec![engine::types::Symbol::new("SOLUSDT").unwrap()]));
+    let h = start_custom(None, WsConfig::default(), feeds, dir);
+    let addr = h.server.http_addr().unwrap();
+    run(&h, async {
+        let mut c = Client::connect(addr).await;
+        // The last recorded tick, as the ticks snapshot or live.
+        c.send(json!({"op": "subscribe", "channel": "ticks", "symbol": "SOLUSDT"})).await;
+        while c.until("tick").await["data"]["price"] != "238.25" {}
+
+        c.send(json!({"op": "subscribe", "channel": "candles", "symbol": "SOLUSDT", "period": "1w", "id": 3}))
+            .await;
+        let ack = c.until("subscribed").await;
+        assert_eq!(ack["id"], 3);
+        let candle = c.until("candle").await["data"].clone();
+        assert_eq!(
+            (candle["symbol"].as_str(), candle["period"].as_str(), candle["closed"].as_bool()),
+            (Some("SOLUSDT"), Some("1w"), Some(false))
+        );
+        assert_eq!(candle["close"], "238.25", "the candle as the last tick left it");
+        let (high, low): (f64, f64) = (
+            candle["high"].as_str().unwrap().parse().unwrap(),
+            candle["low"].as_str().unwrap().parse().unwrap(),
+        );
+        assert!(high >= 238.40 && low <= 238.10, "every recorded tick is in it: {candle}");
+        let week_ms = 7 * 86_400_000;
+        let now = wal::pipeline::system_time_ms();
+        assert!(now - candle["time"].as_u64().unwrap() < week_ms, "this week's bucket");
+    });
+}
+
 #[test]
 fn public_channels_send_snapshots_then_live_ticks_and_candles() {
     let h = start();
