@@ -34,7 +34,7 @@ start_server() {
     rm -rf "$DATA/server"
     "$BIN/trading-server" --data-dir "$DATA/server" --listen 127.0.0.1:8080 \
         --admin-password "$ADMIN_PASSWORD" --no-rate-limits --ws-messages-per-second 100000 \
-        --hash-threads 2 >"$DATA/server.log" 2>&1 &
+        --ws-connections-per-ip-max 20000 --hash-threads 2 >"$DATA/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 100); do
         curl -sf http://127.0.0.1:8080/api/health >/dev/null 2>&1 && return 0

@@ -11,7 +11,11 @@ use crate::mail::SmtpConfig;
 use crate::ws::WsConfig;
 
 /// The websocket limits with the rate and connection cap given (each at least 1).
-fn ws_config(messages_per_second: Option<u32>, connections_max: Option<usize>) -> WsConfig {
+fn ws_config(
+    messages_per_second: Option<u32>,
+    connections_max: Option<usize>,
+    connections_per_ip_max: Option<usize>,
+) -> WsConfig {
     let mut ws = WsConfig::default();
     if let Some(rate) = messages_per_second {
         ws.messages_per_second = rate.max(1);
@@ -19,6 +23,9 @@ fn ws_config(messages_per_second: Option<u32>, connections_max: Option<usize>) -
     }
     if let Some(max) = connections_max {
         ws.connections_max = max.max(1);
+    }
+    if let Some(max) = connections_per_ip_max {
+        ws.connections_per_ip_max = max.max(1);
     }
     ws
 }
@@ -82,6 +89,9 @@ pub struct Args {
     /// Most websocket connections [default: 100000].
     #[arg(long, env = "TRADING_WS_CONNECTIONS_MAX")]
     pub ws_connections_max: Option<usize>,
+    /// Most websocket connections from one IP address [default: 1000].
+    #[arg(long, env = "TRADING_WS_CONNECTIONS_PER_IP_MAX")]
+    pub ws_connections_per_ip_max: Option<usize>,
 }
 
 /// The same options in a file.
@@ -98,6 +108,7 @@ pub struct FileConfig {
     smtp: Option<SmtpConfig>,
     ws_messages_per_second: Option<u32>,
     ws_connections_max: Option<usize>,
+    ws_connections_per_ip_max: Option<usize>,
 }
 
 /// Everything resolved.
@@ -192,6 +203,7 @@ impl Config {
             ws: ws_config(
                 args.ws_messages_per_second.or(file.ws_messages_per_second),
                 args.ws_connections_max.or(file.ws_connections_max),
+                args.ws_connections_per_ip_max.or(file.ws_connections_per_ip_max),
             ),
         })
     }

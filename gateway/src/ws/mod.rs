@@ -15,11 +15,12 @@ pub mod hub;
 pub mod outbox;
 pub mod protocol;
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Query, Request, State};
+use axum::extract::{ConnectInfo, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -70,6 +71,8 @@ pub struct WsConfig {
     pub orders_in_flight_max: usize,
     /// Most connections on the whole server; more are answered 503.
     pub connections_max: usize,
+    /// Most connections from one IP address; more are answered 429.
+    pub connections_per_ip_max: usize,
     /// SO_SNDBUF of every accepted socket; none leaves the kernel's autotuning (up to
     /// `tcp_wmem`'s maximum, 4 MiB by default, per slow client).
     pub socket_send_buffer_bytes: Option<usize>,
@@ -87,6 +90,7 @@ impl Default for WsConfig {
             messages_burst: 100,
             orders_in_flight_max: 256,
             connections_max: 100_000,
+            connections_per_ip_max: 1_000,
             socket_send_buffer_bytes: None,
         }
     }
@@ -103,6 +107,60 @@ pub struct WsCounters {
     pub resyncs: AtomicU64,
     /// Client messages read.
     pub messages_in: AtomicU64,
+    /// Open connections per IP address (only addresses with one or more).
+    per_ip: std::sync::Mutex<rustc_hash::FxHashMap<IpAddr, usize>>,
+}
+
+impl WsCounters {
+    fn per_ip(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashMap<IpAddr, usize>> {
+        self.per_ip.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A connection's place under the connection caps, given back when dropped.
+struct Admission {
+    counters: Arc<WsCounters>,
+    ip: Option<IpAddr>,
+}
+
+impl Admission {
+    /// A place for a connection from `ip` (none when served without a socket), or 503 when
+    /// the server is full, 429 when that address already holds its share.
+    fn take(ws: &Ws, ip: Option<IpAddr>) -> Result<Admission, ApiError> {
+        let open = ws.counters.connections.fetch_add(1, Ordering::AcqRel);
+        let mut admission = Admission { counters: ws.counters.clone(), ip: None };
+        if open >= ws.config.connections_max {
+            return Err(ApiError::busy());
+        }
+        if let Some(ip) = ip {
+            let mut per_ip = ws.counters.per_ip();
+            let count = per_ip.entry(ip).or_default();
+            if *count >= ws.config.connections_per_ip_max {
+                if *count == 0 {
+                    per_ip.remove(&ip);
+                }
+                return Err(ApiError::rate_limited());
+            }
+            *count += 1;
+            admission.ip = Some(ip);
+        }
+        Ok(admission)
+    }
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        self.counters.connections.fetch_sub(1, Ordering::AcqRel);
+        if let Some(ip) = self.ip {
+            let mut per_ip = self.counters.per_ip();
+            if let Some(count) = per_ip.get_mut(&ip) {
+                *count -= 1;
+                if *count == 0 {
+                    per_ip.remove(&ip);
+                }
+            }
+        }
+    }
 }
 
 /// What the handlers hold of the websocket service.
@@ -153,12 +211,8 @@ pub async fn upgrade(
     if !fastwebsockets::upgrade::is_upgrade_request(&request) {
         return Err(ApiError::new(StatusCode::UPGRADE_REQUIRED, "UPGRADE_REQUIRED"));
     }
-    let ws = &state.ws;
-    let open = ws.counters.connections.fetch_add(1, Ordering::AcqRel);
-    if open >= ws.config.connections_max {
-        ws.counters.connections.fetch_sub(1, Ordering::AcqRel);
-        return Err(ApiError::busy());
-    }
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    let admission = Admission::take(&state.ws, peer)?;
     let language = query
         .language
         .as_deref()
@@ -166,18 +220,15 @@ pub async fn upgrade(
         .unwrap_or_else(|| i18n::language_of(request.headers()));
     let (response, upgrade) = match fastwebsockets::upgrade::upgrade(&mut request) {
         Ok(pair) => pair,
-        Err(_) => {
-            ws.counters.connections.fetch_sub(1, Ordering::AcqRel);
-            return Err(ApiError::bad("UPGRADE_REQUIRED"));
-        }
+        Err(_) => return Err(ApiError::bad("UPGRADE_REQUIRED")),
     };
-    let id = ws.next_id.fetch_add(1, Ordering::Relaxed);
+    let id = state.ws.next_id.fetch_add(1, Ordering::Relaxed);
     tokio::spawn(async move {
         match upgrade.await {
             Ok(socket) => conn::serve(state.clone(), id, language, socket.into_inner()).await,
             Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
         }
-        state.ws.counters.connections.fetch_sub(1, Ordering::AcqRel);
+        drop(admission);
     });
     Ok(response.into_response())
 }

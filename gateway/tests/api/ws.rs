@@ -47,6 +47,15 @@ struct Client {
 impl Client {
     /// Connects to `path`; `receive_buffer` shrinks the socket's receive buffer (a slow reader).
     async fn connect_with(addr: SocketAddr, path: &str, receive_buffer: Option<u32>) -> Client {
+        Client::try_connect_with(addr, path, receive_buffer).await.unwrap()
+    }
+
+    /// The handshake's error, such as the status of a refused upgrade, instead of a panic.
+    async fn try_connect_with(
+        addr: SocketAddr,
+        path: &str,
+        receive_buffer: Option<u32>,
+    ) -> Result<Client, fastwebsockets::WebSocketError> {
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         if let Some(size) = receive_buffer {
             socket.set_recv_buffer_size(size).unwrap();
@@ -62,9 +71,8 @@ impl Client {
             .header("Sec-WebSocket-Version", "13")
             .body(Empty::<Bytes>::new())
             .unwrap();
-        let (ws, _) =
-            fastwebsockets::handshake::client(&SpawnExecutor, request, stream).await.unwrap();
-        Client { ws }
+        let (ws, _) = fastwebsockets::handshake::client(&SpawnExecutor, request, stream).await?;
+        Ok(Client { ws })
     }
 
     async fn connect(addr: SocketAddr) -> Client {
@@ -155,6 +163,43 @@ fn await_metric(h: &Harness, name: &str, at_least: u64) {
         std::thread::sleep(Duration::from_millis(25));
     }
     panic!("{name} never reached {at_least}");
+}
+
+#[test]
+fn connections_are_capped_per_address_and_a_closed_one_frees_its_place() {
+    let h = start_full(None, WsConfig { connections_per_ip_max: 2, ..WsConfig::default() });
+    let addr = h.server.http_addr().unwrap();
+    let (mut first, second) = run(&h, async {
+        let first = Client::connect(addr).await;
+        let second = Client::connect(addr).await;
+        let third = Client::try_connect_with(addr, "/ws", None).await;
+        assert!(
+            matches!(third, Err(fastwebsockets::WebSocketError::InvalidStatusCode(429))),
+            "a third from the same address is refused: {:?}",
+            third.err()
+        );
+        (first, second)
+    });
+    // The refused attempt holds no place: the two admitted are all that is open.
+    assert_eq!(metric(&h, "ws_connections"), 2);
+    run(&h, async {
+        first.send_raw(OpCode::Close, &1000u16.to_be_bytes()).await;
+        assert_eq!(first.closed().await, 1000);
+    });
+    drop(first);
+    // The server lets go of the closed one's place once its task ends.
+    for _ in 0..400 {
+        if metric(&h, "ws_connections") < 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    run(&h, async {
+        let mut again = Client::connect(addr).await;
+        again.send(json!({"op": "ping", "id": 1})).await;
+        assert_eq!(again.until("pong").await["id"], 1);
+    });
+    drop(second);
 }
 
 /// A product fed by a recording that plays three ticks and ends: nothing about it changes
@@ -337,7 +382,15 @@ fn bad_messages_get_clear_localised_errors_and_change_nothing() {
         'outer: for symbol in symbols {
             for period in periods {
                 c.send(json!({"op": "subscribe", "channel": "candles", "symbol": symbol, "period": period})).await;
-                match c.next().await {
+                // The answer, past the candles the subscriptions so far deliver.
+                let answer = loop {
+                    match c.next().await {
+                        Msg::Json(v) if v["type"] == "candle" => {}
+                        Msg::Ping => {}
+                        other => break other,
+                    }
+                };
+                match answer {
                     Msg::Json(v) if v["type"] == "subscribed" => {}
                     Msg::Json(v) if v["type"] == "error" => {
                         refused = Some(v);
