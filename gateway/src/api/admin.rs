@@ -22,9 +22,6 @@ use super::wallet::{status_filter, team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, Totals};
 
-/// Users listed by one search.
-const USERS_LISTED_MAX: usize = 100;
-
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(login))
@@ -305,32 +302,43 @@ fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
 
 /// User search.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
 pub struct UserQuery {
-    /// UID, username, e-mail or invite code; the newest users when absent.
+    /// UID, username, e-mail or invite code (an exact match); every user, newest first, when
+    /// absent.
     pub q: Option<String>,
+    /// 1-based page.
+    pub page: Option<usize>,
+    /// Rows per page.
+    pub page_size: Option<usize>,
 }
 
-/// Search users.
+/// Search users, or page through all of them, newest first.
 #[utoipa::path(get, path = "/api/admin/users", tag = "admin", security(("admin" = [])), params(UserQuery),
-    responses((status = 200, body = Envelope<Vec<AdminUser>>), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Page<AdminUser>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn users(
     State(state): State<AppState>,
     _admin: Admin,
     Params(query): Params<UserQuery>,
-) -> Answer<Vec<AdminUser>> {
+) -> Answer<Page<AdminUser>> {
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let q = query.q.unwrap_or_default().trim().to_owned();
     if q.chars().count() > dto::FIELD_CHARS_MAX {
         return Err(ApiError::invalid("q", "text_too_long"));
     }
-    let list = state
+    let page = state
         .query(move |e| {
             if q.is_empty() {
+                // UIDs are dense from 1: a page is a range, O(page size) on the engine thread.
                 let count = e.user_count() as u32;
-                return (1..=count)
+                let skip = (paging.page - 1).saturating_mul(paging.size);
+                let items = (1..=count)
                     .rev()
-                    .take(USERS_LISTED_MAX)
+                    .skip(skip)
+                    .take(paging.size)
                     .filter_map(|id| admin_user(e, id))
                     .collect();
+                return Page { items, total: u64::from(count) };
             }
             let found = q
                 .parse::<u32>()
@@ -339,10 +347,12 @@ async fn users(
                 .or_else(|| e.user_by_username(&q).map(|u| u.id))
                 .or_else(|| e.user_by_email(&q.to_lowercase()).map(|u| u.id))
                 .or_else(|| e.user_by_invite_code(&q.to_uppercase()).map(|u| u.id));
-            found.and_then(|id| admin_user(e, id)).into_iter().collect::<Vec<_>>()
+            let items: Vec<_> = found.and_then(|id| admin_user(e, id)).into_iter().collect();
+            let total = items.len() as u64;
+            Page { items: if paging.page == 1 { items } else { Vec::new() }, total }
         })
         .await?;
-    ok(list)
+    ok(page)
 }
 
 /// One user.

@@ -52,7 +52,18 @@ fn admin_roles_actions_and_audit() {
     h.post(&adjust, Some(&admin), json!({"amount": "25", "reason": "goodwill"})).ok();
     assert_eq!(h.get("/api/wallet/balance", Some(&user)).ok()["available"], "25");
     let found = h.get("/api/admin/users?q=mona", Some(&admin));
-    assert_eq!(found.ok()[0]["available"], "25");
+    assert_eq!(
+        (found.ok()["total"].as_u64(), &found.ok()["items"][0]["available"]),
+        (Some(1), &json!("25"))
+    );
+    // Every user, newest first, a page at a time.
+    let all = h.get("/api/admin/users?page=1&pageSize=1", Some(&admin));
+    let total = all.ok()["total"].as_u64().unwrap();
+    assert!(total >= 1 && all.ok()["items"].as_array().unwrap().len() == 1);
+    assert_eq!(all.ok()["items"][0]["user"]["uid"].as_u64(), Some(total), "the newest first");
+    let last = h.get(&format!("/api/admin/users?page={total}&pageSize=1"), Some(&admin));
+    assert_eq!(last.ok()["items"][0]["user"]["uid"], 1, "the last page holds the first user");
+    h.get("/api/admin/users?pageSize=0", Some(&admin)).fails(StatusCode::BAD_REQUEST, "VALIDATION");
 
     // Rules, config, notices.
     let rule = json!({"duration": 120, "payoutRate": "0.8", "minAmount": "1", "maxAmount": "100", "feeRate": "0", "enabled": true});
