@@ -155,14 +155,11 @@ pub enum Event {
     },
     /// A contract received its entry tick.
     ContractEntered {
-        /// Order number.
-        contract: ContractId,
-        /// Owner.
-        user: UserId,
-        /// Entry tick.
-        entry: TickRef,
-        /// Expiry (ms).
-        expiry_ms: u64,
+        /// The contract with its entry tick and expiry: readers rewrite their record of it
+        /// from this alone, without reading the old one.
+        contract: Box<Contract>,
+        /// Its product's code.
+        symbol: Symbol,
     },
     /// A contract ended.
     ContractSettled(Box<Settlement>),
