@@ -117,6 +117,21 @@ impl WsCounters {
     }
 }
 
+/// Whose share a peer address counts against: an IPv4 address (also when IPv6-mapped), or an
+/// IPv6 /64, the block one subscriber is usually given (one address each would be no cap).
+fn address_block(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
 /// A connection's place under the connection caps, given back when dropped.
 struct Admission {
     counters: Arc<WsCounters>,
@@ -125,14 +140,14 @@ struct Admission {
 
 impl Admission {
     /// A place for a connection from `ip` (none when served without a socket), or 503 when
-    /// the server is full, 429 when that address already holds its share.
+    /// the server is full, 429 when that address (or IPv6 /64) already holds its share.
     fn take(ws: &Ws, ip: Option<IpAddr>) -> Result<Admission, ApiError> {
         let open = ws.counters.connections.fetch_add(1, Ordering::AcqRel);
         let mut admission = Admission { counters: ws.counters.clone(), ip: None };
         if open >= ws.config.connections_max {
             return Err(ApiError::busy());
         }
-        if let Some(ip) = ip {
+        if let Some(ip) = ip.map(address_block) {
             let mut per_ip = ws.counters.per_ip();
             let count = per_ip.entry(ip).or_default();
             if *count >= ws.config.connections_per_ip_max {
@@ -231,4 +246,19 @@ pub async fn upgrade(
         drop(admission);
     });
     Ok(response.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_per_address_cap_counts_ipv4_alone_and_ipv6_by_its_64_block() {
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        assert_eq!(address_block(ip("203.0.113.7")), ip("203.0.113.7"));
+        assert_eq!(address_block(ip("::ffff:203.0.113.7")), ip("203.0.113.7"));
+        assert_eq!(address_block(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(address_block(ip("2001:db8:1:2:bbbb::9")), address_block(ip("2001:db8:1:2::5")));
+        assert_ne!(address_block(ip("2001:db8:1:3::1")), address_block(ip("2001:db8:1:2::1")));
+    }
 }
