@@ -20,7 +20,7 @@ use super::trade::{contract_filter, rule_views, RuleView};
 use super::users::{user_view, UserView};
 use super::wallet::{status_filter, team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
-use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, Totals};
+use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, ReadModel, Totals};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -248,8 +248,7 @@ pub struct Dashboard {
 #[utoipa::path(get, path = "/api/admin/dashboard", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Dashboard>), (status = 401, body = ErrorEnvelope)))]
 async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashboard> {
-    state.fresh_history().await?;
-    let totals = state.readmodel.totals()?;
+    let totals = state.history().await?.totals()?;
     let figures = state
         .query(move |e| {
             let l = e.ledger();
@@ -532,7 +531,7 @@ async fn trades(
     _admin: Admin,
     Params(query): Params<TradeQuery>,
 ) -> Answer<Page<ContractRow>> {
-    state.fresh_history().await?;
+    let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let by_status = contract_filter(query.status.as_deref())?;
     let symbol = query.symbol.filter(|s| !s.is_empty()).map(|s| s.to_uppercase());
@@ -542,8 +541,8 @@ async fn trades(
             && symbol.as_ref().is_none_or(|s| r.symbol == *s)
     };
     let page = match query.user {
-        Some(user) => state.readmodel.contracts(user, keep, paging)?,
-        None => state.readmodel.all_contracts(keep, paging)?,
+        Some(user) => history.contracts(user, keep, paging)?,
+        None => history.all_contracts(keep, paging)?,
     };
     ok(page)
 }
@@ -560,11 +559,14 @@ pub struct AdminOrderQuery {
     pub page_size: Option<usize>,
 }
 
-fn orders(state: &AppState, kind: &'static str, query: AdminOrderQuery) -> Answer<Page<OrderRow>> {
+fn orders(
+    history: &ReadModel,
+    kind: &'static str,
+    query: AdminOrderQuery,
+) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let status = status_filter(query.status.as_deref())?;
-    ok(state
-        .readmodel
+    ok(history
         .all_orders(|o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s), paging)?)
 }
 
@@ -591,8 +593,7 @@ async fn recharge_orders(
     _admin: Admin,
     Params(query): Params<AdminOrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    state.fresh_history().await?;
-    orders(&state, "deposit", query)
+    orders(state.history().await?, "deposit", query)
 }
 
 /// Pending recharge orders (polled every 60 s).
@@ -640,8 +641,7 @@ async fn withdraw_orders(
     _admin: Admin,
     Params(query): Params<AdminOrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    state.fresh_history().await?;
-    orders(&state, "withdraw", query)
+    orders(state.history().await?, "withdraw", query)
 }
 
 /// Pending withdraw orders (polled every 60 s).
@@ -988,8 +988,7 @@ async fn audit(
     _admin: Admin,
     Params(query): Params<PageQuery>,
 ) -> Answer<Page<AuditRow>> {
-    state.fresh_history().await?;
-    ok(state.readmodel.audit(query.paging()?)?)
+    ok(state.history().await?.audit(query.paging()?)?)
 }
 
 /// `{amount}`.

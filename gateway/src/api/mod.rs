@@ -68,7 +68,8 @@ pub struct Shared {
     pub handle: Handle<Engine>,
     /// Candles, tickers, 24 h statistics.
     pub market: MarketData,
-    /// History.
+    /// History. Reads of projected rows go through [`AppState::history`], which waits for
+    /// the projection; uploads (not projected) and health figures use it directly.
     pub readmodel: ReadModel,
     /// Session tokens.
     pub tokens: auth::Tokens,
@@ -125,12 +126,13 @@ impl AppState {
         Ok(result?)
     }
 
-    /// Waits (briefly) until the read model holds every command applied so far, so that a
-    /// caller sees its own orders, bills and sign-ins in history right after making them.
-    pub async fn fresh_history(&self) -> ApiResult<()> {
+    /// The read model, once it holds every command applied so far (waiting at most
+    /// [`HISTORY_WAIT`]), so that a caller sees its own orders, bills and sign-ins in history
+    /// right after making them. Every history read goes through here.
+    pub async fn history(&self) -> ApiResult<&ReadModel> {
         let index = self.query(|engine| engine.applied_index()).await?;
         self.readmodel.caught_up(index, HISTORY_WAIT).await;
-        Ok(())
+        Ok(&self.readmodel)
     }
 
     /// Reads engine state on the engine thread.

@@ -366,14 +366,14 @@ async fn contracts(
     user: User,
     Params(query): Params<ContractQuery>,
 ) -> Answer<Page<ContractRow>> {
-    state.fresh_history().await?;
+    let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let by_status = contract_filter(query.status.as_deref())?;
     let account = match query.account.as_deref() {
         None | Some("") => None,
         Some(a) => Some(crate::readmodel::account_name(dto::account(Some(a))?)),
     };
-    let page = state.readmodel.contracts(
+    let page = history.contracts(
         user.id,
         |r| by_status(r) && account.is_none_or(|a| r.account == a),
         paging,
@@ -390,7 +390,6 @@ async fn contract(
     user: User,
     Path(id): Path<u64>,
 ) -> Answer<ContractRow> {
-    state.fresh_history().await?;
-    let row = state.readmodel.contract(id)?.filter(|r| r.user == user.id);
+    let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id);
     ok(row.ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"))?)
 }

@@ -957,8 +957,7 @@ async fn login_history(
     user: User,
     super::auth::Params(query): super::auth::Params<PageQuery>,
 ) -> Answer<Page<LoginRow>> {
-    state.fresh_history().await?;
-    ok(state.readmodel.logins(user.id, query.paging()?)?)
+    ok(state.history().await?.logins(user.id, query.paging()?)?)
 }
 
 /// Notification preferences (account centre).

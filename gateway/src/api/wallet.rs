@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 use super::auth::{Body, Params, User};
 use super::dto::{self, PageQuery};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
-use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, BILL_TYPES};
+use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel, BILL_TYPES};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -74,15 +74,14 @@ async fn balance(
     user: User,
     Params(query): Params<AccountQuery>,
 ) -> Answer<Balance> {
-    state.fresh_history().await?;
+    let history = state.history().await?;
     let kind = dto::account(query.account.as_deref())?;
     let id = user.id;
     let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
     let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
     let name = crate::readmodel::account_name(kind);
     let since = state.now().saturating_sub(DAY_MS);
-    let sums = state
-        .readmodel
+    let sums = history
         .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
     // decisions §3: profit - loss - fees + rewards (refunds of void contracts are not results).
     let change: Decimal = sums.iter().map(|(_, s)| *s).sum();
@@ -132,14 +131,14 @@ pub(super) fn status_filter(status: Option<&str>) -> Result<Option<String>, ApiE
 }
 
 fn my_orders(
-    state: &AppState,
+    history: &ReadModel,
     user: u32,
     kind: &'static str,
     query: &OrderQuery,
 ) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let status = status_filter(query.status.as_deref())?;
-    let page = state.readmodel.orders(
+    let page = history.orders(
         user,
         |o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s),
         paging,
@@ -155,8 +154,7 @@ async fn deposits(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    state.fresh_history().await?;
-    my_orders(&state, user.id, "deposit", &query)
+    my_orders(state.history().await?, user.id, "deposit", &query)
 }
 
 /// `POST /api/wallet/deposits`.
@@ -317,8 +315,7 @@ async fn withdrawals(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    state.fresh_history().await?;
-    my_orders(&state, user.id, "withdraw", &query)
+    my_orders(state.history().await?, user.id, "withdraw", &query)
 }
 
 /// `POST /api/wallet/withdrawals`.
@@ -526,7 +523,7 @@ async fn bills(
     user: User,
     Params(query): Params<BillQuery>,
 ) -> Answer<Bills> {
-    state.fresh_history().await?;
+    let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let bill_type = match query.bill_type.as_deref() {
         None | Some("") => None,
@@ -552,7 +549,7 @@ async fn bills(
             && start.is_none_or(|s| b.time >= s)
             && end.is_none_or(|e| b.time <= e)
     };
-    let (page, sums) = state.readmodel.bills(user.id, keep, paging)?;
+    let (page, sums) = history.bills(user.id, keep, paging)?;
     let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
     let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
     ok(Bills {
@@ -673,6 +670,5 @@ async fn notices(
     State(state): State<AppState>,
     Params(query): Params<PageQuery>,
 ) -> Answer<Page<NoticeRow>> {
-    state.fresh_history().await?;
-    ok(state.readmodel.notices(query.paging()?)?)
+    ok(state.history().await?.notices(query.paging()?)?)
 }
