@@ -154,15 +154,16 @@ fn metric(h: &Harness, name: &str) -> u64 {
     line.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
-/// Polls `/metrics` until `name` passes `at_least` (bounded), for conditions inside the server.
-fn await_metric(h: &Harness, name: &str, at_least: u64) {
+/// Polls `/metrics` until `name` satisfies `wanted` (bounded), for conditions inside the
+/// server that no frame reports.
+fn await_metric(h: &Harness, name: &str, what: &str, wanted: impl Fn(u64) -> bool) {
     for _ in 0..400 {
-        if metric(h, name) >= at_least {
+        if wanted(metric(h, name)) {
             return;
         }
         std::thread::sleep(Duration::from_millis(25));
     }
-    panic!("{name} never reached {at_least}");
+    panic!("{name} never became {what}: {}", metric(h, name));
 }
 
 #[test]
@@ -188,12 +189,7 @@ fn connections_are_capped_per_address_and_a_closed_one_frees_its_place() {
     });
     drop(first);
     // The server lets go of the closed one's place once its task ends.
-    for _ in 0..400 {
-        if metric(&h, "ws_connections") < 2 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
+    await_metric(&h, "ws_connections", "below 2", |n| n < 2);
     run(&h, async {
         let mut again = Client::connect(addr).await;
         again.send(json!({"op": "ping", "id": 1})).await;
@@ -560,7 +556,7 @@ fn a_slow_consumer_gets_the_latest_ticks_and_stays_connected() {
         c
     });
     // Not reading: the socket's buffers fill, then the server coalesces what waits.
-    await_metric(&h, "ws_coalesced", 20);
+    await_metric(&h, "ws_coalesced", "at least 20", |n| n >= 20);
     run(&h, async {
         let mut last = std::collections::HashMap::new();
         for _ in 0..400 {
