@@ -155,11 +155,14 @@ pub enum Event {
     },
     /// A contract received its entry tick.
     ContractEntered {
-        /// The contract with its entry tick and expiry: readers rewrite their record of it
-        /// from this alone, without reading the old one.
-        contract: Box<Contract>,
-        /// Its product's code.
-        symbol: Symbol,
+        /// Order number.
+        contract: ContractId,
+        /// Owner.
+        user: UserId,
+        /// Entry tick.
+        entry: TickRef,
+        /// Expiry (ms).
+        expiry_ms: u64,
     },
     /// A contract ended.
     ContractSettled(Box<Settlement>),

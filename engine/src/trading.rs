@@ -152,11 +152,11 @@ impl Engine {
             let expiry_ms = now + contract.duration_ms;
             contract.entry = Some(tick);
             contract.expiry_ms = expiry_ms;
-            if !self.quiet {
-                events
-                    .push(Event::ContractEntered { contract: Box::new(contract.clone()), symbol });
-            }
+            let (id, user) = (contract.id, contract.user);
             self.books[book].by_expiry.entry(expiry_ms).or_default().push(at);
+            if !self.quiet {
+                events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
+            }
             entered += 1;
         }
         Ok(Reply::Clock { entered, settled })

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::types::{AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef};
+use engine::types::{AccountKind, BillType, Direction, Outcome, TickRef};
 use engine::{Engine, Event, Settlement};
 use rust_decimal::Decimal;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -629,30 +629,6 @@ fn add_to_sums(sums: &mut [(String, Decimal)], row: &BillRow) {
     }
 }
 
-/// A contract's row as it stands: waiting for entry, or open with its entry and expiry.
-fn contract_row(c: &Contract, symbol: Symbol) -> ContractRow {
-    ContractRow {
-        id: c.id,
-        user: c.user,
-        account: account_name(c.account).into(),
-        symbol: symbol.to_string(),
-        direction: direction_name(c.direction).into(),
-        stake: c.stake,
-        fee: c.fee,
-        payout_rate: c.payout_rate,
-        duration: c.duration_ms / 1_000,
-        accepted_at: c.accepted_ms,
-        entry: c.entry.map(TickRow::from),
-        expiry_at: c.entry.map(|_| c.expiry_ms),
-        exit: None,
-        outcome: None,
-        credited: None,
-        profit: None,
-        settled_at: None,
-        status: if c.entry.is_some() { "open" } else { "waiting_entry" }.into(),
-    }
-}
-
 /// Which page of a list.
 #[derive(Debug, Clone, Copy)]
 pub struct Paging {
@@ -736,13 +712,35 @@ impl<'a> Writer<'a> {
                     self.totals.contracts += 1;
                     self.totals.volume += c.stake;
                 }
-                self.put(&key(CONTRACT, c.user, c.id), &contract_row(c, *symbol))?;
+                let row = ContractRow {
+                    id: c.id,
+                    user: c.user,
+                    account: account_name(c.account).into(),
+                    symbol: symbol.to_string(),
+                    direction: direction_name(c.direction).into(),
+                    stake: c.stake,
+                    fee: c.fee,
+                    payout_rate: c.payout_rate,
+                    duration: c.duration_ms / 1_000,
+                    accepted_at: c.accepted_ms,
+                    entry: None,
+                    expiry_at: None,
+                    exit: None,
+                    outcome: None,
+                    credited: None,
+                    profit: None,
+                    settled_at: None,
+                    status: "waiting_entry".into(),
+                };
+                self.put(&key(CONTRACT, c.user, c.id), &row)?;
                 self.batch.insert(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes());
             }
-            // Every contract event carries the whole contract: the row is rewritten blind, never
-            // read back (a read of a cold row was a large part of projecting an order).
-            Event::ContractEntered { contract: c, symbol } => {
-                self.put(&key(CONTRACT, c.user, c.id), &contract_row(c, *symbol))?;
+            Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
+                    row.entry = Some((*entry).into());
+                    row.expiry_at = Some(*expiry_ms);
+                    row.status = "open".into();
+                })?;
             }
             Event::ContractSettled(settlement) => self.settled(settlement)?,
             Event::DepositRequested(order) => {
@@ -840,16 +838,16 @@ impl<'a> Writer<'a> {
             self.totals.settled += 1;
             self.totals.users_net += s.credited - c.stake;
         }
-        let row = ContractRow {
-            exit: s.exit.map(TickRow::from),
-            outcome: Some(outcome_name(s.outcome).into()),
-            credited: Some(s.credited),
-            profit: Some(s.profit),
-            settled_at: Some(s.settled_ms),
-            status: if s.outcome.is_void() { "void" } else { "settled" }.into(),
-            ..contract_row(c, s.symbol)
-        };
-        self.put(&key(CONTRACT, c.user, c.id), &row)
+        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| {
+            row.entry = c.entry.map(TickRow::from);
+            row.expiry_at = c.entry.map(|_| c.expiry_ms);
+            row.exit = s.exit.map(TickRow::from);
+            row.outcome = Some(outcome_name(s.outcome).into());
+            row.credited = Some(s.credited);
+            row.profit = Some(s.profit);
+            row.settled_at = Some(s.settled_ms);
+            row.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
+        })
     }
 
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {

@@ -308,12 +308,8 @@ impl Hub {
                 Event::ContractOpened { contract, symbol } => {
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
                 }
-                Event::ContractEntered { contract, .. } => {
-                    if let Some(entry) = &contract.entry {
-                        let frame =
-                            || protocol::order_entered(contract.id, entry, contract.expiry_ms);
-                        self.to_user(contract.user, frame);
-                    }
+                Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                    self.to_user(*user, || protocol::order_entered(*contract, entry, *expiry_ms));
                 }
                 Event::ContractSettled(settlement) => {
                     self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
