@@ -11,6 +11,7 @@
 //!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
 //! - [`ws`]: the websocket (`/ws`, `/trade`): subscriptions, the private stream, orders,
 //!   fan-out with bounded per-connection queues.
+//! - [`web`]: the web app's files (embedded), with a fallback to `index.html` for its routes.
 //! - [`feeds`]: `--feed` specifications.
 #![allow(clippy::float_arithmetic)] // only in latency histograms (seconds as f64)
 
@@ -26,4 +27,5 @@ pub mod password;
 pub mod readmodel;
 pub mod server;
 pub mod walletsig;
+pub mod web;
 pub mod ws;

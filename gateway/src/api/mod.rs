@@ -231,7 +231,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
             )
             .route("/metrics", axum::routing::get(system::metrics))
             .route("/ws", axum::routing::get(crate::ws::upgrade))
-            .route("/trade", axum::routing::get(crate::ws::upgrade))
+            .route("/trade", axum::routing::get(trade_alias))
             .fallback(fallback)
             .method_not_allowed_fallback(method_not_allowed)
             .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
@@ -253,8 +253,27 @@ pub fn app(state: AppState) -> Router {
     router_and_doc(state).0
 }
 
-async fn fallback() -> ApiError {
-    ApiError::not_found()
+/// Unknown API paths get the JSON 404; every other path is the web app's (a file or a
+/// client route such as `/stocks`).
+async fn fallback(request: Request) -> Response {
+    let path = request.uri().path();
+    if path == "/api" || path.starts_with("/api/") || path == "/metrics" {
+        return ApiError::not_found().into_response();
+    }
+    crate::web::serve(request.method(), path, request.headers())
+}
+
+/// `/trade` upgrades to the websocket only when the request asks to (decisions §7); a
+/// browser's plain `GET /trade` is the app's route.
+async fn trade_alias(
+    state: State<AppState>,
+    query: axum::extract::Query<crate::ws::WsQuery>,
+    request: Request,
+) -> Response {
+    if fastwebsockets::upgrade::is_upgrade_request(&request) {
+        return crate::ws::upgrade(state, query, request).await.into_response();
+    }
+    crate::web::index(request.method(), request.headers())
 }
 
 async fn method_not_allowed() -> ApiError {

@@ -1,0 +1,82 @@
+/**
+ * The avatar menu: profile, settings, and logout (hidden for wallet users, spec §2: their
+ * session follows the wallet). Closed by Escape or a click elsewhere.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+
+import { Avatar } from '@/components/avatar';
+import { signOutUser } from '@/features/auth';
+import { useSession } from '@/stores/session';
+
+export function AvatarMenu() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const user = useSession((s) => s.user);
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return undefined;
+    const onPointer = (event: PointerEvent) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
+    };
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
+    document.addEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+
+  const go = (to: string) => {
+    setOpen(false);
+    navigate(to);
+  };
+  const name = user?.nickname || user?.username || '';
+  return (
+    <div className="avatar-menu" ref={root}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={t('header.userMenu')}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={menuId}
+        onClick={() => setOpen((v) => !v)}
+      >
+        <Avatar name={name} src={user?.avatar || undefined} />
+      </button>
+      {open && (
+        <div id={menuId} role="menu" className="menu">
+          <div className="menu-user">
+            <strong>{name}</strong>
+            <span className="muted num">UID {user?.uid}</span>
+          </div>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account')}>
+            {t('header.profile')}
+          </button>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account')}>
+            {t('header.settings')}
+          </button>
+          {user?.loginType !== 'wallet' && (
+            <button
+              type="button"
+              role="menuitem"
+              className="menu-item"
+              onClick={() => {
+                setOpen(false);
+                void signOutUser();
+              }}
+            >
+              {t('header.logout')}
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * The routes of the spec's table (§2). Every screen is a lazy chunk named as the spec names
+ * it (vite.config.ts): Register, StockList, TradeDetail, AccountPage, ContractRecord, and
+ * Login for the sign-in tab; the trader's shell is one more. Each loads its texts with its
+ * code. Guards are loaders defined here, so they run before any chunk is fetched.
+ */
+import { createBrowserRouter, redirect } from 'react-router';
+
+import { ensureSections } from '@/lib/i18n';
+
+import { guestOnly, requireUser, toLastVisited, tradeCode } from './guards';
+import { RootLayout, RouteError } from './layouts/root-layout';
+
+/** A lazy route module, with the text sections its screen needs. */
+async function screen<T>(load: Promise<T>, sections: readonly string[]): Promise<T> {
+  const [module] = await Promise.all([load, ensureSections(sections)]);
+  return module;
+}
+
+export function createRouter() {
+  return createBrowserRouter([
+    {
+      path: '/',
+      Component: RootLayout,
+      ErrorBoundary: RouteError,
+      HydrateFallback: () => null,
+      children: [
+        {
+          lazy: () => screen(import('./layouts/user-layout'), ['notifications']),
+          children: [
+            { index: true, loader: () => redirect('/stocks') },
+            { path: 'stocks', lazy: () => screen(import('./routes/stock-list'), ['markets']) },
+            { path: 'trade', loader: toLastVisited },
+            { path: 'trade/*', loader: tradeCode, lazy: () => screen(import('./routes/trade-detail'), ['trade', 'markets']) },
+            { path: 'contract-record', loader: requireUser, lazy: () => screen(import('./routes/contract-record'), ['records']) },
+            { path: 'account', loader: requireUser, lazy: () => screen(import('./routes/account-page'), ['account']) },
+            { path: '*', lazy: () => import('./routes/not-found') },
+          ],
+        },
+        { path: 'login', loader: guestOnly, lazy: () => import('./routes/login') },
+        { path: 'login/register', loader: guestOnly, lazy: () => import('./routes/register') },
+      ],
+    },
+  ]);
+}

@@ -1,0 +1,10 @@
+import { ContractRecords } from '@/features/contracts';
+
+/** `/contract-record` (chunk ContractRecord). */
+export function Component() {
+  return (
+    <div className="page">
+      <ContractRecords />
+    </div>
+  );
+}

@@ -1,0 +1,10 @@
+import { MarketList } from '@/features/markets';
+
+/** `/stocks`: the market list (chunk StockList). */
+export function Component() {
+  return (
+    <div className="page">
+      <MarketList />
+    </div>
+  );
+}

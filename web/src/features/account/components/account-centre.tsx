@@ -1,0 +1,110 @@
+/**
+ * The account centre's first part: who is signed in (UID, name), the chosen account's
+ * balances, language, and sign-out with a confirmation. Money actions (deposit, withdraw,
+ * transfer, bills), profile and security are the next part of the web app.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Avatar } from '@/components/avatar';
+import { Dialog } from '@/components/dialog';
+import { LanguageSwitcher } from '@/components/language-switcher';
+import { formatMoney, formatPercent } from '@/lib/format';
+import { useSession } from '@/stores/session';
+import { type AccountKind, useWallet } from '@/stores/wallet';
+
+export function AccountCentre({ onSignOut }: { onSignOut(): Promise<void> }) {
+  const { t, i18n } = useTranslation();
+  const user = useSession((s) => s.user);
+  const account = useWallet((s) => s.account);
+  const setAccount = useWallet((s) => s.setAccount);
+  const balance = useWallet((s) => s.balances[s.account]);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!user) return null;
+  const money = (v: string | undefined) => (v === undefined ? '--' : formatMoney(v, i18n.language));
+  const name = user.nickname || user.username;
+  return (
+    <section className="account" aria-labelledby="account-title">
+      <div className="account-head card">
+        <Avatar name={name} src={user.avatar || undefined} size={56} />
+        <div>
+          <h1 id="account-title" className="page-title">
+            {name}
+          </h1>
+          <div className="muted num">
+            {t('account.uid')}: {user.uid}
+          </div>
+        </div>
+      </div>
+      <div className="card account-balance">
+        <div className="account-balance-top">
+          <span className="muted">{t('account.available')}</span>
+          <div role="group" aria-label={t('header.accountSwitch')} className="chart-types">
+            {(['real', 'demo'] as AccountKind[]).map((kind) => (
+              <button key={kind} type="button" className="chip chip-small" aria-pressed={account === kind} onClick={() => setAccount(kind)}>
+                {t(`header.${kind}`)}
+              </button>
+            ))}
+          </div>
+        </div>
+        <div className="account-available num" data-testid="available-balance">
+          {money(balance?.available)} <small>USDT</small>
+        </div>
+        <dl className="account-figures">
+          <div>
+            <dt>{t('account.total')}</dt>
+            <dd className="num">{money(balance?.total)}</dd>
+          </div>
+          <div>
+            <dt>{t('account.inPosition')}</dt>
+            <dd className="num">{money(balance?.inPosition)}</dd>
+          </div>
+          <div>
+            <dt>{t('account.frozen')}</dt>
+            <dd className="num">{money(balance?.frozen)}</dd>
+          </div>
+          <div>
+            <dt>{t('account.change24h')}</dt>
+            <dd className={`num ${balance?.change24h.startsWith('-') ? 'down' : 'up'}`}>
+              {balance ? `${formatMoney(balance.change24h, i18n.language, true)} (${formatPercent(balance.change24hPercent, i18n.language)})` : '--'}
+            </dd>
+          </div>
+        </dl>
+      </div>
+      <div className="card account-list">
+        <div className="account-item">
+          <span>{t('header.language')}</span>
+          <LanguageSwitcher />
+        </div>
+        {user.loginType === 'wallet' ? (
+          <p className="muted account-item">{t('account.walletSignOut')}</p>
+        ) : (
+          <button type="button" className="btn btn-ghost btn-block" onClick={() => setConfirming(true)}>
+            {t('account.signOut')}
+          </button>
+        )}
+      </div>
+      <Dialog open={confirming} title={t('account.signOut')} onClose={() => setConfirming(false)}>
+        <p>{t('account.signOutConfirm')}</p>
+        <div className="dialog-actions">
+          <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)}>
+            {t('app.cancel')}
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              await onSignOut();
+              setBusy(false);
+            }}
+          >
+            {t('account.signOut')}
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+/** The account centre. */
+export { AccountCentre } from './components/account-centre';

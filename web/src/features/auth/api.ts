@@ -1,0 +1,41 @@
+/** The sign-in calls (spec §7, decisions §6). */
+import { api } from '@/lib/api';
+import type { User } from '@/stores/session';
+
+export interface LoginData {
+  token: string;
+  user: User;
+  isNewUser: boolean;
+  expiresAt: number;
+}
+
+export interface CodeSent {
+  resendAfter: number;
+}
+
+export type WalletChain = 'eth' | 'trust' | 'tron';
+
+export const authApi = {
+  login: (body: { username: string; password: string; remember: boolean; totpCode?: string }) =>
+    api.post<LoginData>('/login/login', body),
+  emailLogin: (body: { email: string; code: string; remember: boolean; totpCode?: string }) =>
+    api.post<LoginData>('/login/login', body),
+  sendLoginCode: (email: string) => api.post<CodeSent>('/login/send-code', { email }),
+  register: (body: {
+    username: string;
+    email: string;
+    password: string;
+    confirmPassword: string;
+    inviteCode?: string;
+    agreeTerms: boolean;
+  }) => api.post<{ uid: number; username: string; inviteCode: string }>('/login/register', body),
+  walletNonce: (chain: WalletChain, address: string) =>
+    api.post<{ nonce: string; message: string }>('/login/wallet-nonce', { chain, address }),
+  walletLogin: (body: { chain: WalletChain; address: string; signature: string; nonce: string; remember: boolean }) =>
+    api.post<LoginData>('/login/wallet-login', body),
+  logout: () => api.post<Record<string, never>>('/login/logout'),
+  forgotSendCode: (email: string) => api.post<CodeSent>('/password/forgot/send-code', { email }),
+  forgotVerify: (email: string, code: string) => api.post<{ resetToken: string }>('/password/forgot/verify', { email, code }),
+  forgotReset: (resetToken: string, password: string, confirmPassword: string) =>
+    api.post<Record<string, never>>('/password/forgot/reset', { resetToken, password, confirmPassword }),
+};

@@ -1,0 +1,147 @@
+/**
+ * Contract records (spec §2): open and settled contracts with paging, kept current by the
+ * private stream, and a details view with both ticks that decided the result.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+
+import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
+import { Tabs } from '@/components/tabs';
+import { type Page, errorMessage } from '@/lib/api-client';
+import { formatDateTime, formatMoney } from '@/lib/format';
+import { useWsEvent } from '@/lib/ws';
+import { useSession } from '@/stores/session';
+
+import { type ContractRecord, RECORDS_PAGE_SIZE, recordsApi } from '../api';
+import { ContractDetails } from './contract-details';
+
+type Tab = 'open' | 'settled';
+
+/** Private-stream events are gathered for this long before the list is read again. */
+export const REFRESH_DEBOUNCE_MS = 300;
+
+export function outcomeKey(record: Pick<ContractRecord, 'status' | 'outcome'>): string {
+  if (record.outcome) return `records.outcome.${record.outcome}`;
+  return `records.status.${record.status}`;
+}
+
+function ProfitCell({ record }: { record: ContractRecord }) {
+  const { i18n } = useTranslation();
+  if (record.profit === null) return <span className="muted">--</span>;
+  const tone = record.profit.startsWith('-') ? 'down' : record.profit === '0' || /^0(\.0+)?$/.test(record.profit) ? '' : 'up';
+  return <span className={`num ${tone}`}>{formatMoney(record.profit, i18n.language, true)}</span>;
+}
+
+export function LoginRequired() {
+  const { t } = useTranslation();
+  return (
+    <div className="empty-state">
+      <h2>{t('auth.loginRequired')}</h2>
+      <p>{t('auth.pleaseLogin')}</p>
+      <Link to="/login" className="btn btn-primary">
+        {t('auth.login')}
+      </Link>
+    </div>
+  );
+}
+
+export function ContractRecords() {
+  const { t, i18n } = useTranslation();
+  const signedIn = useSession((s) => s.token !== null);
+  const [tab, setTab] = useState<Tab>('open');
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState<Page<ContractRecord> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<number | null>(null);
+  const request = useRef(0);
+  const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const load = useCallback(async () => {
+    const id = ++request.current;
+    setError(null);
+    try {
+      const answer = await recordsApi.list(tab, page);
+      if (id === request.current) setData(answer);
+    } catch (e) {
+      if (id === request.current) setError(errorMessage(e, 'records.loadFailed'));
+    }
+  }, [tab, page]);
+
+  useEffect(() => {
+    if (!signedIn) return;
+    setData(null);
+    void load();
+  }, [load, signedIn]);
+
+  useEffect(() => () => void (debounce.current && clearTimeout(debounce.current)), []);
+  const refreshSoon = () => {
+    if (debounce.current) clearTimeout(debounce.current);
+    debounce.current = setTimeout(() => void load(), REFRESH_DEBOUNCE_MS);
+  };
+  useWsEvent('order.accepted', refreshSoon);
+  useWsEvent('order.entered', refreshSoon);
+  useWsEvent('order.settled', refreshSoon);
+  useWsEvent('resync', refreshSoon);
+
+  if (!signedIn) return <LoginRequired />;
+  const pages = data ? Math.max(1, Math.ceil(data.total / RECORDS_PAGE_SIZE)) : 1;
+  return (
+    <section aria-labelledby="records-title">
+      <h1 id="records-title" className="page-title">
+        {t('records.title')}
+      </h1>
+      <Tabs
+        label={t('records.title')}
+        value={tab}
+        onChange={(next) => {
+          setTab(next);
+          setPage(1);
+        }}
+        items={[
+          { key: 'open', label: t('records.open') },
+          { key: 'settled', label: t('records.settled') },
+        ]}
+      />
+      {error ? (
+        <ErrorState text={error} onRetry={() => void load()} />
+      ) : !data ? (
+        <SkeletonRows rows={6} columns={4} />
+      ) : data.items.length === 0 ? (
+        <EmptyState text={t('records.empty')} />
+      ) : (
+        <ul className="record-list">
+          {data.items.map((record) => (
+            <li key={record.id}>
+              <button type="button" className="record-row" onClick={() => setSelected(record.id)} aria-label={t('records.openDetails', { id: record.id })}>
+                <span className="record-main">
+                  <strong className="ltr">{record.symbol}</strong>
+                  <span className={`pill ${record.direction === 'up' ? 'pill-up' : 'pill-down'}`}>{t(`records.${record.direction}`)}</span>
+                  <span className="muted">{t(`header.${record.account}`)}</span>
+                </span>
+                <span className="record-sub muted num">{formatDateTime(record.acceptedAt, i18n.language)}</span>
+                <span className="record-amount num">{formatMoney(record.stake, i18n.language)} USDT</span>
+                <span className="record-state">{t(outcomeKey(record))}</span>
+                <span className="record-profit">
+                  <ProfitCell record={record} />
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {data && data.total > RECORDS_PAGE_SIZE && (
+        <nav className="pager" aria-label={t('records.paging')}>
+          <button type="button" className="btn btn-small btn-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {t('records.prev')}
+          </button>
+          <span className="muted">{t('records.page', { page, pages })}</span>
+          <button type="button" className="btn btn-small btn-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            {t('records.next')}
+          </button>
+        </nav>
+      )}
+      {selected !== null && <ContractDetails id={selected} onClose={() => setSelected(null)} />}
+    </section>
+  );
+}

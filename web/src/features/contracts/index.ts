@@ -1,0 +1,2 @@
+/** The contract records feature. */
+export { ContractRecords } from './components/contract-records';

@@ -1,0 +1,4 @@
+/** The notification centre: bell, dialog, and the feed from the private stream. */
+export { NotificationBell } from './components/notification-bell';
+export { NotificationDialog } from './components/notification-dialog';
+export { useNotificationFeed } from './hooks/use-notification-feed';

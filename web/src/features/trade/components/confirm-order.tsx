@@ -1,0 +1,65 @@
+/**
+ * The confirm step before an order (decisions §2): what is bought, and how it settles
+ * (entry = the next tick, exit = the last tick at or before expiry, a tie refunds, the void
+ * cases), with the payout rate and the fee, before anything is sent.
+ */
+import { useTranslation } from 'react-i18next';
+
+import { Dialog } from '@/components/dialog';
+import { multiply, winCredit } from '@/lib/decimal';
+import { formatDuration, formatMoney, formatRate } from '@/lib/format';
+import type { AccountKind } from '@/stores/wallet';
+
+import type { OrderDraft } from './order-panel';
+
+interface ConfirmOrderProps {
+  draft: OrderDraft;
+  symbol: string;
+  account: AccountKind;
+  sending: boolean;
+  onCancel(): void;
+  onConfirm(): void;
+}
+
+export function ConfirmOrder({ draft, symbol, account, sending, onCancel, onConfirm }: ConfirmOrderProps) {
+  const { t, i18n } = useTranslation();
+  const fee = multiply(draft.amount, draft.rule.feeRate);
+  const rows: Array<[string, string, string?]> = [
+    [t('trade.confirm.market'), symbol],
+    [t('trade.confirm.direction'), t(`trade.confirm.${draft.direction}`), draft.direction],
+    [t('trade.confirm.account'), t(`header.${account}`)],
+    [t('trade.confirm.amount'), `${formatMoney(draft.amount, i18n.language)} USDT`],
+    [t('trade.confirm.duration'), formatDuration(draft.rule.duration, t)],
+    [t('trade.confirm.payoutRate'), formatRate(draft.rule.payoutRate, i18n.language)],
+    [t('trade.confirm.fee'), `${formatMoney(fee, i18n.language)} USDT`],
+    [t('trade.confirm.expectedReturn'), `${formatMoney(winCredit(draft.amount, draft.rule.payoutRate), i18n.language)} USDT`],
+  ];
+  return (
+    <Dialog open title={t('trade.confirm.title')} onClose={onCancel}>
+      <dl className="confirm-rows">
+        {rows.map(([label, value, tone]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd className={tone ? `num ${tone}` : 'num'}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <h3 className="confirm-rules-title">{t('trade.confirm.rulesTitle')}</h3>
+      <ul className="confirm-rules">
+        <li>{t('trade.confirm.ruleEntry')}</li>
+        <li>{t('trade.confirm.ruleExit')}</li>
+        <li>{t('trade.confirm.ruleWin')}</li>
+        <li>{t('trade.confirm.ruleTie')}</li>
+        <li>{t('trade.confirm.ruleVoid')}</li>
+      </ul>
+      <div className="dialog-actions">
+        <button type="button" className="btn btn-secondary" onClick={onCancel} disabled={sending}>
+          {t('app.cancel')}
+        </button>
+        <button type="button" className={draft.direction === 'up' ? 'btn btn-up' : 'btn btn-down'} onClick={onConfirm} disabled={sending}>
+          {sending ? t('trade.confirm.submitting') : t('trade.confirm.submit')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,232 @@
+/**
+ * The chart section: the eight periods, candles or line, indicators, a crosshair readout.
+ * History comes over HTTP and the forming candle from the websocket; the chart itself lives
+ * in a {@link ChartController} created once and removed on unmount.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { ErrorState, Spinner } from '@/components/states';
+import { errorMessage } from '@/lib/api-client';
+import { formatDecimal, formatVolume } from '@/lib/format';
+import { ws } from '@/lib/ws';
+import { toast } from '@/stores/toast';
+
+import { type CandleData, tradeApi } from '../api';
+import { type ChartCandle, type ChartContract, ChartController, type ChartType } from '../chart/chart-controller';
+import type { IndicatorKey } from '../chart/indicators';
+
+export const PERIODS = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
+export type Period = (typeof PERIODS)[number];
+
+export const PERIOD_MS: Record<Period, number> = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+  '1w': 604_800_000,
+};
+
+/** The least time between two period changes (spec §4: too soon is refused). */
+export const PERIOD_CHANGE_MIN_MS = 1_000;
+
+export const INDICATORS: ReadonlyArray<{ key: IndicatorKey; label: string }> = [
+  { key: 'ma', label: 'MA' },
+  { key: 'ema', label: 'EMA' },
+  { key: 'boll', label: 'BOLL' },
+  { key: 'rsi', label: 'RSI' },
+  { key: 'macd', label: 'MACD' },
+];
+
+/** A candle frame of the websocket (decimal strings). */
+interface CandleFrame extends CandleData {
+  symbol: string;
+  period: string;
+  closed: boolean;
+}
+
+export function toChartCandle(c: CandleData): ChartCandle {
+  return {
+    time: c.time,
+    open: Number(c.open),
+    high: Number(c.high),
+    low: Number(c.low),
+    close: Number(c.close),
+    volume: Number(c.volume),
+  };
+}
+
+interface PriceChartProps {
+  symbol: string;
+  precision: number;
+  contracts: ChartContract[];
+}
+
+export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
+  const { t, i18n } = useTranslation();
+  const container = useRef<HTMLDivElement>(null);
+  const controller = useRef<ChartController | null>(null);
+  const lastChange = useRef(0);
+  const [period, setPeriod] = useState<Period>('1m');
+  const [type, setType] = useState<ChartType>('candles');
+  const [indicators, setIndicators] = useState<IndicatorKey[]>([]);
+  const [state, setState] = useState<{ loading: boolean; error: string | null; candles: number }>({ loading: true, error: null, candles: 0 });
+  const [reload, setReload] = useState(0);
+  const [hover, setHover] = useState<ChartCandle | null>(null);
+  const [latest, setLatest] = useState<ChartCandle | null>(null);
+
+  // The chart: created once for this symbol's precision, removed on unmount.
+  useEffect(() => {
+    if (!container.current) return undefined;
+    const chart = new ChartController(container.current, { precision, language: i18n.language });
+    controller.current = chart;
+    const offCrosshair = chart.onCrosshair(setHover);
+    return () => {
+      offCrosshair();
+      chart.destroy();
+      controller.current = null;
+    };
+    // The language is applied by its own effect: recreating the chart for it would lose state.
+  }, [precision]);
+
+  useEffect(() => controller.current?.setLanguage(i18n.language), [i18n.language]);
+  useEffect(() => controller.current?.setType(type), [type, precision]);
+  useEffect(() => void controller.current?.setIndicators(indicators), [indicators, precision]);
+  useEffect(() => controller.current?.setContracts(contracts), [contracts, precision, state.candles]);
+
+  // History, then the forming candle live; updates that arrive first are applied after it.
+  useEffect(() => {
+    const chart = controller.current;
+    if (!chart) return undefined;
+    const abort = new AbortController();
+    let ready = false;
+    const early: ChartCandle[] = [];
+    setState({ loading: true, error: null, candles: 0 });
+    const off = ws.subscribe<CandleFrame>({ channel: 'candles', symbol, period }, (frame) => {
+      const candle = toChartCandle(frame.data);
+      if (ready) chart.updateCandle(candle);
+      else early.push(candle);
+      setLatest(candle);
+    });
+    tradeApi
+      .candles(symbol, period, abort.signal)
+      .then((list) => {
+        const candles = list.map(toChartCandle);
+        chart.setCandles(candles, PERIOD_MS[period]);
+        for (const candle of early) chart.updateCandle(candle);
+        ready = true;
+        setLatest((current) => current ?? candles[candles.length - 1] ?? null);
+        setState({ loading: false, error: null, candles: chart.size() });
+        performance.mark?.('chart-ready', { detail: { symbol, period, candles: chart.size() } });
+      })
+      .catch((error: unknown) => {
+        if (abort.signal.aborted) return;
+        setState({ loading: false, error: errorMessage(error, 'trade.chartFailed'), candles: 0 });
+      });
+    return () => {
+      abort.abort();
+      off();
+    };
+  }, [symbol, period, precision, reload]);
+
+  const choosePeriod = (next: Period) => {
+    if (next === period) return;
+    const now = Date.now();
+    if (now - lastChange.current < PERIOD_CHANGE_MIN_MS) {
+      toast.error(t('trade.periodTooSoon'));
+      return;
+    }
+    lastChange.current = now;
+    setLatest(null);
+    setPeriod(next);
+  };
+
+  const toggleIndicator = (key: IndicatorKey) =>
+    setIndicators((current) => (current.includes(key) ? current.filter((k) => k !== key) : [...current, key]));
+
+  const shown = hover ?? latest;
+  const price = (value: number) => formatDecimal(value, i18n.language, precision);
+  return (
+    <section className="chart-section" aria-label={t('trade.chart')}>
+      <div className="chart-toolbar">
+        <div className="chart-periods" role="group" aria-label={t('trade.period')}>
+          {PERIODS.map((p) => (
+            <button key={p} type="button" className="chip chip-small" aria-pressed={p === period} onClick={() => choosePeriod(p)}>
+              {t(`trade.periods.${p}`)}
+            </button>
+          ))}
+        </div>
+        <div className="chart-options">
+          <div role="group" aria-label={t('trade.chartType')} className="chart-types">
+            <button type="button" className="chip chip-small" aria-pressed={type === 'candles'} onClick={() => setType('candles')}>
+              {t('trade.candles')}
+            </button>
+            <button type="button" className="chip chip-small" aria-pressed={type === 'line'} onClick={() => setType('line')}>
+              {t('trade.line')}
+            </button>
+          </div>
+          <div role="group" aria-label={t('trade.indicators')} className="chart-indicators">
+            {INDICATORS.map(({ key, label }) => (
+              <button
+                key={key}
+                type="button"
+                className="chip chip-small"
+                aria-pressed={indicators.includes(key)}
+                title={t(`trade.indicatorNames.${key}`)}
+                aria-label={t(`trade.indicatorNames.${key}`)}
+                onClick={() => toggleIndicator(key)}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+        </div>
+      </div>
+      <div className="chart-readout num" aria-live="off">
+        {shown && (
+          <>
+            <span>
+              {t('trade.open')} <b>{price(shown.open)}</b>
+            </span>
+            <span>
+              {t('trade.high')} <b>{price(shown.high)}</b>
+            </span>
+            <span>
+              {t('trade.low')} <b>{price(shown.low)}</b>
+            </span>
+            <span>
+              {t('trade.close')} <b className={shown.close >= shown.open ? 'up' : 'down'}>{price(shown.close)}</b>
+            </span>
+            <span>
+              {t('trade.volume')} <b>{formatVolume(shown.volume, i18n.language)}</b>
+            </span>
+          </>
+        )}
+      </div>
+      <div className="chart-frame" dir="ltr">
+        <div
+          ref={container}
+          className="chart-canvas"
+          data-testid="price-chart"
+          data-ready={!state.loading && !state.error ? 'true' : 'false'}
+          data-candles={state.candles}
+          data-period={period}
+          data-indicators={indicators.join(',')}
+        />
+        {state.loading && (
+          <div className="chart-overlay">
+            <Spinner />
+          </div>
+        )}
+        {state.error && (
+          <div className="chart-overlay">
+            <ErrorState text={state.error} onRetry={() => setReload((n) => n + 1)} />
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+/** The trade feature: chart, order panel, live contracts. */
+export { TradeDetail } from './components/trade-detail';

@@ -1,0 +1,163 @@
+/**
+ * The one HTTP client (spec §7): base `/api`, a bearer token when one exists, the stored
+ * language in a `language` header, a 15 s timeout, the `{success, data, message}` envelope
+ * unwrapped. Every failure becomes an {@link ApiError} with a stable `code` and a message in
+ * the user's language: the server's own message when it sent one, else the spec's generic
+ * texts (§8). A 401 on a request that carried a token ends the session.
+ */
+import { i18n, requestLanguage } from './i18n';
+
+export const API_BASE = '/api';
+export const API_TIMEOUT_MS = 15_000;
+
+/** A failed call: `code` is the server's stable code or one of the client's own. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly field: string | undefined;
+
+  constructor(code: string, message: string, status: number, field?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+    this.field = field;
+  }
+}
+
+/** The message for an HTTP status when the server sent none (spec §8, translated). */
+export function statusMessage(status: number): string {
+  const key: Record<number, string> = {
+    400: 'errors.invalidParameters',
+    401: 'errors.http401',
+    403: 'errors.http403',
+    404: 'errors.http404',
+    405: 'errors.methodNotAllowed',
+    408: 'errors.timeout',
+    429: 'errors.tryLater',
+    500: 'errors.http500',
+    501: 'errors.notImplemented',
+    502: 'errors.network',
+    503: 'errors.unavailable',
+    504: 'errors.networkTimeout',
+    505: 'errors.httpVersion',
+  };
+  return i18n.t(key[status] ?? 'errors.operationFailed');
+}
+
+type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+interface Envelope<T> {
+  success: boolean;
+  data: T;
+  message?: string;
+  code?: string;
+  field?: string | null;
+}
+
+export interface ApiClientOptions {
+  /** The bearer token to send, if any. */
+  getToken(): string | null;
+  /** Called when a request that carried a token is answered 401 (or 403 for admins). */
+  onUnauthorized(status: number): void;
+  /** Statuses that end the session (the user's client: 401; the admin's: 401 and 403). */
+  endsSession?: readonly number[];
+}
+
+function url(path: string, query?: Query): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const qs = search.toString();
+  return `${API_BASE}${path}${qs ? `?${qs}` : ''}`;
+}
+
+function isEnvelope(value: unknown): value is Envelope<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { success?: unknown }).success === 'boolean';
+}
+
+export function createApiClient(options: ApiClientOptions) {
+  const endsSession = options.endsSession ?? [401];
+
+  async function request<T>(method: string, path: string, init: RequestOptions = {}): Promise<T> {
+    const token = options.getToken();
+    const headers: Record<string, string> = { Accept: 'application/json', language: requestLanguage() };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, init.timeoutMs ?? API_TIMEOUT_MS);
+    const abort = () => controller.abort();
+    init.signal?.addEventListener('abort', abort);
+
+    let response: Response;
+    try {
+      response = await fetch(url(path, init.query), {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: controller.signal,
+        credentials: 'include',
+      });
+    } catch (error) {
+      if (timedOut) throw new ApiError('TIMEOUT', i18n.t('errors.timeout'), 0);
+      if (init.signal?.aborted) throw error;
+      throw new ApiError('NETWORK', i18n.t('errors.networkDetail'), 0);
+    } finally {
+      clearTimeout(timer);
+      init.signal?.removeEventListener('abort', abort);
+    }
+
+    let payload: unknown = null;
+    try {
+      payload = await response.json();
+    } catch {
+      payload = null;
+    }
+
+    if (token && endsSession.includes(response.status)) {
+      options.onUnauthorized(response.status);
+      const message = isEnvelope(payload) && payload.message ? payload.message : statusMessage(401);
+      throw new ApiError(isEnvelope(payload) ? (payload.code ?? 'UNAUTHORIZED') : 'UNAUTHORIZED', message, response.status);
+    }
+    if (isEnvelope(payload)) {
+      if (payload.success && response.ok) return payload.data as T;
+      const message = payload.message || statusMessage(response.status);
+      throw new ApiError(payload.code ?? 'FAILED', message, response.status, payload.field ?? undefined);
+    }
+    throw new ApiError(response.ok ? 'BAD_RESPONSE' : `HTTP_${response.status}`, statusMessage(response.status), response.status);
+  }
+
+  return {
+    get: <T>(path: string, init?: RequestOptions) => request<T>('GET', path, init),
+    post: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('POST', path, { ...init, body: body ?? {} }),
+    put: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('PUT', path, { ...init, body: body ?? {} }),
+    delete: <T>(path: string, init?: RequestOptions) => request<T>('DELETE', path, init),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** A user-facing message for any error thrown by a call. */
+export function errorMessage(error: unknown, fallbackKey = 'errors.operationFailed'): string {
+  if (error instanceof ApiError) return error.message;
+  return i18n.t(fallbackKey);
+}
+
+/** A page of rows, as every list call answers. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}

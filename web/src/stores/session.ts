@@ -1,0 +1,81 @@
+/**
+ * The signed-in user: the token and user kept under the spec's keys `token` and `user`.
+ * A login stores both; a logout or an expired session (a 401, a session closed by the
+ * server) clears both. The app shell watches `endedBy` to go to /login with a message.
+ */
+import { create } from 'zustand';
+
+import { StorageKey, readJson, readKey, writeKey } from '@/lib/storage';
+
+/** The user as the server shows it (spec §3). */
+export interface User {
+  uid: number;
+  username: string;
+  nickname: string;
+  avatar: string;
+  bio: string;
+  phone: string;
+  email: string | null;
+  emailVerified: boolean;
+  lastLogin: number;
+  joinTime: number;
+  inviteCode: string;
+  /** `wallet` when the username starts with `wallet_`, else `account` (spec §3). */
+  loginType: 'wallet' | 'account';
+  twoFactor: boolean;
+  hasPassword: boolean;
+  frozen: boolean;
+}
+
+export type SessionEnd = 'logout' | 'expired' | 'wallet-changed';
+
+interface SessionState {
+  token: string | null;
+  user: User | null;
+  /** Why the last session ended, until the shell has shown it. */
+  endedBy: SessionEnd | null;
+  signIn(token: string, user: User): void;
+  setUser(user: User): void;
+  signOut(reason: SessionEnd): void;
+  acknowledgeEnd(): void;
+}
+
+/** Derived locally as the spec says: wallet users' names start with `wallet_`. */
+export function loginTypeOf(username: string): 'wallet' | 'account' {
+  return username.startsWith('wallet_') ? 'wallet' : 'account';
+}
+
+function storedUser(): User | null {
+  const user = readJson<User>(StorageKey.user);
+  return user && typeof user.username === 'string' ? { ...user, loginType: loginTypeOf(user.username) } : null;
+}
+
+export const useSession = create<SessionState>()((set) => ({
+  token: readKey(StorageKey.token),
+  user: storedUser(),
+  endedBy: null,
+  signIn(token, user) {
+    const withType = { ...user, loginType: loginTypeOf(user.username) };
+    writeKey(StorageKey.token, token);
+    writeKey(StorageKey.user, JSON.stringify(withType));
+    set({ token, user: withType, endedBy: null });
+  },
+  setUser(user) {
+    const withType = { ...user, loginType: loginTypeOf(user.username) };
+    writeKey(StorageKey.user, JSON.stringify(withType));
+    set({ user: withType });
+  },
+  signOut(reason) {
+    writeKey(StorageKey.token, null);
+    writeKey(StorageKey.user, null);
+    set({ token: null, user: null, endedBy: reason });
+  },
+  acknowledgeEnd() {
+    set({ endedBy: null });
+  },
+}));
+
+/** The token now, for code outside React. */
+export function currentToken(): string | null {
+  return useSession.getState().token;
+}

@@ -1,0 +1,52 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+import { localeSections } from './scripts/locale-sections';
+
+const src = fileURLToPath(new URL('./src', import.meta.url));
+const locales = fileURLToPath(new URL('../locales', import.meta.url));
+
+// Lazy screens get the spec's chunk names (Register, StockList, TradeDetail, ...): a route
+// module `src/app/routes/stock-list.tsx` becomes `StockList-<hash>.js`.
+function pascal(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, _dash, c: string) => c.toUpperCase());
+}
+
+export default defineConfig({
+  plugins: [localeSections(locales)],
+  resolve: { alias: { '@': src, '@locales': locales } },
+  server: {
+    // `npm run dev` talks to a local trading-server (cargo run --release -p gateway).
+    proxy: {
+      '/api': 'http://127.0.0.1:8080',
+      '/ws': { target: 'ws://127.0.0.1:8080', ws: true },
+    },
+    fs: { allow: ['..'] },
+  },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    assetsInlineLimit: 0,
+    manifest: true,
+    rollupOptions: {
+      output: {
+        chunkFileNames(chunk) {
+          const id = chunk.facadeModuleId ?? '';
+          const route = /\/src\/app\/routes\/([a-z-]+)\.tsx$/.exec(id);
+          if (route?.[1]) return `assets/${pascal(route[1])}-[hash].js`;
+          const texts = /virtual:locale\/([A-Za-z-]+)\/([a-z]+)$/.exec(id);
+          if (texts) return `assets/texts-${texts[1]}-${texts[2]}-[hash].js`;
+          return 'assets/[name]-[hash].js';
+        },
+      },
+    },
+  },
+  test: {
+    environment: 'jsdom',
+    globals: true,
+    setupFiles: ['./src/testing/setup.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    restoreMocks: true,
+  },
+});
