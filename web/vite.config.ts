@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-import { localeSections } from './scripts/locale-sections';
+import { localeSections } from './scripts/locale-sections.ts';
 
 const src = fileURLToPath(new URL('./src', import.meta.url));
 const locales = fileURLToPath(new URL('../locales', import.meta.url));

@@ -11,6 +11,9 @@ import { ensureSections } from '@/lib/i18n';
 import { guestOnly, requireUser, toLastVisited, tradeCode } from './guards';
 import { RootLayout, RouteError } from './layouts/root-layout';
 
+/** Routes that only redirect render nothing (and say so, so the router does not warn). */
+const Redirecting = () => null;
+
 /** A lazy route module, with the text sections its screen needs. */
 async function screen<T>(load: Promise<T>, sections: readonly string[]): Promise<T> {
   const [module] = await Promise.all([load, ensureSections(sections)]);
@@ -28,9 +31,9 @@ export function createRouter() {
         {
           lazy: () => screen(import('./layouts/user-layout'), ['notifications']),
           children: [
-            { index: true, loader: () => redirect('/stocks') },
+            { index: true, loader: () => redirect('/stocks'), Component: Redirecting },
             { path: 'stocks', lazy: () => screen(import('./routes/stock-list'), ['markets']) },
-            { path: 'trade', loader: toLastVisited },
+            { path: 'trade', loader: toLastVisited, Component: Redirecting },
             { path: 'trade/*', loader: tradeCode, lazy: () => screen(import('./routes/trade-detail'), ['trade', 'markets']) },
             { path: 'contract-record', loader: requireUser, lazy: () => screen(import('./routes/contract-record'), ['records']) },
             { path: 'account', loader: requireUser, lazy: () => screen(import('./routes/account-page'), ['account']) },

@@ -1,8 +1,10 @@
 /**
  * A modal dialog: labelled by its title, closed by Escape, the close button or a click on the
- * backdrop; focus moves into it on open and back to where it was on close.
+ * backdrop; focus moves into it on open and back to where it was on close. It is rendered at
+ * the end of `<body>`, above every stacking context of the page (the chart's canvases too).
  */
 import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 
 import { CloseIcon } from './icons';
@@ -42,7 +44,7 @@ export function Dialog({ open, title, onClose, children, className, fullscreen, 
   }, [open]);
 
   if (!open) return null;
-  return (
+  return createPortal(
     <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={panel}
@@ -63,6 +65,7 @@ export function Dialog({ open, title, onClose, children, className, fullscreen, 
         </header>
         <div className="dialog-body">{children}</div>
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }

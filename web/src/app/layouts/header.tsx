@@ -6,8 +6,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 
-import { Avatar } from '@/components/avatar';
-import { HeadsetIcon } from '@/components/icons';
+import { AccountIcon, HeadsetIcon } from '@/components/icons';
 import { LanguageSwitcher } from '@/components/language-switcher';
 import { NotificationBell } from '@/features/notifications';
 import { useDevice } from '@/stores/device';
@@ -79,8 +78,8 @@ export function Header() {
         {signedIn ? (
           <AvatarMenu />
         ) : (
-          <Link to="/login" className="icon-button" aria-label={t('header.guest')}>
-            <Avatar name="?" />
+          <Link to="/login" className="icon-button guest-avatar" aria-label={t('header.guest')}>
+            <AccountIcon />
           </Link>
         )}
       </div>

@@ -10,36 +10,36 @@ import { Link, useNavigate } from 'react-router';
 import { SearchIcon } from '@/components/icons';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { Tabs } from '@/components/tabs';
-import { formatDecimal, formatPercent, formatVolume } from '@/lib/format';
+import { compare } from '@/lib/decimal';
+import { formatDecimal, formatPercent, formatVolume, isDecimal } from '@/lib/format';
 
 import type { MarketItem } from '../api';
 import { useMarkets } from '../hooks/use-markets';
 
 type Category = MarketItem['category'];
 
-/** How long a price stays highlighted after it moves. */
-export const FLASH_MS = 700;
-
-function usePriceFlash(price: string): 'up' | 'down' | null {
+/**
+ * The direction of the price's last move: the price is drawn in that colour until it moves
+ * again, and each move restarts a short flash (an animation keyed on the move's number).
+ */
+function usePriceMove(price: string): { direction: 'up' | 'down' | null; move: number } {
   const previous = useRef(price);
-  const [flash, setFlash] = useState<{ dir: 'up' | 'down'; n: number } | null>(null);
+  const [state, setState] = useState<{ direction: 'up' | 'down' | null; move: number }>({ direction: null, move: 0 });
   useEffect(() => {
-    const before = Number(previous.current);
-    const now = Number(price);
+    const before = previous.current;
     previous.current = price;
-    if (!Number.isFinite(before) || !Number.isFinite(now) || before === now) return undefined;
-    setFlash((f) => ({ dir: now > before ? 'up' : 'down', n: (f?.n ?? 0) + 1 }));
-    const timer = setTimeout(() => setFlash(null), FLASH_MS);
-    return () => clearTimeout(timer);
+    if (!isDecimal(before) || !isDecimal(price) || before === price) return;
+    const direction = compare(price, before) > 0 ? 'up' : 'down';
+    setState((s) => ({ direction, move: s.move + 1 }));
   }, [price]);
-  return flash?.dir ?? null;
+  return state;
 }
 
 const MarketRow = memo(function MarketRow({ item, language }: { item: MarketItem; language: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const flash = usePriceFlash(item.price);
-  const direction = item.changePercent.startsWith('-') ? 'down' : Number(item.changePercent) > 0 ? 'up' : '';
+  const { direction: moved, move } = usePriceMove(item.price);
+  const direction = item.changePercent.startsWith('-') ? 'down' : /[1-9]/.test(item.changePercent) ? 'up' : '';
   const price = item.price ? formatDecimal(item.price, language, item.precision) : '--';
   return (
     <tr className="market-row" onClick={() => navigate(`/trade/${item.symbol}`)}>
@@ -53,8 +53,10 @@ const MarketRow = memo(function MarketRow({ item, language }: { item: MarketItem
           {item.isOpen && item.stale && <span className="pill">{t('markets.stale')}</span>}
         </span>
       </th>
-      <td className={`num market-price ${flash ? `flash-${flash}` : ''}`} data-testid={`price-${item.symbol}`}>
-        {price}
+      <td className={`num market-price ${moved ?? ''}`} data-testid={`price-${item.symbol}`}>
+        <span key={move} className={moved ? `flash-${moved}` : undefined}>
+          {price}
+        </span>
       </td>
       <td className="market-change">
         <span className={`change-pill num ${direction}`}>{formatPercent(item.changePercent, language)}</span>

@@ -1,0 +1,100 @@
+// A real trading-server for a journey: its own temporary data directory, a free port on
+// loopback, a known admin password, rate limits off (journeys sign in many times from one
+// address). It can be stopped (SIGTERM, a clean shutdown) and started again on the same
+// directory and port, as an operator would restart it.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+export const ADMIN_PASSWORD = 'e2e-admin-pass-1';
+const START_TIMEOUT_MS = 120_000;
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => done(port));
+    });
+  });
+}
+
+export class Server {
+  constructor() {
+    this.binary = process.env.TRADING_SERVER_BIN ?? join(ROOT, 'target/debug/trading-server');
+    this.dataDir = mkdtempSync(join(tmpdir(), 'trading-e2e-'));
+    this.logPath = join(this.dataDir, 'server.log');
+    this.log = createWriteStream(this.logPath, { flags: 'a' });
+    this.child = null;
+    this.port = 0;
+  }
+
+  get origin() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start() {
+    this.port ||= await freePort();
+    const args = ['--data-dir', this.dataDir, '--listen', `127.0.0.1:${this.port}`, '--admin-password', ADMIN_PASSWORD, '--no-rate-limits'];
+    const child = spawn(this.binary, args, { env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pipe(this.log, { end: false });
+    child.stderr.pipe(this.log, { end: false });
+    this.child = child;
+    const exited = new Promise((_, fail) => child.once('exit', (code) => fail(new Error(`trading-server exited with ${code}; log: ${this.logPath}`))));
+    await Promise.race([this.waitHealthy(), exited]);
+  }
+
+  async waitHealthy() {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      try {
+        const answer = await fetch(`${this.origin}/api/health`);
+        if (answer.ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      if (Date.now() > deadline) throw new Error(`trading-server did not start; log: ${this.logPath}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async stop() {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+    this.child = null;
+  }
+
+  /** Log lines at ERROR level: a defect even when the journey passes. */
+  errors() {
+    return readFileSync(this.logPath, 'utf8')
+      .split('\n')
+      .filter((line) => /\bERROR\b/.test(line));
+  }
+
+  async api(method, path, { body, token } = {}) {
+    const answer = await fetch(`${this.origin}/api${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload = await answer.json();
+    if (!payload.success) throw new Error(`${method} ${path}: ${answer.status} ${payload.code} ${payload.message}`);
+    return payload.data;
+  }
+
+  /** Adds a short contract duration, so a journey sees a contract settle in seconds. */
+  async addRule(duration, payoutRate = '0.85') {
+    const { token } = await this.api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    await this.api('PUT', '/admin/rules', {
+      token,
+      body: { duration, payoutRate, minAmount: '1', maxAmount: '5000', feeRate: '0', enabled: true },
+    });
+  }
+}
