@@ -1,0 +1,158 @@
+import { act, screen } from '@testing-library/react';
+import { afterEach, beforeEach, vi } from 'vitest';
+
+import { useSession } from '@/stores/session';
+import { useSite } from '@/stores/site';
+import { mockApi } from '@/testing/api';
+import { renderAt } from '@/testing/render';
+
+import { AuthPage } from './auth-page';
+
+const USER = {
+  uid: 3,
+  username: 'alice_1',
+  nickname: '',
+  avatar: '',
+  bio: '',
+  phone: '',
+  email: 'alice@example.com',
+  emailVerified: true,
+  lastLogin: 0,
+  joinTime: 0,
+  inviteCode: 'ABCDEFGH',
+  loginType: 'account',
+  twoFactor: false,
+  hasPassword: true,
+  frozen: false,
+};
+
+beforeEach(() => {
+  useSite.setState({
+    info: {
+      logo: '',
+      siteName: 'Trading Pro',
+      siteDescription: '',
+      emailLogin: true,
+      walletLogin: true,
+      customerService: { enabled: false, serviceLink: '' },
+      inviteCodeRequired: false,
+    },
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+  useSession.setState({ token: null, user: null, endedBy: null });
+});
+
+test('account login: the §5 rules, the server message on failure, then the token is stored', async () => {
+  let refuse = true;
+  const api = mockApi({
+    'POST /api/login/login': () =>
+      refuse ? { status: 400, code: 'INVALID_CREDENTIALS', message: 'Incorrect username or password' } : { data: { token: 'tok-1', user: USER, isNewUser: false, expiresAt: 0 } },
+  });
+  const { user, router } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+  const login = () => screen.getByRole('button', { name: 'Login', exact: true });
+  await user.click(login());
+  expect(screen.getByText('Please enter your username')).toBeInTheDocument();
+  expect(screen.getByText('Please enter your password')).toBeInTheDocument();
+  await user.type(screen.getByLabelText('Username'), 'al');
+  await user.type(screen.getByLabelText('Password'), '12345');
+  await user.click(login());
+  expect(screen.getByText('Username must be 3-20 characters')).toBeInTheDocument();
+  expect(screen.getByText('Password must be at least 6 characters')).toBeInTheDocument();
+  expect(api.calls).toEqual([]);
+
+  await user.type(screen.getByLabelText('Username'), 'ice_1');
+  await user.type(screen.getByLabelText('Password'), '6');
+  await user.click(screen.getByLabelText('Remember me'));
+  await user.click(login());
+  expect(await screen.findByText('Incorrect username or password')).toBeInTheDocument();
+  expect(api.calls[0]!.body).toEqual({ username: 'alice_1', password: '123456', remember: true });
+
+  refuse = false;
+  await user.click(login());
+  await vi.waitFor(() => expect(router.state.location.pathname).toBe('/'));
+  expect(window.localStorage.getItem('token')).toBe('tok-1');
+  expect(JSON.parse(window.localStorage.getItem('user')!)).toMatchObject({ username: 'alice_1', loginType: 'account' });
+});
+
+test('an account with 2FA is asked for the authenticator code', async () => {
+  mockApi({ 'POST /api/login/login': () => ({ status: 400, code: 'TOTP_REQUIRED', message: 'Enter the code from your authenticator app' }) });
+  const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+  await user.type(screen.getByLabelText('Username'), 'alice_1');
+  await user.type(screen.getByLabelText('Password'), '123456');
+  await user.click(screen.getByRole('button', { name: 'Login', exact: true }));
+  expect(await screen.findByLabelText('Authenticator code')).toBeInTheDocument();
+});
+
+test('e-mail login: the e-mail is checked before a code is sent; the button counts down 60 s', async () => {
+  vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  let sendFails = false;
+  const api = mockApi({
+    'POST /api/login/send-code': () => (sendFails ? { status: 502, code: 'EMAIL_SEND_FAILED', message: 'Failed to send verification code' } : { data: { resendAfter: 60 } }),
+  });
+  const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login', advanceTimers: vi.advanceTimersByTime });
+  await user.click(await screen.findByRole('tab', { name: 'E-mail' }));
+  const send = await screen.findByRole('button', { name: 'Send code' });
+  await user.click(send);
+  expect(screen.getByText('Please enter your e-mail')).toBeInTheDocument();
+  expect(api.calls).toEqual([]);
+
+  await user.type(screen.getByLabelText('E-mail'), 'alice@example.com');
+  await user.click(send);
+  expect(await screen.findByRole('button', { name: 'Resend in 60 seconds' })).toBeDisabled();
+  await act(() => vi.advanceTimersByTimeAsync(1_000));
+  expect(screen.getByRole('button', { name: 'Resend in 59 seconds' })).toBeDisabled();
+  await act(() => vi.advanceTimersByTimeAsync(59_000));
+  expect(screen.getByRole('button', { name: 'Send code' })).toBeEnabled();
+  expect(api.count('POST /api/login/send-code')).toBe(1);
+
+  sendFails = true;
+  await user.click(screen.getByRole('button', { name: 'Send code' }));
+  expect(await screen.findByText('Failed to send verification code')).toBeInTheDocument();
+  expect(screen.getByRole('button', { name: 'Send code' })).toBeEnabled();
+});
+
+test('e-mail login: the code must be 6 digits', async () => {
+  mockApi({});
+  const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+  await user.click(await screen.findByRole('tab', { name: 'E-mail' }));
+  await user.type(await screen.findByLabelText('E-mail'), 'bad@');
+  await user.type(screen.getByLabelText('Verification code'), '12a');
+  await user.click(screen.getByRole('button', { name: 'Login', exact: true }));
+  expect(screen.getByText('Please enter a valid e-mail address')).toBeInTheDocument();
+  expect(screen.getByText('The verification code must be 6 digits')).toBeInTheDocument();
+});
+
+test('forgot password: verify the e-mail, then a strong matching password, then done', async () => {
+  const api = mockApi({
+    'POST /api/password/forgot/verify': () => ({ data: { resetToken: 'reset-1' } }),
+    'POST /api/password/forgot/reset': () => ({ data: {} }),
+  });
+  const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+  await user.click(screen.getByRole('button', { name: 'Forgot password?' }));
+  await user.type(await screen.findByLabelText('E-mail'), 'alice@example.com');
+  await user.type(screen.getByLabelText('Verification code'), '123456');
+  await user.click(screen.getByRole('button', { name: 'Verify' }));
+
+  const password = await screen.findByLabelText('New password');
+  await user.type(password, 'abcdefgh');
+  await user.type(screen.getByLabelText('Confirm password'), 'abcdefgx');
+  await user.click(screen.getByRole('button', { name: 'Reset password' }));
+  expect(screen.getByText('Password must be at least 8 characters and contain letters and digits')).toBeInTheDocument();
+  expect(screen.getByText('Passwords do not match')).toBeInTheDocument();
+
+  await user.clear(password);
+  await user.type(password, 'abcdefg1');
+  await user.clear(screen.getByLabelText('Confirm password'));
+  await user.type(screen.getByLabelText('Confirm password'), 'abcdefg1');
+  await user.click(screen.getByRole('button', { name: 'Reset password' }));
+  expect(await screen.findByText(/Your password has been reset/)).toBeInTheDocument();
+  expect(api.calls.find((c) => c.key === 'POST /api/password/forgot/reset')!.body).toEqual({
+    resetToken: 'reset-1',
+    password: 'abcdefg1',
+    confirmPassword: 'abcdefg1',
+  });
+});
