@@ -27,6 +27,7 @@ const USER = {
 };
 
 beforeEach(() => {
+  useSession.setState({ token: null, user: null, endedBy: null });
   useSite.setState({
     info: {
       logo: '',
@@ -43,7 +44,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.unstubAllGlobals();
   vi.useRealTimers();
-  useSession.setState({ token: null, user: null, endedBy: null });
 });
 
 test('account login: the §5 rules, the server message on failure, then the token is stored', async () => {

@@ -1,5 +1,5 @@
 import { screen } from '@testing-library/react';
-import { afterEach, vi } from 'vitest';
+import { beforeEach, vi } from 'vitest';
 
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
@@ -7,7 +7,7 @@ import { useSite } from '@/stores/site';
 
 import { AuthPage } from './auth-page';
 
-afterEach(() => {
+beforeEach(() => {
   vi.unstubAllGlobals();
   useSite.setState({ info: null });
 });

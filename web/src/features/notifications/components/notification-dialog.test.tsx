@@ -1,0 +1,100 @@
+import { screen, within } from '@testing-library/react';
+import { IDBFactory } from 'fake-indexeddb';
+import { beforeEach, vi } from 'vitest';
+
+import { useDevice } from '@/stores/device';
+import { renderAt } from '@/testing/render';
+
+import { notificationDb } from '../db';
+import { settlementNotification } from '../hooks/use-notification-feed';
+import { useNotifications } from '../stores/notifications';
+import { NotificationBell, badgeText } from './notification-bell';
+import { NotificationDialog } from './notification-dialog';
+
+const settledWin = settlementNotification({
+  contractId: 42,
+  symbol: 'BTCUSDT',
+  outcome: 'win',
+  result: 'profit',
+  amount: '8.5',
+  profit: '8.5',
+  exitPrice: '97000.1',
+  settledAt: Date.now() - 5 * 60_000,
+});
+
+beforeEach(() => {
+  globalThis.indexedDB = new IDBFactory();
+  notificationDb.reset();
+  useNotifications.setState({ items: [], loaded: true, open: false, tab: 'trade', sound: true });
+  useDevice.setState({ width: 1440, deviceClass: 'desktop' });
+});
+
+function shell() {
+  return renderAt(
+    <>
+      <NotificationBell />
+      <NotificationDialog />
+    </>,
+    { path: '/stocks', route: '/stocks' },
+  );
+}
+
+test('settlements: a win is high priority, a loss medium, with the amount and symbol', () => {
+  expect(settledWin).toMatchObject({ id: 'settled-42', type: 'trade', priority: 'high', titleKey: 'notifications.settled.profit' });
+  const loss = settlementNotification({ ...{ contractId: 1, symbol: 'ETHUSDT', outcome: 'loss', result: 'loss', amount: '10', profit: '-10', exitPrice: '1', settledAt: 1 } });
+  expect(loss.priority).toBe('medium');
+  const tie = settlementNotification({ contractId: 2, symbol: 'ETHUSDT', outcome: 'tie', result: 'even', amount: '0', profit: '0', exitPrice: '1', settledAt: 1 });
+  expect(tie.priority).toBe('low');
+});
+
+test('the bell shows the unread count, 99+ at most', async () => {
+  expect(badgeText(7)).toBe('7');
+  expect(badgeText(99)).toBe('99');
+  expect(badgeText(100)).toBe('99+');
+  await useNotifications.getState().add(settledWin);
+  shell();
+  expect(screen.getByRole('button', { name: 'Notifications, 1 unread' })).toBeInTheDocument();
+});
+
+test('tabs with unread counts; a click on a trade item reads it and opens its market', async () => {
+  await useNotifications.getState().add(settledWin);
+  await useNotifications.getState().add({ id: 'sys-1', type: 'system', priority: 'low', title: 'Maintenance', message: 'Tonight at 2:00', time: Date.now(), read: false });
+  const { user, router } = shell();
+  await user.click(screen.getByRole('button', { name: 'Notifications, 2 unread' }));
+  const dialog = screen.getByRole('dialog', { name: 'Notifications' });
+  expect(within(dialog).getByRole('tab', { name: 'Trade (1)' })).toHaveAttribute('aria-selected', 'true');
+  expect(within(dialog).getByRole('tab', { name: 'System (1)' })).toBeInTheDocument();
+  expect(within(dialog).getByText('Order settled: Profit')).toBeInTheDocument();
+  expect(within(dialog).getByText('BTCUSDT #42: 8.50 USDT')).toBeInTheDocument();
+  expect(within(dialog).getByText('5m ago')).toBeInTheDocument();
+
+  await user.click(within(dialog).getByText('Order settled: Profit'));
+  await vi.waitFor(() => expect(router.state.location.pathname).toBe('/trade/BTCUSDT'));
+  expect(useNotifications.getState().items.find((i) => i.id === 'settled-42')?.read).toBe(true);
+});
+
+test('mark all read, remove one, clear all, the empty state and the sound switch', async () => {
+  await useNotifications.getState().add(settledWin);
+  await useNotifications.getState().add({ ...settledWin, id: 'settled-43', params: { ...settledWin.params, id: 43 } });
+  useNotifications.setState({ open: true });
+  const { user } = shell();
+  const dialog = screen.getByRole('dialog', { name: 'Notifications' });
+  await user.click(within(dialog).getByRole('button', { name: 'Mark all as read' }));
+  expect(within(dialog).getByRole('tab', { name: 'Trade' })).toBeInTheDocument();
+
+  await user.click(within(dialog).getAllByRole('button', { name: /^Remove/ })[0]!);
+  expect(useNotifications.getState().items).toHaveLength(1);
+  await user.click(within(dialog).getByRole('button', { name: 'Clear all' }));
+  expect(within(dialog).getByText('No notifications')).toBeInTheDocument();
+
+  await user.click(within(dialog).getByRole('button', { name: 'Turn sound off' }));
+  expect(window.localStorage.getItem('notificationSound')).toBe('disabled');
+  expect(within(dialog).getByRole('button', { name: 'Turn sound on' })).toBeInTheDocument();
+});
+
+test('full screen on a phone', () => {
+  useDevice.setState({ width: 390, deviceClass: 'mobile' });
+  useNotifications.setState({ open: true });
+  shell();
+  expect(screen.getByRole('dialog', { name: 'Notifications' })).toHaveClass('dialog-fullscreen');
+});
