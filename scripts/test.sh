@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Runs every check and test of the repository. Needs the Rust toolchain, and Node.js with npm
-# for the wallet-signature tests (ethers and tronweb sign as real wallets do).
+# Runs every check and test of the repository:
+#   the web app's type check and component tests (Vitest),
+#   rustfmt, clippy and every Rust test of the workspace,
+#   the web bundle budgets,
+#   the end-to-end journeys in headless Chromium against a real trading-server.
+# Needs the Rust toolchain and Node.js (20.19 or newer) with npm; installs Debian's chromium
+# when it is missing (as root, or through sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 # rustfmt and clippy ship with the toolchain here; if a machine lacks them and cannot fetch
 # them, the checks are skipped loudly and the tests still run.
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== web: npm ci, type check, component tests"
+(cd web && npm ci --no-audit --no-fund --loglevel=error)
+(cd web && npm run typecheck)
+(cd web && npx vitest run) 2>&1 | tee "$logs/vitest.log"
 
 echo "== format"
 if cargo fmt --version >/dev/null 2>&1; then
@@ -15,7 +28,7 @@ else
   echo "SKIPPED: rustfmt is not installed"
 fi
 
-echo "== clippy"
+echo "== clippy (its build of the gateway also builds the web app, gateway/build.rs)"
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
 else
@@ -26,10 +39,29 @@ echo "== wallet signer (npm ci in tests/wallet)"
 (cd tests/wallet && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "== tests"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-cargo test --workspace --locked 2>&1 | tee "$log"
-# One closing line over every suite (cargo prints one "test result" line per test binary).
-passed=$(awk '/^test result:/ {s += $4} END {print s + 0}' "$log")
-failed=$(awk '/^test result:/ {s += $6} END {print s + 0}' "$log")
-echo "tests: $passed passed, $failed failed"
+cargo test --workspace --locked 2>&1 | tee "$logs/cargo.log"
+
+echo "== web bundle budgets (initial JavaScript per route, gzipped, of the build cargo made)"
+(cd web && node scripts/size.mjs)
+
+echo "== end-to-end journeys in headless Chromium"
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "installing Debian's chromium"
+  install=(apt-get install -y --no-install-recommends chromium)
+  if [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${install[@]}" >/dev/null
+  else
+    sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive "${install[@]}" >/dev/null
+  fi
+fi
+cargo build -p gateway --bin trading-server --locked
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/e2e && npm test) 2>&1 | tee "$logs/e2e.log"
+
+# One closing line over every suite.
+rust_passed=$(awk '/^test result:/ {s += $4} END {print s + 0}' "$logs/cargo.log")
+rust_failed=$(awk '/^test result:/ {s += $6} END {print s + 0}' "$logs/cargo.log")
+web_passed=$(sed -E 's/\x1b\[[0-9;]*m//g' "$logs/vitest.log" | awk '/^ +Tests +/ {for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^passed/) print $i}' | tail -1)
+e2e_passed=$(awk '/^ℹ pass/ {print $3}' "$logs/e2e.log" | tail -1)
+e2e_failed=$(awk '/^ℹ fail/ {print $3}' "$logs/e2e.log" | tail -1)
+echo "tests: rust ${rust_passed} passed, ${rust_failed} failed; web ${web_passed:-0} passed; end-to-end ${e2e_passed:-0} passed, ${e2e_failed:-0} failed"
