@@ -53,7 +53,7 @@ test('account login: the §5 rules, the server message on failure, then the toke
       refuse ? { status: 400, code: 'INVALID_CREDENTIALS', message: 'Incorrect username or password' } : { data: { token: 'tok-1', user: USER, isNewUser: false, expiresAt: 0 } },
   });
   const { user, router } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
-  const login = () => screen.getByRole('button', { name: 'Login', exact: true });
+  const login = () => screen.getByRole('button', { name: 'Login' });
   await user.click(login());
   expect(screen.getByText('Please enter your username')).toBeInTheDocument();
   expect(screen.getByText('Please enter your password')).toBeInTheDocument();
@@ -83,7 +83,7 @@ test('an account with 2FA is asked for the authenticator code', async () => {
   const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
   await user.type(screen.getByLabelText('Username'), 'alice_1');
   await user.type(screen.getByLabelText('Password'), '123456');
-  await user.click(screen.getByRole('button', { name: 'Login', exact: true }));
+  await user.click(screen.getByRole('button', { name: 'Login' }));
   expect(await screen.findByLabelText('Authenticator code')).toBeInTheDocument();
 });
 
@@ -121,7 +121,7 @@ test('e-mail login: the code must be 6 digits', async () => {
   await user.click(await screen.findByRole('tab', { name: 'E-mail' }));
   await user.type(await screen.findByLabelText('E-mail'), 'bad@');
   await user.type(screen.getByLabelText('Verification code'), '12a');
-  await user.click(screen.getByRole('button', { name: 'Login', exact: true }));
+  await user.click(screen.getByRole('button', { name: 'Login' }));
   expect(screen.getByText('Please enter a valid e-mail address')).toBeInTheDocument();
   expect(screen.getByText('The verification code must be 6 digits')).toBeInTheDocument();
 });

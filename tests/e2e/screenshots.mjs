@@ -1,0 +1,112 @@
+// Screenshots of every screen at 390x844 and 1440x900, in English and Arabic, against a
+// fresh server: `node screenshots.mjs` writes artifacts/screens/<language>-<width>/*.png.
+// A tool to look at what we build, not a test.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DESKTOP, PHONE, launch, openPage } from './lib/browser.mjs';
+import { Server } from './lib/server.mjs';
+
+const OUT = join(import.meta.dirname, 'artifacts/screens');
+const languages = process.argv[2] ? process.argv[2].split(',') : ['en-US', 'ar-AR'];
+
+const server = new Server();
+await server.start();
+await server.addRule(5);
+const username = `shots${Date.now().toString(36)}`;
+await server.api('POST', '/login/register', { body: { username, email: `${username}@example.com`, password: 'secret1' } });
+const login = await server.api('POST', '/login/login', { body: { username, password: 'secret1' } });
+// A settled contract for the records, and one running for the trade screen.
+await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 'BTCUSDT', direction: 'up', amount: '25', duration: 5, account: 'demo' } });
+await new Promise((r) => setTimeout(r, 9_000));
+await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 'BTCUSDT', direction: 'down', amount: '40', duration: 300, account: 'demo' } });
+
+const browser = await launch();
+const problems = [];
+
+async function shoot(page, dir, name) {
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
+for (const language of languages) {
+  for (const viewport of [PHONE, DESKTOP]) {
+    const dir = join(OUT, `${language}-${viewport.width}`);
+    mkdirSync(dir, { recursive: true });
+
+    const guest = await openPage(browser, { viewport, language });
+    await guest.goto(`${server.origin}/stocks`);
+    await guest.getByTestId('price-BTCUSDT').waitFor();
+    await shoot(guest, dir, '01-markets-guest');
+    await guest.goto(`${server.origin}/login`);
+    await shoot(guest, dir, '02-login');
+    await guest.locator('form button[type=submit]').click();
+    await shoot(guest, dir, '03-login-errors');
+    await guest.getByRole('tab').nth(3).click(); // e-mail mode
+    await shoot(guest, dir, '04-login-email');
+    await guest.getByRole('tab').nth(4).click(); // wallet mode
+    await shoot(guest, dir, '05-login-wallet');
+    await guest.goto(`${server.origin}/login/register?code=ABCD2345`);
+    await guest.locator('form button[type=submit]').click();
+    await shoot(guest, dir, '06-register-errors');
+    await guest.goto(`${server.origin}/login`);
+    await guest.locator('.auth-extras .link-button').click();
+    await shoot(guest, dir, '07-forgot-password');
+    await guest.goto(`${server.origin}/trade/ETHUSDT`);
+    await guest.locator('[data-testid="price-chart"][data-ready="true"]').waitFor();
+    await shoot(guest, dir, '08-trade-guest');
+    await guest.goto(`${server.origin}/no-such-page`);
+    await shoot(guest, dir, '09-not-found');
+    problems.push(...guest.problems.map((p) => `${language} ${viewport.width} guest: ${p}`));
+    await guest.context().close();
+
+    const page = await openPage(browser, { viewport, language });
+    await page.addInitScript(
+      ({ token, user }) => {
+        localStorage.setItem('token', token);
+        localStorage.setItem('user', JSON.stringify(user));
+      },
+      { token: login.token, user: login.user },
+    );
+    await page.goto(`${server.origin}/stocks`);
+    await page.getByTestId('price-BTCUSDT').waitFor();
+    await shoot(page, dir, '10-markets-user');
+    await page.goto(`${server.origin}/trade/BTCUSDT`);
+    await page.locator('[data-testid="price-chart"][data-ready="true"]').waitFor();
+    await shoot(page, dir, '11-trade-user');
+    for (const key of ['ma', 'boll', 'rsi', 'macd']) {
+      await page.locator('.chart-indicators button').nth(['ma', 'ema', 'boll', 'rsi', 'macd'].indexOf(key)).click();
+    }
+    await page.waitForTimeout(800);
+    await shoot(page, dir, '12-trade-indicators');
+    await page.locator('.order-panel input').fill('10');
+    await page.locator('.buy-buttons .btn-up').click();
+    await shoot(page, dir, '13-trade-confirm');
+    await page.keyboard.press('Escape');
+    await page.goto(`${server.origin}/contract-record`);
+    await page.locator('.record-row').first().waitFor();
+    await shoot(page, dir, '14-records-open');
+    await page.getByRole('tab').nth(1).click();
+    await page.locator('.record-row').first().click();
+    await page.getByTestId('contract-details').waitFor();
+    await shoot(page, dir, '15-record-details');
+    await page.keyboard.press('Escape');
+    await page.goto(`${server.origin}/account`);
+    await page.getByTestId('available-balance').waitFor();
+    await shoot(page, dir, '16-account');
+    await page.locator('.header-tools .icon-button[aria-haspopup="dialog"]').click();
+    await shoot(page, dir, '17-notifications');
+    await page.keyboard.press('Escape');
+    await page.locator('.avatar-menu > button').click();
+    await shoot(page, dir, '18-avatar-menu');
+    problems.push(...page.problems.map((p) => `${language} ${viewport.width} user: ${p}`));
+    await page.context().close();
+  }
+}
+
+await browser.close();
+await server.stop();
+console.log(`screenshots in ${OUT}`);
+console.log(problems.length ? `browser problems:\n${problems.join('\n')}` : 'no browser console errors');
+const errors = server.errors();
+console.log(errors.length ? `server errors:\n${errors.join('\n')}` : 'no server log errors');
