@@ -556,7 +556,7 @@ async fn drain_replies(mut tickets: mpsc::Receiver<Ticket<Engine>>, shared: Arc<
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
                 let n = shared.counters.refused.fetch_add(1, Ordering::Relaxed);
-                if n % 1_000 == 0 {
+                if n.is_multiple_of(1_000) {
                     tracing::warn!(error = %e, refused = n + 1, "engine refused a tick");
                 }
             }

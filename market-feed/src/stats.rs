@@ -142,7 +142,7 @@ impl RollingStats {
     /// Feeds the 1-minute candle `candle` of `symbol` (closed or still open). A minute fed again
     /// replaces its earlier version; a minute older than the window is ignored (returns false).
     pub fn on_candle(&mut self, symbol: Symbol, candle: &Candle) -> Result<bool, StatsError> {
-        if candle.open_ms % MINUTE_MS != 0 {
+        if !candle.open_ms.is_multiple_of(MINUTE_MS) {
             return Err(StatsError::NotAMinute { open_ms: candle.open_ms });
         }
         let minute = candle.open_ms / MINUTE_MS;
