@@ -95,8 +95,11 @@ describe('wallet sign-in', () => {
 
   test('switching the wallet to another account signs the user out within 5 s', async () => {
     current = wallets[1];
-    await page.waitForURL(/\/login$/, { timeout: 8_000 });
-    await page.getByText('Your wallet was disconnected or changed, so you have been signed out').waitFor();
+    // The message is a toast that lasts 4 s: look for it while waiting for the redirect.
+    await Promise.all([
+      page.waitForURL(/\/login$/, { timeout: 10_000 }),
+      page.getByText('Your wallet was disconnected or changed, so you have been signed out').waitFor({ timeout: 10_000 }),
+    ]);
     assert.equal(await page.evaluate(() => localStorage.getItem('token')), null);
   });
 

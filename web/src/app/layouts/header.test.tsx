@@ -1,0 +1,88 @@
+import { screen } from '@testing-library/react';
+import { beforeEach, vi } from 'vitest';
+
+import { useDevice } from '@/stores/device';
+import { type User, useSession } from '@/stores/session';
+import { type SiteInfo, useSite } from '@/stores/site';
+import { useWallet } from '@/stores/wallet';
+import { renderAt } from '@/testing/render';
+
+import { Header } from './header';
+
+const SITE: SiteInfo = {
+  logo: '',
+  siteName: 'Acme Trade',
+  siteDescription: '',
+  emailLogin: true,
+  walletLogin: true,
+  customerService: { enabled: true, serviceLink: 'https://support.example.com/chat' },
+  inviteCodeRequired: false,
+};
+
+function user(username: string): User {
+  return {
+    uid: 12,
+    username,
+    nickname: '',
+    avatar: '',
+    bio: '',
+    phone: '',
+    email: null,
+    emailVerified: false,
+    lastLogin: 0,
+    joinTime: 0,
+    inviteCode: 'ABCDEFGH',
+    loginType: username.startsWith('wallet_') ? 'wallet' : 'account',
+    twoFactor: false,
+    hasPassword: true,
+    frozen: false,
+  };
+}
+
+beforeEach(() => {
+  useSite.setState({ info: SITE });
+  useSession.setState({ token: null, user: null });
+  useDevice.setState({ width: 1440, deviceClass: 'desktop' });
+  useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: null } });
+});
+
+test('a guest sees the site name, language, customer service and a guest avatar to /login; no bell', () => {
+  renderAt(<Header />);
+  expect(screen.getByRole('link', { name: 'Acme Trade, home' })).toHaveAttribute('href', '/');
+  expect(screen.getByRole('combobox', { name: 'Language' })).toBeInTheDocument();
+  expect(screen.getByRole('link', { name: 'Guest: sign in' })).toHaveAttribute('href', '/login');
+  expect(screen.queryByRole('button', { name: /Notifications/ })).toBeNull();
+  expect(screen.queryByRole('combobox', { name: 'Trading account' })).toBeNull();
+});
+
+test('customer service opens the configured link in a new tab and shows the hours; hidden when disabled', async () => {
+  const open = vi.spyOn(window, 'open').mockReturnValue(null);
+  const { user: driver, unmount } = renderAt(<Header />);
+  const button = screen.getByRole('button', { name: 'Customer service, 9:00-21:00' });
+  expect(button).toHaveTextContent('9:00-21:00');
+  await driver.click(button);
+  expect(open).toHaveBeenCalledWith('https://support.example.com/chat', '_blank', 'noopener,noreferrer');
+  unmount();
+  useSite.setState({ info: { ...SITE, customerService: { enabled: false, serviceLink: 'https://x' } } });
+  renderAt(<Header />);
+  expect(screen.queryByRole('button', { name: /Customer service/ })).toBeNull();
+});
+
+test('a signed-in user has the bell, the account switch and the avatar menu with logout', async () => {
+  useSession.setState({ token: 'tok', user: user('alice_1') });
+  const { user: driver } = renderAt(<Header />);
+  expect(screen.getByRole('button', { name: 'Notifications' })).toBeInTheDocument();
+  expect(screen.getByRole('combobox', { name: 'Trading account' })).toHaveValue('demo');
+  await driver.click(screen.getByRole('button', { name: 'Account menu' }));
+  expect(screen.getByRole('menuitem', { name: 'Profile' })).toBeInTheDocument();
+  expect(screen.getByRole('menuitem', { name: 'Settings' })).toBeInTheDocument();
+  expect(screen.getByRole('menuitem', { name: 'Logout' })).toBeInTheDocument();
+});
+
+test('a wallet user has no logout', async () => {
+  useSession.setState({ token: 'tok', user: user('wallet_eth_ab12cd34') });
+  const { user: driver } = renderAt(<Header />);
+  await driver.click(screen.getByRole('button', { name: 'Account menu' }));
+  expect(screen.getByRole('menuitem', { name: 'Profile' })).toBeInTheDocument();
+  expect(screen.queryByRole('menuitem', { name: 'Logout' })).toBeNull();
+});
