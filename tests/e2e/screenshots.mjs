@@ -79,6 +79,8 @@ for (const language of languages) {
     }
     await page.waitForTimeout(800);
     await shoot(page, dir, '12-trade-indicators');
+    const toggle = page.locator('.order-panel-header button');
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
     await page.locator('.order-panel input').fill('10');
     await page.locator('.buy-buttons .btn-up').click();
     await shoot(page, dir, '13-trade-confirm');

@@ -36,6 +36,7 @@ async function textsFor(language) {
     candles: web.trade.candles,
     buyUp: web.trade.panel.buyUp,
     amount: web.trade.panel.amount,
+    panelToggle: web.trade.panel.toggle,
     confirmTitle: web.trade.confirm.title,
     confirmOrder: web.trade.confirm.submit,
     ruleEntry: web.trade.confirm.ruleEntry,
@@ -150,6 +151,9 @@ for (const [language, viewport] of [
     });
 
     test('a demo contract is confirmed with its rules, enters and settles', async () => {
+      // On a phone the panel is a bar with the buy buttons: open it to set the amount.
+      const toggle = page.getByRole('button', { name: t.panelToggle });
+      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
       await page.getByLabel(t.amount).fill('10');
       await page.getByRole('radio', { name: new RegExp(`^${escape(t.shortDuration)}`) }).click();
       await page.getByRole('button', { name: t.buyUp, exact: true }).click();

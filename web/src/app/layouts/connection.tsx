@@ -5,10 +5,15 @@
 import { useTranslation } from 'react-i18next';
 
 import { useConnectionStatus, ws } from '@/lib/ws';
+import { useDevice } from '@/stores/device';
 
 export function ConnectionDot() {
   const { t } = useTranslation();
   const { state } = useConnectionStatus();
+  const compact = useDevice((s) => s.deviceClass !== 'desktop');
+  // On a phone the header has no room to spare: the dot shows only when the line is not live
+  // (the banner below the header says more).
+  if (compact && state === 'open') return null;
   const label = t(`connection.${state}`, { attempt: 0, max: 0 });
   return <span className={`connection-dot connection-${state}`} role="img" aria-label={`${t('connection.state')}: ${label}`} title={label} />;
 }

@@ -119,10 +119,10 @@ export function ContractRecords() {
                   <span className={`pill ${record.direction === 'up' ? 'pill-up' : 'pill-down'}`}>{t(`records.${record.direction}`)}</span>
                   <span className="muted">{t(`header.${record.account}`)}</span>
                 </span>
-                <span className="record-sub muted num">{formatDateTime(record.acceptedAt, i18n.language)}</span>
                 <span className="record-amount num">{formatMoney(record.stake, i18n.language)} USDT</span>
-                <span className="record-state">{t(outcomeKey(record))}</span>
-                <span className="record-profit">
+                <span className="record-time muted">{formatDateTime(record.acceptedAt, i18n.language)}</span>
+                <span className="record-result">
+                  <span className="record-state">{t(outcomeKey(record))}</span>
                   <ProfitCell record={record} />
                 </span>
               </button>

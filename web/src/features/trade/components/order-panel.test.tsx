@@ -1,6 +1,7 @@
 import { act, screen, within } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
+import { useDevice } from '@/stores/device';
 import { useSession } from '@/stores/session';
 import { useWallet } from '@/stores/wallet';
 import { mockApi } from '@/testing/api';
@@ -23,6 +24,7 @@ function balance(available: string) {
 
 beforeEach(() => {
   vi.unstubAllGlobals();
+  useDevice.setState({ width: 1440, deviceClass: 'desktop' });
   useSession.setState({ token: 'tok', user: null });
   useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: balance('100') } });
   useContracts.setState({ byId: {} });
@@ -152,4 +154,18 @@ test('a closed market cannot be traded', async () => {
   await screen.findByRole('radiogroup', { name: 'Duration' });
   expect(screen.getByRole('button', { name: 'Buy Up' })).toBeDisabled();
   expect(screen.getByText('The market is closed; trading resumes when it opens')).toBeInTheDocument();
+});
+
+test('on a phone the panel is a bar with the buy buttons; a buy that needs the fields opens it', async () => {
+  useDevice.setState({ width: 390, deviceClass: 'mobile' });
+  mockApi({ 'GET /api/trade/rules': () => ({ data: RULES }) });
+  const { user } = panel();
+  const toggle = screen.getByRole('button', { name: 'Show or hide the trading panel' });
+  expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  expect(await screen.findByText('1 min · 85%')).toBeInTheDocument();
+  expect(screen.getByLabelText('Amount (USDT)')).not.toBeVisible();
+  await user.click(screen.getByRole('button', { name: 'Buy Up' }));
+  expect(screen.getByRole('alert')).toHaveTextContent('Please enter a valid amount');
+  expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  expect(screen.getByLabelText('Amount (USDT)')).toBeVisible();
 });

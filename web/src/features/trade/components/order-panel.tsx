@@ -14,6 +14,7 @@ import { ErrorState } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { compare, decimal, fractionDigits, multiply, winCredit } from '@/lib/decimal';
 import { formatDuration, formatMoney, formatRate } from '@/lib/format';
+import { useDevice } from '@/stores/device';
 import { useSession } from '@/stores/session';
 import { ws } from '@/lib/ws';
 import { toast } from '@/stores/toast';
@@ -61,7 +62,9 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
   const account = useWallet((s) => s.account);
   const available = useWallet((s) => s.balances[s.account]?.available);
   const { rules, error: rulesError, retry } = useRules();
-  const [expanded, setExpanded] = useState(true);
+  // Open beside the chart on a desktop; on a phone the panel is a bar at the bottom with the
+  // buy buttons, opened to change the amount or duration.
+  const [expanded, setExpanded] = useState(() => useDevice.getState().deviceClass === 'desktop');
   const [amount, setAmount] = useState('');
   const [duration, setDuration] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -87,6 +90,7 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
     const problem = checkAmount(amount, rule, available);
     if (problem) {
       setMessage(t(problem.key, problem.values));
+      setExpanded(true);
       return;
     }
     setDraft({ direction, amount: amount.trim(), rule: rule! });
@@ -144,6 +148,12 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
           <ChevronIcon className={expanded ? 'chevron-open' : ''} />
         </button>
       </header>
+      {!expanded && rule && (
+        <p className="order-summary muted num">
+          {amount ? `${amount} USDT · ` : ''}
+          {formatDuration(rule.duration, t)} · {formatRate(rule.payoutRate, i18n.language)}
+        </p>
+      )}
       <form id={panelId} hidden={!expanded} onSubmit={submit} noValidate>
         {rulesError ? (
           <ErrorState text={rulesError} onRetry={() => void retry()} />
@@ -207,33 +217,35 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
                 </div>
               )}
             </dl>
-            {message && (
-              <div className="form-error" role="alert">
-                {message}
-                {!signedIn && (
-                  <>
-                    {' '}
-                    <Link to="/login">{t('trade.loginToTrade')}</Link>
-                  </>
-                )}
-              </div>
-            )}
-            {!marketOpen && (
-              <div className="form-note" role="status">
-                {t('trade.marketClosed')}
-              </div>
-            )}
-            <div className="buy-buttons">
-              <button type="button" className="btn btn-up" disabled={!marketOpen || sending || !rules} onClick={() => buy('up')}>
-                {t('trade.panel.buyUp')}
-              </button>
-              <button type="button" className="btn btn-down" disabled={!marketOpen || sending || !rules} onClick={() => buy('down')}>
-                {t('trade.panel.buyDown')}
-              </button>
-            </div>
           </>
         )}
       </form>
+      {message && (
+        <div className="form-error" role="alert">
+          {message}
+          {!signedIn && (
+            <>
+              {' '}
+              <Link to="/login">{t('trade.loginToTrade')}</Link>
+            </>
+          )}
+        </div>
+      )}
+      {!marketOpen && (
+        <div className="form-note" role="status">
+          {t('trade.marketClosed')}
+        </div>
+      )}
+      {!rulesError && (
+        <div className="buy-buttons">
+          <button type="button" className="btn btn-up" disabled={!marketOpen || sending || !rules} onClick={() => buy('up')}>
+            {t('trade.panel.buyUp')}
+          </button>
+          <button type="button" className="btn btn-down" disabled={!marketOpen || sending || !rules} onClick={() => buy('down')}>
+            {t('trade.panel.buyDown')}
+          </button>
+        </div>
+      )}
       {draft && <ConfirmOrder draft={draft} symbol={symbol} account={account} sending={sending} onCancel={() => setDraft(null)} onConfirm={() => void confirm()} />}
     </section>
   );

@@ -147,6 +147,8 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   const toggleIndicator = (key: IndicatorKey) =>
     setIndicators((current) => (current.includes(key) ? current.filter((k) => k !== key) : [...current, key]));
 
+  // RSI and MACD each add a pane below the prices: the chart grows instead of squeezing them.
+  const panes = indicators.filter((k) => k === 'rsi' || k === 'macd').length;
   const shown = hover ?? latest;
   const price = (value: number) => formatDecimal(value, i18n.language, precision);
   return (
@@ -185,28 +187,28 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
           </div>
         </div>
       </div>
-      <div className="chart-readout num" aria-live="off">
+      <div className="chart-readout" aria-live="off">
         {shown && (
           <>
             <span>
-              {t('trade.open')} <b>{price(shown.open)}</b>
+              {t('trade.open')} <b className="num">{price(shown.open)}</b>
             </span>
             <span>
-              {t('trade.high')} <b>{price(shown.high)}</b>
+              {t('trade.high')} <b className="num">{price(shown.high)}</b>
             </span>
             <span>
-              {t('trade.low')} <b>{price(shown.low)}</b>
+              {t('trade.low')} <b className="num">{price(shown.low)}</b>
             </span>
             <span>
-              {t('trade.close')} <b className={shown.close >= shown.open ? 'up' : 'down'}>{price(shown.close)}</b>
+              {t('trade.close')} <b className={`num ${shown.close >= shown.open ? 'up' : 'down'}`}>{price(shown.close)}</b>
             </span>
             <span>
-              {t('trade.volume')} <b>{formatVolume(shown.volume, i18n.language)}</b>
+              {t('trade.volume')} <b className="num">{formatVolume(shown.volume, i18n.language)}</b>
             </span>
           </>
         )}
       </div>
-      <div className="chart-frame" dir="ltr">
+      <div className="chart-frame" dir="ltr" style={{ '--panes': panes } as React.CSSProperties}>
         <div
           ref={container}
           className="chart-canvas"
