@@ -60,6 +60,9 @@ async function textsFor(language) {
     chartPeriod: web.trade.period,
     demo: web.header.demo,
     shortDuration: web.time.seconds.replace('{{count}}', String(SHORT_DURATION_S)),
+    userMenu: web.header.userMenu,
+    logout: web.header.logout,
+    expired: web.auth.errors.sessionExpired,
   };
 }
 
@@ -114,8 +117,9 @@ for (const [language, viewport] of [
       await form.getByRole('button', { name: t.register, exact: true }).click();
       await page.getByText(t.registered).waitFor();
       await page.waitForURL(/\/login$/);
-      // The form was cleared and the Login tab is shown.
-      assert.equal(await page.getByRole('tab', { name: t.login, exact: true }).getAttribute('aria-selected'), 'true');
+      // The Login tab is shown, with an empty form.
+      await page.locator('[role="tab"][aria-selected="true"]', { hasText: t.login }).waitFor();
+      assert.equal(await page.getByLabel(t.username, { exact: true }).inputValue(), '');
     });
 
     test('login goes home with the balance in the header', async () => {
@@ -178,6 +182,14 @@ for (const [language, viewport] of [
       const text = await details.innerText();
       assert.match(text, new RegExp(`${escape(t.entryTick)}\\s*#\\d+`));
       assert.match(text, new RegExp(`${escape(t.exitTick)}\\s*#\\d+`));
+    });
+
+    test('logout ends the session and goes to /login, without an expiry message', async () => {
+      await page.getByRole('button', { name: t.userMenu }).click();
+      await page.getByRole('menuitem', { name: t.logout }).click();
+      await page.waitForURL(/\/login$/);
+      assert.equal(await page.evaluate(() => localStorage.getItem('token')), null);
+      assert.equal(await page.getByText(t.expired).count(), 0);
     });
 
     test('no errors in the browser console or the server log', () => {

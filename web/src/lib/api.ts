@@ -5,5 +5,5 @@ import { createApiClient } from './api-client';
 
 export const api = createApiClient({
   getToken: currentToken,
-  onUnauthorized: () => useSession.getState().signOut('expired'),
+  onUnauthorized: () => useSession.getState().expire(),
 });

@@ -34,9 +34,17 @@ interface SessionState {
   user: User | null;
   /** Why the last session ended, until the shell has shown it. */
   endedBy: SessionEnd | null;
+  /**
+   * Set while this app ends the session itself (logout, a changed wallet): the server's own
+   * notice that the session ended (a 401, the socket's close) must not read as "expired".
+   */
+  ending: SessionEnd | null;
   signIn(token: string, user: User): void;
   setUser(user: User): void;
+  beginSignOut(reason: SessionEnd): void;
   signOut(reason: SessionEnd): void;
+  /** The server says the session is over: expired, unless this app is ending it. */
+  expire(): void;
   acknowledgeEnd(): void;
 }
 
@@ -50,25 +58,33 @@ function storedUser(): User | null {
   return user && typeof user.username === 'string' ? { ...user, loginType: loginTypeOf(user.username) } : null;
 }
 
-export const useSession = create<SessionState>()((set) => ({
+export const useSession = create<SessionState>()((set, get) => ({
   token: readKey(StorageKey.token),
   user: storedUser(),
   endedBy: null,
+  ending: null,
   signIn(token, user) {
     const withType = { ...user, loginType: loginTypeOf(user.username) };
     writeKey(StorageKey.token, token);
     writeKey(StorageKey.user, JSON.stringify(withType));
-    set({ token, user: withType, endedBy: null });
+    set({ token, user: withType, endedBy: null, ending: null });
   },
   setUser(user) {
     const withType = { ...user, loginType: loginTypeOf(user.username) };
     writeKey(StorageKey.user, JSON.stringify(withType));
     set({ user: withType });
   },
+  beginSignOut(reason) {
+    set({ ending: reason });
+  },
   signOut(reason) {
     writeKey(StorageKey.token, null);
     writeKey(StorageKey.user, null);
-    set({ token: null, user: null, endedBy: reason });
+    set({ token: null, user: null, endedBy: reason, ending: null });
+  },
+  expire() {
+    const { token, ending } = get();
+    if (token && !ending) get().signOut('expired');
   },
   acknowledgeEnd() {
     set({ endedBy: null });

@@ -45,7 +45,7 @@ function refreshWallets(): void {
 }
 
 function endSession(): void {
-  if (useSession.getState().token) useSession.getState().signOut('expired');
+  useSession.getState().expire();
 }
 
 /** The socket's listeners live as long as the page: the shell may unmount and mount again. */

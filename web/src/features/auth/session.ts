@@ -24,6 +24,10 @@ export function useFinishLogin() {
 
 /** Ends the session on the server, then here (even when the server cannot be reached). */
 export async function signOutUser(reason: 'logout' | 'wallet-changed' = 'logout'): Promise<void> {
+  const session = useSession.getState();
+  if (!session.token) return;
+  // The server closes this session's sockets as it ends it: that is this sign-out, not an expiry.
+  session.beginSignOut(reason);
   try {
     await authApi.logout();
   } catch {
