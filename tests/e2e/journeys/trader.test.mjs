@@ -185,6 +185,7 @@ for (const [language, viewport] of [
     });
 
     test('logout ends the session and goes to /login, without an expiry message', async () => {
+      await page.keyboard.press('Escape'); // the contract details
       await page.getByRole('button', { name: t.userMenu }).click();
       await page.getByRole('menuitem', { name: t.logout }).click();
       await page.waitForURL(/\/login$/);
