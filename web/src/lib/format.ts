@@ -12,17 +12,22 @@ export function intlLocale(language: string): string {
   return language === 'ar-AR' ? 'ar-u-nu-latn' : language;
 }
 
-const cache = new Map<string, Intl.NumberFormat>();
-
-function numberFormat(language: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
-  const key = `${language}|${JSON.stringify(options)}`;
-  let format = cache.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(intlLocale(language), options);
-    cache.set(key, format);
-  }
-  return format;
+/** Intl formatters are costly to make and many are made per second: one per language and options. */
+function memo<O, F>(make: (locale: string, options: O) => F) {
+  const made = new Map<string, F>();
+  return (language: string, options: O): F => {
+    const key = `${language}|${JSON.stringify(options)}`;
+    let format = made.get(key);
+    if (!format) {
+      format = make(intlLocale(language), options);
+      made.set(key, format);
+    }
+    return format;
+  };
 }
+
+const numberFormat = memo((locale, options: Intl.NumberFormatOptions) => new Intl.NumberFormat(locale, options));
+const dateFormat = memo((locale, options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, options));
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
@@ -91,18 +96,6 @@ export function formatVolume(value: string | number, language: Language | string
     }
   }
   return numberFormat(language, { maximumFractionDigits: 2 }).format(number);
-}
-
-const dateCache = new Map<string, Intl.DateTimeFormat>();
-
-function dateFormat(language: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = `${language}|${JSON.stringify(options)}`;
-  let format = dateCache.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat(intlLocale(language), options);
-    dateCache.set(key, format);
-  }
-  return format;
 }
 
 /** Date and time to the second, 24-hour clock. */

@@ -2,42 +2,16 @@ import { screen } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
 import { useDevice } from '@/stores/device';
-import { type User, useSession } from '@/stores/session';
-import { type SiteInfo, useSite } from '@/stores/site';
+import { useSession } from '@/stores/session';
+import { useSite } from '@/stores/site';
 import { useWallet } from '@/stores/wallet';
+import { siteInfo, testUser } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
 import { Header } from './header';
 
-const SITE: SiteInfo = {
-  logo: '',
-  siteName: 'Acme Trade',
-  siteDescription: '',
-  emailLogin: true,
-  walletLogin: true,
-  customerService: { enabled: true, serviceLink: 'https://support.example.com/chat' },
-  inviteCodeRequired: false,
-};
+const SITE = siteInfo({ siteName: 'Acme Trade', customerService: { enabled: true, serviceLink: 'https://support.example.com/chat' } });
 
-function user(username: string): User {
-  return {
-    uid: 12,
-    username,
-    nickname: '',
-    avatar: '',
-    bio: '',
-    phone: '',
-    email: null,
-    emailVerified: false,
-    lastLogin: 0,
-    joinTime: 0,
-    inviteCode: 'ABCDEFGH',
-    loginType: username.startsWith('wallet_') ? 'wallet' : 'account',
-    twoFactor: false,
-    hasPassword: true,
-    frozen: false,
-  };
-}
 
 beforeEach(() => {
   useSite.setState({ info: SITE });
@@ -69,7 +43,7 @@ test('customer service opens the configured link in a new tab and shows the hour
 });
 
 test('a signed-in user has the bell, the account switch and the avatar menu with logout', async () => {
-  useSession.setState({ token: 'tok', user: user('alice_1') });
+  useSession.setState({ token: 'tok', user: testUser('alice_1') });
   const { user: driver } = renderAt(<Header />);
   expect(screen.getByRole('button', { name: 'Notifications' })).toBeInTheDocument();
   expect(screen.getByRole('combobox', { name: 'Trading account' })).toHaveValue('demo');
@@ -80,7 +54,7 @@ test('a signed-in user has the bell, the account switch and the avatar menu with
 });
 
 test('a wallet user has no logout', async () => {
-  useSession.setState({ token: 'tok', user: user('wallet_eth_ab12cd34') });
+  useSession.setState({ token: 'tok', user: testUser('wallet_eth_ab12cd34') });
   const { user: driver } = renderAt(<Header />);
   await driver.click(screen.getByRole('button', { name: 'Account menu' }));
   expect(screen.getByRole('menuitem', { name: 'Profile' })).toBeInTheDocument();

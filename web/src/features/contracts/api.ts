@@ -1,32 +1,10 @@
 /** Contract records (read model): the user's contracts, newest first, with their ticks. */
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
+import type { ContractRow } from '@/types/api';
 
-export interface TickRow {
-  price: string;
-  time: number;
-  sequence: number;
-}
-
-export interface ContractRecord {
-  id: number;
-  account: 'real' | 'demo';
-  symbol: string;
-  direction: 'up' | 'down';
-  stake: string;
-  fee: string;
-  payoutRate: string;
-  duration: number;
-  acceptedAt: number;
-  entry: TickRow | null;
-  expiryAt: number | null;
-  exit: TickRow | null;
-  outcome: string | null;
-  credited: string | null;
-  profit: string | null;
-  settledAt: number | null;
-  status: 'waiting_entry' | 'open' | 'settled' | 'void';
-}
+/** A contract record with its ticks. */
+export type ContractRecord = ContractRow;
 
 export const RECORDS_PAGE_SIZE = 20;
 

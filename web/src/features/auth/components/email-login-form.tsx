@@ -2,13 +2,11 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Field } from '@/components/field';
-
 import { authApi } from '../api';
 import { useLoginSubmit } from '../hooks/use-login-submit';
 import { type FieldErrors, hasErrors, validateEmailLogin } from '../validation';
 import { FormFailure, SubmitButton, TotpField } from './form-parts';
-import { SendCodeButton } from './send-code-button';
+import { EmailCodeFields } from './email-code-fields';
 
 export function EmailLoginForm({ remember, extras }: { remember: boolean; extras: ReactNode }) {
   const { t } = useTranslation();
@@ -35,26 +33,15 @@ export function EmailLoginForm({ remember, extras }: { remember: boolean; extras
           {notice}
         </div>
       )}
-      <Field label={t('auth.email')} name="email" type="email" autoComplete="email" dir="ltr" value={form.email} onChange={set('email')} error={errors.email && t(errors.email)} />
-      <Field
-        label={t('auth.code')}
-        name="code"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        maxLength={6}
-        dir="ltr"
-        value={form.code}
-        onChange={set('code')}
-        error={errors.code && t(errors.code)}
-        after={
-          <SendCodeButton
-            email={form.email}
-            send={authApi.sendLoginCode}
-            onEmailError={(key) => setErrors((e) => ({ ...e, email: key }))}
-            onFailure={login.setFailure}
-            onSent={(email) => setNotice(t('auth.codeSent', { email }))}
-          />
-        }
+      <EmailCodeFields
+        email={form.email}
+        code={form.code}
+        onChange={set}
+        errors={errors}
+        send={authApi.sendLoginCode}
+        onEmailError={(key) => setErrors((e) => ({ ...e, email: key }))}
+        onFailure={login.setFailure}
+        onSent={(email) => setNotice(t('auth.codeSent', { email }))}
       />
       {login.needsTotp && <TotpField value={form.totpCode} onChange={set('totpCode')} />}
       {extras}

@@ -11,7 +11,7 @@ import { errorMessage } from '@/lib/api-client';
 import { authApi } from '../api';
 import { type FieldErrors, hasErrors, validateEmailLogin, validateReset } from '../validation';
 import { FormFailure, SubmitButton } from './form-parts';
-import { SendCodeButton } from './send-code-button';
+import { EmailCodeFields } from './email-code-fields';
 
 type Step = 'verify' | 'reset' | 'done';
 const STEPS: Step[] = ['verify', 'reset', 'done'];
@@ -89,26 +89,15 @@ export function ForgotPassword({ onBack }: { onBack(): void }) {
       )}
       {step === 'verify' && (
         <form onSubmit={verify} noValidate>
-          <Field label={t('auth.email')} name="email" type="email" autoComplete="email" dir="ltr" value={form.email} onChange={set('email')} error={error('email')} />
-          <Field
-            label={t('auth.code')}
-            name="code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            dir="ltr"
-            value={form.code}
-            onChange={set('code')}
-            error={error('code')}
-            after={
-              <SendCodeButton
-                email={form.email}
-                send={authApi.forgotSendCode}
-                onEmailError={(key) => setErrors((e) => ({ ...e, email: key }))}
-                onFailure={setFailure}
-                onSent={(email) => setNotice(t('auth.codeSent', { email }))}
-              />
-            }
+          <EmailCodeFields
+            email={form.email}
+            code={form.code}
+            onChange={set}
+            errors={errors}
+            send={authApi.forgotSendCode}
+            onEmailError={(key) => setErrors((e) => ({ ...e, email: key }))}
+            onFailure={setFailure}
+            onSent={(email) => setNotice(t('auth.codeSent', { email }))}
           />
           <SubmitButton busy={busy} label={t('auth.forgot.verify')} />
         </form>

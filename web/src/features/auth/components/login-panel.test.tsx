@@ -4,41 +4,16 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { useSession } from '@/stores/session';
 import { useSite } from '@/stores/site';
 import { mockApi } from '@/testing/api';
+import { siteInfo, testUser } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
 import { AuthPage } from './auth-page';
 
-const USER = {
-  uid: 3,
-  username: 'alice_1',
-  nickname: '',
-  avatar: '',
-  bio: '',
-  phone: '',
-  email: 'alice@example.com',
-  emailVerified: true,
-  lastLogin: 0,
-  joinTime: 0,
-  inviteCode: 'ABCDEFGH',
-  loginType: 'account',
-  twoFactor: false,
-  hasPassword: true,
-  frozen: false,
-};
+const USER = testUser();
 
 beforeEach(() => {
   useSession.setState({ token: null, user: null, endedBy: null });
-  useSite.setState({
-    info: {
-      logo: '',
-      siteName: 'Trading Pro',
-      siteDescription: '',
-      emailLogin: true,
-      walletLogin: true,
-      customerService: { enabled: false, serviceLink: '' },
-      inviteCodeRequired: false,
-    },
-  });
+  useSite.setState({ info: siteInfo() });
 });
 
 afterEach(() => {

@@ -2,6 +2,7 @@ import { screen } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
 import { mockApi } from '@/testing/api';
+import { siteInfo } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 import { useSite } from '@/stores/site';
 
@@ -77,17 +78,7 @@ test('the invite code comes from ?code=, the server refusals are shown on their 
 });
 
 test('when the site requires an invite code, an empty one is refused', async () => {
-  useSite.setState({
-    info: {
-      logo: '',
-      siteName: 'Trading Pro',
-      siteDescription: '',
-      emailLogin: true,
-      walletLogin: true,
-      customerService: { enabled: false, serviceLink: '' },
-      inviteCodeRequired: true,
-    },
-  });
+  useSite.setState({ info: siteInfo({ inviteCodeRequired: true }) });
   const { user } = await openRegister();
   await user.click(submit());
   expect(await screen.findByText('Please enter your invitation code')).toBeInTheDocument();

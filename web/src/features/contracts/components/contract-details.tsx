@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { type DetailRow, DetailList } from '@/components/detail-list';
 import { Dialog } from '@/components/dialog';
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
@@ -33,7 +34,7 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
   }, [id, reload]);
 
   const lang = i18n.language;
-  const rows: Array<[string, string, string?]> = record
+  const rows: DetailRow[] = record
     ? [
         [t('records.orderNo'), String(record.id)],
         [t('records.symbol'), record.symbol],
@@ -65,14 +66,7 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
       ) : !record ? (
         <Spinner />
       ) : (
-        <dl className="detail-rows" data-testid="contract-details">
-          {rows.map(([label, value, tone]) => (
-            <div key={label}>
-              <dt>{label}</dt>
-              <dd className={tone ? `num ${tone}` : 'num'}>{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <DetailList rows={rows} testId="contract-details" />
       )}
     </Dialog>
   );

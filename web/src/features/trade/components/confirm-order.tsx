@@ -5,6 +5,7 @@
  */
 import { useTranslation } from 'react-i18next';
 
+import { type DetailRow, DetailList } from '@/components/detail-list';
 import { Dialog } from '@/components/dialog';
 import { multiply, winCredit } from '@/lib/decimal';
 import { formatDuration, formatMoney, formatRate } from '@/lib/format';
@@ -24,7 +25,7 @@ interface ConfirmOrderProps {
 export function ConfirmOrder({ draft, symbol, account, sending, onCancel, onConfirm }: ConfirmOrderProps) {
   const { t, i18n } = useTranslation();
   const fee = multiply(draft.amount, draft.rule.feeRate);
-  const rows: Array<[string, string, string?]> = [
+  const rows: DetailRow[] = [
     [t('trade.confirm.market'), symbol],
     [t('trade.confirm.direction'), t(`trade.confirm.${draft.direction}`), draft.direction],
     [t('trade.confirm.account'), t(`header.${account}`)],
@@ -36,14 +37,7 @@ export function ConfirmOrder({ draft, symbol, account, sending, onCancel, onConf
   ];
   return (
     <Dialog open title={t('trade.confirm.title')} onClose={onCancel}>
-      <dl className="confirm-rows">
-        {rows.map(([label, value, tone]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd className={tone ? `num ${tone}` : 'num'}>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <DetailList rows={rows} />
       <h3 className="confirm-rules-title">{t('trade.confirm.rulesTitle')}</h3>
       <ul className="confirm-rules">
         <li>{t('trade.confirm.ruleEntry')}</li>

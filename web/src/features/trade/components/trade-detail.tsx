@@ -9,7 +9,7 @@ import { ErrorState, Spinner } from '@/components/states';
 import { formatMoney } from '@/lib/format';
 
 import { useContractFeed } from '../hooks/use-contract-feed';
-import { useMarketLine } from '../hooks/use-market-line';
+import { useMarketItem } from '../hooks/use-market-line';
 import { useContracts } from '../stores/contracts';
 import type { ChartContract } from '../chart/chart-controller';
 import { LiveContracts } from './live-contracts';
@@ -19,7 +19,7 @@ import { TradeHeader } from './trade-header';
 
 export function TradeDetail({ symbol }: { symbol: string }) {
   const { t, i18n } = useTranslation();
-  const { line, tick, error, retry } = useMarketLine(symbol);
+  const { line, tick, error, retry } = useMarketItem(symbol);
   useContractFeed();
   const byId = useContracts((s) => s.byId);
   const chartContracts = useMemo<ChartContract[]>(

@@ -3,10 +3,10 @@ import { useTranslation } from 'react-i18next';
 
 import { formatDecimal, formatPercent, formatVolume } from '@/lib/format';
 
-import type { MarketLine } from '../api';
+import type { MarketItem } from '../api';
 import type { TickData } from '../hooks/use-market-line';
 
-export function TradeHeader({ line, tick }: { line: MarketLine; tick: TickData | null }) {
+export function TradeHeader({ line, tick }: { line: MarketItem; tick: TickData | null }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
   const price = tick?.price ?? line.price;

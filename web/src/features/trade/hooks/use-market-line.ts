@@ -8,7 +8,7 @@ import { ApiError, errorMessage } from '@/lib/api-client';
 import { compare } from '@/lib/decimal';
 import { useTopic } from '@/lib/ws';
 
-import { type MarketLine, tradeApi } from '../api';
+import { type MarketItem, tradeApi } from '../api';
 
 export const STATS_REFRESH_MS = 30_000;
 
@@ -23,8 +23,8 @@ export interface TickData {
   index: number;
 }
 
-export function useMarketLine(symbol: string) {
-  const [line, setLine] = useState<MarketLine | null>(null);
+export function useMarketItem(symbol: string) {
+  const [line, setLine] = useState<MarketItem | null>(null);
   const [tick, setTick] = useState<TickData | null>(null);
   const [error, setError] = useState<{ message: string; notFound: boolean } | null>(null);
 

@@ -1,0 +1,47 @@
+/** Shapes of the server's answers that more than one feature reads (the server's DTOs). */
+
+/** A market list line (spec §3 market item); also the websocket's ticker frame. */
+export interface MarketItem {
+  symbol: string;
+  name: string;
+  category: 'crypto' | 'forex';
+  precision: number;
+  price: string;
+  change: string;
+  changePercent: string;
+  high: string;
+  low: string;
+  volume: string;
+  open: string;
+  close: string;
+  isOpen: boolean;
+  stale: boolean;
+}
+
+/** A tick that decided a contract: price, time and log index. */
+export interface TickRow {
+  price: string;
+  time: number;
+  sequence: number;
+}
+
+/** A contract record (spec §3), with its entry and exit ticks once known. */
+export interface ContractRow {
+  id: number;
+  account: 'real' | 'demo';
+  symbol: string;
+  direction: 'up' | 'down';
+  stake: string;
+  fee: string;
+  payoutRate: string;
+  duration: number;
+  acceptedAt: number;
+  entry: TickRow | null;
+  expiryAt: number | null;
+  exit: TickRow | null;
+  outcome: string | null;
+  credited: string | null;
+  profit: string | null;
+  settledAt: number | null;
+  status: 'waiting_entry' | 'open' | 'settled' | 'void';
+}
