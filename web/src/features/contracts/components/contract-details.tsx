@@ -36,26 +36,26 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
   const lang = i18n.language;
   const rows: DetailRow[] = record
     ? [
-        [t('records.orderNo'), String(record.id)],
-        [t('records.symbol'), record.symbol],
-        [t('records.account'), t(`header.${record.account}`)],
-        [t('records.direction'), t(`records.${record.direction}`), record.direction],
-        [t('records.amount'), `${formatMoney(record.stake, lang)} USDT`],
-        [t('records.fee'), `${formatMoney(record.fee, lang)} USDT`],
-        [t('records.payoutRate'), formatRate(record.payoutRate, lang)],
-        [t('records.duration'), formatDuration(record.duration, t)],
-        [t('records.openPrice'), record.entry?.price ?? '--'],
-        [t('records.openTime'), formatDateTime(record.entry?.time, lang)],
-        [t('records.entryTick'), record.entry ? `#${record.entry.sequence}` : '--'],
-        [t('records.closePrice'), record.exit?.price ?? '--'],
-        [t('records.closeTime'), formatDateTime(record.exit?.time, lang)],
-        [t('records.exitTick'), record.exit ? `#${record.exit.sequence}` : '--'],
-        [t('records.state'), t(outcomeKey(record))],
-        [
-          t('records.profit'),
-          record.profit === null ? '--' : `${formatMoney(record.profit, lang, true)} USDT`,
-          record.profit === null ? undefined : record.profit.startsWith('-') ? 'down' : 'up',
-        ],
+        { label: t('records.orderNo'), value: String(record.id) },
+        { label: t('records.symbol'), value: record.symbol },
+        { label: t('records.account'), value: t(`header.${record.account}`), text: true },
+        { label: t('records.direction'), value: t(`records.${record.direction}`), tone: record.direction, text: true },
+        { label: t('records.amount'), value: `${formatMoney(record.stake, lang)} USDT` },
+        { label: t('records.fee'), value: `${formatMoney(record.fee, lang)} USDT` },
+        { label: t('records.payoutRate'), value: formatRate(record.payoutRate, lang) },
+        { label: t('records.duration'), value: formatDuration(record.duration, t), text: true },
+        { label: t('records.openPrice'), value: record.entry?.price ?? '--' },
+        { label: t('records.openTime'), value: formatDateTime(record.entry?.time, lang), text: true },
+        { label: t('records.entryTick'), value: record.entry ? `#${record.entry.sequence}` : '--' },
+        { label: t('records.closePrice'), value: record.exit?.price ?? '--' },
+        { label: t('records.closeTime'), value: formatDateTime(record.exit?.time, lang), text: true },
+        { label: t('records.exitTick'), value: record.exit ? `#${record.exit.sequence}` : '--' },
+        { label: t('records.state'), value: t(outcomeKey(record)), text: true },
+        {
+          label: t('records.profit'),
+          value: record.profit === null ? '--' : `${formatMoney(record.profit, lang, true)} USDT`,
+          tone: record.profit === null ? undefined : record.profit.startsWith('-') ? 'down' : 'up',
+        },
       ]
     : [];
 

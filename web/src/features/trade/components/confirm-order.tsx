@@ -26,14 +26,14 @@ export function ConfirmOrder({ draft, symbol, account, sending, onCancel, onConf
   const { t, i18n } = useTranslation();
   const fee = multiply(draft.amount, draft.rule.feeRate);
   const rows: DetailRow[] = [
-    [t('trade.confirm.market'), symbol],
-    [t('trade.confirm.direction'), t(`trade.confirm.${draft.direction}`), draft.direction],
-    [t('trade.confirm.account'), t(`header.${account}`)],
-    [t('trade.confirm.amount'), `${formatMoney(draft.amount, i18n.language)} USDT`],
-    [t('trade.confirm.duration'), formatDuration(draft.rule.duration, t)],
-    [t('trade.confirm.payoutRate'), formatRate(draft.rule.payoutRate, i18n.language)],
-    [t('trade.confirm.fee'), `${formatMoney(fee, i18n.language)} USDT`],
-    [t('trade.confirm.expectedReturn'), `${formatMoney(winCredit(draft.amount, draft.rule.payoutRate), i18n.language)} USDT`],
+    { label: t('trade.confirm.market'), value: symbol },
+    { label: t('trade.confirm.direction'), value: t(`trade.confirm.${draft.direction}`), tone: draft.direction, text: true },
+    { label: t('trade.confirm.account'), value: t(`header.${account}`), text: true },
+    { label: t('trade.confirm.amount'), value: `${formatMoney(draft.amount, i18n.language)} USDT` },
+    { label: t('trade.confirm.duration'), value: formatDuration(draft.rule.duration, t), text: true },
+    { label: t('trade.confirm.payoutRate'), value: formatRate(draft.rule.payoutRate, i18n.language) },
+    { label: t('trade.confirm.fee'), value: `${formatMoney(fee, i18n.language)} USDT` },
+    { label: t('trade.confirm.expectedReturn'), value: `${formatMoney(winCredit(draft.amount, draft.rule.payoutRate), i18n.language)} USDT` },
   ];
   return (
     <Dialog open title={t('trade.confirm.title')} onClose={onCancel}>

@@ -149,7 +149,7 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
         </button>
       </header>
       {!expanded && rule && (
-        <p className="order-summary muted num">
+        <p className="order-summary muted">
           {amount ? `${amount} USDT · ` : ''}
           {formatDuration(rule.duration, t)} · {formatRate(rule.payoutRate, i18n.language)}
         </p>
