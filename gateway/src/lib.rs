@@ -12,6 +12,7 @@
 //! - [`ws`]: the websocket (`/ws`, `/trade`): subscriptions, the private stream, orders,
 //!   fan-out with bounded per-connection queues.
 //! - [`web`]: the web app's files (embedded), with a fallback to `index.html` for its routes.
+//! - [`verify`]: re-derives every settled result from the archived ticks (`trading-verify`).
 //! - [`feeds`]: `--feed` specifications.
 #![allow(clippy::float_arithmetic)] // only in latency histograms (seconds as f64)
 
@@ -26,6 +27,7 @@ pub mod node;
 pub mod password;
 pub mod readmodel;
 pub mod server;
+pub mod verify;
 pub mod walletsig;
 pub mod web;
 pub mod ws;

@@ -18,9 +18,9 @@ const STATUS_PERIOD: Duration = Duration::from_secs(30);
 fn server_config(config: Config) -> Result<ServerConfig, String> {
     Ok(ServerConfig {
         node: NodeConfig {
-            data_dir: config.data_dir,
             admin_username: config.admin_username,
             admin_password: config.admin_password,
+            ..NodeConfig::new(config.data_dir)
         },
         feeds: feeds::parse(&config.feeds)?,
         http: Some(HttpConfig {

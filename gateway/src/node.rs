@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use engine::command::Command;
 use engine::{Engine, Reply};
+use market_feed::archive::{ArchiveError, TickArchive};
 use wal::{Handle, Pipeline, PipelineError};
 
 use crate::password;
@@ -23,6 +24,16 @@ const TIMER_PERIOD: Duration = Duration::from_millis(500);
 /// Take a snapshot after this many commands, so restarts replay a bounded log.
 const SNAPSHOT_EVERY_COMMANDS: u64 = 1_000_000;
 
+/// The sequencer's clock (ms since the epoch): the system clock, or a test's simulated one.
+#[derive(Clone)]
+pub struct Clock(pub Arc<dyn Fn() -> u64 + Send + Sync>);
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Clock")
+    }
+}
+
 /// What the node needs to start.
 #[derive(Debug, Clone)]
 pub struct NodeConfig {
@@ -32,6 +43,23 @@ pub struct NodeConfig {
     pub admin_username: String,
     /// First admin's password; none = generate one and print it once.
     pub admin_password: Option<String>,
+    /// The sequencer's clock; `None` is the system clock (tests run simulated days).
+    pub clock: Option<Clock>,
+    /// fdatasync every batch of the log. Off only for tests on throwaway data.
+    pub durable: bool,
+}
+
+impl NodeConfig {
+    /// Defaults: admin `admin` with a generated password, the system clock, a durable log.
+    pub fn new(data_dir: impl Into<PathBuf>) -> NodeConfig {
+        NodeConfig {
+            data_dir: data_dir.into(),
+            admin_username: "admin".into(),
+            admin_password: None,
+            clock: None,
+            durable: true,
+        }
+    }
 }
 
 /// Why the node could not start.
@@ -44,6 +72,9 @@ pub enum NodeError {
     /// The read model could not be opened or caught up.
     #[error(transparent)]
     ReadModel(#[from] ReadModelError),
+    /// The tick archive could not be opened or caught up.
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
     /// A thread could not be started.
     #[error("thread: {0}")]
     Spawn(#[from] std::io::Error),
@@ -74,6 +105,8 @@ pub struct Node {
     handle: Handle<Engine>,
     /// History projected from events.
     readmodel: ReadModel,
+    /// Every sequenced tick, beyond the log's truncation.
+    archive: Arc<TickArchive>,
     /// The projector thread; ends after the pipeline.
     projector: Option<JoinHandle<()>>,
     /// Tells the timer thread to stop.
@@ -87,18 +120,33 @@ impl Node {
     pub fn start(config: NodeConfig) -> Result<(Node, Startup), NodeError> {
         let mut wal_config = wal::Config::new(&config.data_dir);
         wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
+        wal_config.sync = config.durable;
+        if let Some(Clock(clock)) = &config.clock {
+            wal_config.clock = Arc::clone(clock);
+        }
         let readmodel = ReadModel::open(&config.data_dir.join("readmodel"))?;
-        let sink_model = readmodel.clone();
+        let archive = Arc::new(TickArchive::open(&config.data_dir.join("ticks"))?);
+        // One follower feeds both: the log is replayed from the lower of their positions; a
+        // replayed batch ends at the read model's, which skips whole batches up to it, and
+        // the archive skips ticks it holds already.
+        let (projected, archived) = (readmodel.applied_index(), archive.covered_index());
+        let (sink_model, sink_archive) = (readmodel.clone(), Arc::clone(&archive));
         let follower = wal::Follower {
-            applied_index: readmodel.applied_index(),
-            sink: Box::new(move |batch| sink_model.apply(&batch).map_err(|e| e.to_string())),
+            applied_index: projected.min(archived),
+            sink: Box::new(move |batch| {
+                sink_archive.record(&batch).map_err(|e| e.to_string())?;
+                sink_model.apply(&batch).map_err(|e| e.to_string())
+            }),
             capacity: FOLLOWER_CAPACITY_BATCHES,
+            boundary: (archived < projected).then_some(projected),
         };
         let (pipeline, handle, live) =
             Pipeline::start_following(wal_config, Engine::new, follower)?;
         readmodel.flush()?;
-        handle.set_followed(readmodel.applied_index());
-        let projector = Some(spawn_projector(readmodel.clone(), handle.clone(), live)?);
+        let covered = archive.flush()?;
+        handle.set_followed(readmodel.applied_index().min(covered));
+        let projector =
+            Some(spawn_projector(readmodel.clone(), Arc::clone(&archive), handle.clone(), live)?);
         let recovery = pipeline.recovery().clone();
         let generated_admin_password = bootstrap_admin(&handle, &config)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -109,13 +157,19 @@ impl Node {
             cut_tail_bytes: recovery.wal.cut_tail_bytes,
             generated_admin_password,
         };
-        let node = Node { pipeline: Some(pipeline), handle, readmodel, projector, stop, timer };
+        let node =
+            Node { pipeline: Some(pipeline), handle, readmodel, archive, projector, stop, timer };
         Ok((node, startup))
     }
 
     /// History: bills, contract records, orders, sign-ins, notices, audit log.
     pub fn readmodel(&self) -> &ReadModel {
         &self.readmodel
+    }
+
+    /// Every sequenced tick (for lookups and settlement proofs).
+    pub fn archive(&self) -> &Arc<TickArchive> {
+        &self.archive
     }
 
     /// Submit commands and run queries through this.
@@ -205,11 +259,7 @@ mod tests {
     use super::*;
 
     fn config(dir: &std::path::Path, password: Option<&str>) -> NodeConfig {
-        NodeConfig {
-            data_dir: dir.to_path_buf(),
-            admin_username: "admin".into(),
-            admin_password: password.map(Into::into),
-        }
+        NodeConfig { admin_password: password.map(Into::into), ..NodeConfig::new(dir) }
     }
 
     #[test]

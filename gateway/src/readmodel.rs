@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use engine::types::{AccountKind, BillType, Direction, Outcome, TickRef};
 use engine::{Engine, Event, Settlement};
+use market_feed::archive::TickArchive;
 use rust_decimal::Decimal;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -121,6 +122,9 @@ pub struct ContractRow {
     pub duration: u64,
     /// Accepted at.
     pub accepted_at: u64,
+    /// Log index of the acceptance: the entry is the symbol's first tick after it.
+    #[serde(default)]
+    pub accepted_index: u64,
     /// Entry spot, once known.
     pub entry: Option<TickRow>,
     /// Expiry (entry time + duration), once entered.
@@ -529,6 +533,34 @@ impl ReadModel {
         self.get(&key(CONTRACT, owner, id))
     }
 
+    /// Contracts with an id above `after_id` that `keep` accepts, oldest first, at most `limit`
+    /// (looking at most at [`SCAN_ROWS_MAX`] rows): settled contracts for public proofs.
+    pub fn contracts_after(
+        &self,
+        after_id: u64,
+        limit: usize,
+        keep: impl Fn(&ContractRow) -> bool,
+    ) -> Result<Vec<ContractRow>, ReadModelError> {
+        let start = global_key(CONTRACT_OWNER, after_id.saturating_add(1));
+        let end = global_key(CONTRACT_OWNER, u64::MAX);
+        let mut rows = Vec::new();
+        for entry in self.tree.range(start..=end).take(SCAN_ROWS_MAX) {
+            let (owner_key, owner) = entry?;
+            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+            if let Some(row) =
+                self.get::<ContractRow>(&key(CONTRACT, owner, u64_of(&owner_key[1..])))?
+            {
+                if keep(&row) {
+                    rows.push(row);
+                    if rows.len() >= limit {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(rows)
+    }
+
     /// Every user's contracts, newest first (back-office).
     pub fn all_contracts(
         &self,
@@ -723,6 +755,7 @@ impl<'a> Writer<'a> {
                     payout_rate: c.payout_rate,
                     duration: c.duration_ms / 1_000,
                     accepted_at: c.accepted_ms,
+                    accepted_index: c.accepted_index,
                     entry: None,
                     expiry_at: None,
                     exit: None,
@@ -872,6 +905,7 @@ const PROJECT_BATCHES_MAX: usize = 256;
 /// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
 pub fn spawn_projector(
     model: ReadModel,
+    archive: Arc<TickArchive>,
     handle: Handle<Engine>,
     live: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
@@ -882,6 +916,12 @@ pub fn spawn_projector(
                 Ok(batch) => {
                     let mut batches = vec![batch];
                     batches.extend(live.try_iter().take(PROJECT_BATCHES_MAX - 1));
+                    let archived = batches.iter().try_for_each(|b| archive.record(b));
+                    if let Err(error) = archived {
+                        tracing::error!(%error, "tick archive: cannot archive a batch; history stops until restart");
+                        model.stalled.store(true, Ordering::Release);
+                        return;
+                    }
                     if let Err(error) = model.apply_many(&batches) {
                         tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
                         model.stalled.store(true, Ordering::Release);
@@ -896,13 +936,19 @@ pub fn spawn_projector(
                         model.stalled.store(true, Ordering::Release);
                     }
                     let _ = model.flush();
+                    if let Err(error) = archive.flush() {
+                        tracing::error!(%error, "tick archive: final flush failed; the log keeps the ticks");
+                    }
                     return;
                 }
             }
             if last_flush.elapsed() >= FLUSH_PERIOD {
-                match model.flush() {
-                    Ok(durable) => handle.set_followed(durable),
-                    Err(error) => tracing::error!(%error, "read model flush failed"),
+                // The log is kept after the lower of the two durable positions.
+                let now = wal::pipeline::system_time_ms();
+                match (model.flush(), archive.flush_if_due(now)) {
+                    (Ok(durable), Ok(archived)) => handle.set_followed(durable.min(archived)),
+                    (Err(error), _) => tracing::error!(%error, "read model flush failed"),
+                    (_, Err(error)) => tracing::error!(%error, "tick archive flush failed"),
                 }
                 last_flush = Instant::now();
             }

@@ -140,6 +140,7 @@ impl Server {
             handle: node.handle().clone(),
             market: self.market(),
             readmodel: node.readmodel().clone(),
+            archive: Arc::clone(node.archive()),
             tokens: api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
             hasher: Hasher::start(config.hash_threads)?,
             limits: if config.rate_limits { Limits::standard() } else { Limits::unlimited() },

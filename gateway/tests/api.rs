@@ -38,9 +38,8 @@ pub fn start_custom(
 ) -> Harness {
     let config = ServerConfig {
         node: NodeConfig {
-            data_dir: dir.path().to_path_buf(),
-            admin_username: "admin".into(),
             admin_password: Some(ADMIN_PASSWORD.into()),
+            ..NodeConfig::new(dir.path())
         },
         feeds,
         http: Some(HttpConfig {

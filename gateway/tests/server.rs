@@ -8,11 +8,7 @@ use market_feed::types::Period;
 
 fn config(dir: &std::path::Path) -> ServerConfig {
     ServerConfig {
-        node: NodeConfig {
-            data_dir: dir.to_path_buf(),
-            admin_username: "admin".into(),
-            admin_password: Some("a-long-password".into()),
-        },
+        node: NodeConfig { admin_password: Some("a-long-password".into()), ..NodeConfig::new(dir) },
         feeds: feeds::parse(&[]).unwrap(),
         http: None,
     }

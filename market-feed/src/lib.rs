@@ -3,6 +3,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`types`] | periods, candles, raw and sequenced ticks, 24h statistics |
+//! | [`archive`] | every sequenced tick, kept beyond the log's truncation, looked up by index or time |
 //! | [`catalogue`] | the tradable pairs: names, precision, starting prices, volatility |
 //! | [`candles`] | the aggregator: sequenced ticks -> OHLCV candles of every period |
 //! | [`stats`] | rolling 24 h high, low, volume, change per symbol |
@@ -15,6 +16,7 @@
 //! built from the ticks the engine sequenced (its events), never from the raw source stream,
 //! so what a chart shows is exactly what settlement used.
 
+pub mod archive;
 pub mod candles;
 pub mod catalogue;
 pub mod feed;

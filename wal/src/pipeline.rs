@@ -267,6 +267,10 @@ pub struct Follower<E> {
     pub sink: Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>,
     /// Capacity of the follower's live event channel, in batches.
     pub capacity: usize,
+    /// An index at which a catch-up batch must end, if the replay passes it. A follower made
+    /// of two projections made durable up to different indexes replays from the lower one;
+    /// the other skips whole batches up to its own index, which needs a batch to end there.
+    pub boundary: Option<u64>,
 }
 
 impl<E> fmt::Debug for Follower<E> {
@@ -274,6 +278,7 @@ impl<E> fmt::Debug for Follower<E> {
         f.debug_struct("Follower")
             .field("applied_index", &self.applied_index)
             .field("capacity", &self.capacity)
+            .field("boundary", &self.boundary)
             .finish_non_exhaustive()
     }
 }
@@ -460,7 +465,9 @@ impl<M: StateMachine> Pipeline<M> {
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
         let load = store.load_latest_at_or_before(follower.applied_index)?;
         let followed = follower.applied_index;
-        let recovered = recover(&config, load, init, Some((followed, &mut follower.sink)));
+        let boundary = follower.boundary;
+        let recovered =
+            recover(&config, load, init, Some((followed, boundary, &mut follower.sink)));
         let (wal, machine, recovery) = match recovered {
             // No snapshot at or before the follower, and the log no longer reaches back to it.
             Err(PipelineError::SnapshotMissing { log_first_index, .. }) => {
@@ -611,7 +618,11 @@ fn recover<M: StateMachine>(
     config: &Config,
     load: SnapshotLoad,
     init: impl FnOnce() -> M,
-    follower: Option<(u64, &mut Box<dyn FnMut(EventBatch<M::Event>) -> Result<(), String> + Send>)>,
+    follower: Option<(
+        u64,
+        Option<u64>,
+        &mut Box<dyn FnMut(EventBatch<M::Event>) -> Result<(), String> + Send>,
+    )>,
 ) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
@@ -623,9 +634,9 @@ fn recover<M: StateMachine>(
     let options =
         WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
     let mut events = Vec::new();
-    let (followed, mut sink) = match follower {
-        Some((followed, sink)) => (followed, Some(sink)),
-        None => (u64::MAX, None),
+    let (followed, boundary, mut sink) = match follower {
+        Some((followed, boundary, sink)) => (followed, boundary, Some(sink)),
+        None => (u64::MAX, None, None),
     };
     let mut catch_up = EventBatch {
         first_index: followed.saturating_add(1),
@@ -653,7 +664,9 @@ fn recover<M: StateMachine>(
             }
             apply_record(&mut machine, &mut catch_up.events, meta, payload, true)?;
             catch_up.last_index = meta.index;
-            if catch_up.last_index + 1 - catch_up.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS {
+            if catch_up.last_index + 1 - catch_up.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS
+                || boundary == Some(meta.index)
+            {
                 hand_over(&mut catch_up, &mut sink)?;
             }
             Ok(())

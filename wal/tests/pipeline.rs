@@ -432,6 +432,7 @@ fn a_follower_gets_every_event_exactly_once_across_a_restart() {
                 Ok(())
             }),
             capacity: 1_024,
+            boundary: None,
         }
     };
     let (pipeline, handle, live) =
@@ -464,7 +465,12 @@ fn snapshots_wait_for_a_lagging_follower() {
     let temp = tempfile::tempdir().unwrap();
     let mut config = config(temp.path());
     config.snapshot_every_commands = 20;
-    let follower = wal::Follower { applied_index: 0, sink: Box::new(|_| Ok(())), capacity: 1_024 };
+    let follower = wal::Follower {
+        applied_index: 0,
+        sink: Box::new(|_| Ok(())),
+        capacity: 1_024,
+        boundary: None,
+    };
     let (pipeline, handle, _live) =
         Pipeline::start_following(config.clone(), Kv::default, follower).unwrap();
     submit_many(&handle, "k", 200);
@@ -487,10 +493,49 @@ fn a_follower_behind_a_truncated_log_is_refused() {
         handle.snapshot_now().unwrap();
     }
     pipeline.shutdown().unwrap();
-    let follower = wal::Follower { applied_index: 10, sink: Box::new(|_| Ok(())), capacity: 8 };
+    let follower = wal::Follower {
+        applied_index: 10,
+        sink: Box::new(|_| Ok(())),
+        capacity: 8,
+        boundary: None,
+    };
     let error = Pipeline::start_following(config, Kv::default, follower).map(|_| ()).unwrap_err();
     assert!(
         matches!(error, PipelineError::FollowerBehindLog { follower_index: 10, .. }),
         "{error}"
     );
+}
+
+/// Two projections durable up to different indexes share one follower: the replay starts at
+/// the lower one and a batch ends exactly at the higher one, so that projection can skip
+/// whole batches without applying anything twice.
+#[test]
+fn a_catch_up_batch_ends_at_the_boundary() {
+    use std::sync::Mutex;
+    let temp = tempfile::tempdir().unwrap();
+    let config = config(temp.path());
+    let (pipeline, handle) = start(&config);
+    submit_many(&handle, "k", 300);
+    pipeline.shutdown().unwrap();
+
+    let ranges = Arc::new(Mutex::new(Vec::<(u64, u64)>::new()));
+    let seen = Arc::clone(&ranges);
+    let follower = wal::Follower {
+        applied_index: 100,
+        sink: Box::new(move |batch: wal::EventBatch<u64>| {
+            seen.lock().unwrap().push((batch.first_index, batch.last_index));
+            Ok(())
+        }),
+        capacity: 8,
+        boundary: Some(150),
+    };
+    let (pipeline, _handle, _live) =
+        Pipeline::start_following(config, Kv::default, follower).unwrap();
+    let ranges = ranges.lock().unwrap().clone();
+    assert_eq!(ranges.first().map(|r| r.0), Some(101));
+    assert_eq!(ranges.last().map(|r| r.1), Some(300));
+    assert!(ranges.windows(2).all(|w| w[0].1 + 1 == w[1].0), "contiguous: {ranges:?}");
+    assert!(ranges.iter().any(|r| r.1 == 150), "a batch ends at the boundary: {ranges:?}");
+    assert!(!ranges.iter().any(|r| r.0 <= 150 && r.1 > 150), "none straddles it: {ranges:?}");
+    pipeline.shutdown().unwrap();
 }

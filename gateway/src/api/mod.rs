@@ -15,6 +15,7 @@ pub mod admin;
 pub mod auth;
 pub mod dto;
 pub mod error;
+pub mod fairness;
 pub mod i18n;
 pub mod system;
 pub mod trade;
@@ -68,6 +69,8 @@ pub struct Shared {
     pub handle: Handle<Engine>,
     /// Candles, tickers, 24 h statistics.
     pub market: MarketData,
+    /// Every sequenced tick (public lookups and settlement proofs).
+    pub archive: Arc<market_feed::archive::TickArchive>,
     /// History. Reads of projected rows go through [`AppState::history`], which waits for
     /// the projection; uploads (not projected) and health figures use it directly.
     pub readmodel: ReadModel,
@@ -216,6 +219,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(admin::routes())
         .merge(uploads::routes())
         .merge(system::routes())
+        .merge(fairness::routes())
         .split_for_parts();
     let doc_json = Arc::new(doc.to_json().unwrap_or_default());
     let router =

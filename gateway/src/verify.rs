@@ -1,0 +1,551 @@
+//! The verifier: re-derives every settled contract's result from the archived ticks by the
+//! published rule (decisions §2), with code of its own (none of the engine's), and reports
+//! every place where the recorded result differs. `trading-verify` runs it over a data
+//! directory (the server stopped) or over a server's public API.
+//!
+//! The rule, as checked here:
+//! - entry: the symbol's first tick after the acceptance's log index; none within 5 s of the
+//!   acceptance time makes the contract void (`void_no_entry`);
+//! - expiry = entry time + duration; a market closed at any moment from acceptance to expiry
+//!   makes it void (`void_market_closed`);
+//! - exit: the symbol's last tick at or before expiry; none in the 5 s up to expiry makes it
+//!   void (`void_stale_feed`);
+//! - up wins if exit > entry, down wins if exit < entry, equal is a tie; a win pays
+//!   stake × (1 + payout rate) rounded half-even to cents, a tie returns the stake, a void
+//!   returns stake and fee, a loss pays nothing; profit = paid − stake − fee.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde::Deserialize;
+
+/// How long after acceptance the entry tick may come.
+const ENTRY_WAIT_MS: u64 = 5_000;
+/// How much older than expiry the exit tick may be.
+const EXIT_AGE_MS: u64 = 5_000;
+const MINUTE_MS: u64 = 60_000;
+const WEEK_MS: u64 = 7 * 24 * 60 * MINUTE_MS;
+/// 1970-01-01 was a Thursday: 3 days after a Monday.
+const EPOCH_AFTER_MONDAY_MS: u64 = 3 * 24 * 60 * MINUTE_MS;
+
+/// A tick as the archive gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct Tick {
+    /// Log index.
+    pub index: u64,
+    /// Sequencer time (ms).
+    pub time: u64,
+    /// Price.
+    pub price: Decimal,
+}
+
+/// A settled contract as the platform recorded it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recorded {
+    /// Order number.
+    pub id: u64,
+    /// Product code.
+    pub symbol: String,
+    /// `up` or `down`.
+    pub direction: String,
+    /// Stake.
+    pub stake: Decimal,
+    /// Fee.
+    pub fee: Decimal,
+    /// Payout rate.
+    pub payout_rate: Decimal,
+    /// Seconds.
+    pub duration: u64,
+    /// Acceptance time (ms).
+    pub accepted_at: u64,
+    /// Acceptance log index.
+    pub accepted_index: u64,
+    /// Entry tick used.
+    pub entry: Option<Tick>,
+    /// Exit tick used.
+    pub exit: Option<Tick>,
+    /// Outcome recorded.
+    pub outcome: String,
+    /// Paid back.
+    pub credited: Decimal,
+    /// Net result.
+    pub profit: Decimal,
+}
+
+/// Where ticks come from: the archive files or a server's API.
+pub trait Ticks {
+    /// The symbol's first tick with a log index above `index`.
+    fn first_after_index(&mut self, symbol: &str, index: u64) -> Result<Option<Tick>, String>;
+    /// The symbol's last tick with `from_ms <= time <= to_ms`.
+    fn last_between(
+        &mut self,
+        symbol: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Option<Tick>, String>;
+}
+
+/// What the rule gives for a contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    /// The outcome.
+    pub outcome: &'static str,
+    /// Entry tick, if it entered.
+    pub entry: Option<Tick>,
+    /// Exit tick, if one decided it.
+    pub exit: Option<Tick>,
+    /// What the wallet gets back.
+    pub credited: Decimal,
+    /// credited − stake − fee.
+    pub profit: Decimal,
+}
+
+/// One difference between the record and the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Order number.
+    pub contract: u64,
+    /// What differs.
+    pub field: &'static str,
+    /// As recorded.
+    pub recorded: String,
+    /// As the rule gives it.
+    pub derived: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "contract {}: {} recorded {} but the ticks give {}",
+            self.contract, self.field, self.recorded, self.derived
+        )
+    }
+}
+
+/// True if a market with these weekly closed windows (minutes from Monday 00:00 UTC, end
+/// exclusive, a window may wrap past the week's end) was closed at any moment of
+/// [`from_ms`, `to_ms`].
+pub fn closed_at_some_moment(windows: &[(u32, u32)], from_ms: u64, to_ms: u64) -> bool {
+    if windows.is_empty() || to_ms < from_ms {
+        return false;
+    }
+    let monday = |t: u64| t - (t + EPOCH_AFTER_MONDAY_MS) % WEEK_MS;
+    let mut week = monday(from_ms).saturating_sub(WEEK_MS);
+    while week <= to_ms {
+        for &(start, end) in windows {
+            let open_at = week + u64::from(start) * MINUTE_MS;
+            let close_until =
+                week + u64::from(end) * MINUTE_MS + if end <= start { WEEK_MS } else { 0 };
+            if from_ms < close_until && to_ms >= open_at {
+                return true;
+            }
+        }
+        week += WEEK_MS;
+    }
+    false
+}
+
+/// The result of `c` by the rule, from `ticks`.
+pub fn derive(
+    c: &Recorded,
+    ticks: &mut dyn Ticks,
+    closed: &[(u32, u32)],
+) -> Result<Derived, String> {
+    let void = |outcome, entry, exit| Derived {
+        outcome,
+        entry,
+        exit,
+        credited: c.stake + c.fee,
+        profit: Decimal::ZERO,
+    };
+    let first = ticks.first_after_index(&c.symbol, c.accepted_index)?;
+    let Some(entry) = first.filter(|t| t.time.saturating_sub(c.accepted_at) <= ENTRY_WAIT_MS)
+    else {
+        return Ok(void("void_no_entry", None, None));
+    };
+    let expiry = entry.time + c.duration * 1_000;
+    if closed_at_some_moment(closed, c.accepted_at, expiry) {
+        return Ok(void("void_market_closed", Some(entry), None));
+    }
+    let Some(exit) = ticks.last_between(&c.symbol, expiry.saturating_sub(EXIT_AGE_MS), expiry)?
+    else {
+        return Ok(void("void_stale_feed", Some(entry), None));
+    };
+    let up = c.direction == "up";
+    let (outcome, credited) = match exit.price.cmp(&entry.price) {
+        std::cmp::Ordering::Equal => ("tie", c.stake),
+        std::cmp::Ordering::Greater if up => ("win", c.stake * (Decimal::ONE + c.payout_rate)),
+        std::cmp::Ordering::Less if !up => ("win", c.stake * (Decimal::ONE + c.payout_rate)),
+        _ => ("loss", Decimal::ZERO),
+    };
+    let credited = credited.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven);
+    Ok(Derived {
+        outcome,
+        entry: Some(entry),
+        exit: Some(exit),
+        credited,
+        profit: credited - c.stake - c.fee,
+    })
+}
+
+fn show(tick: Option<Tick>) -> String {
+    tick.map_or_else(|| "none".into(), |t| format!("#{} {} @{}", t.index, t.price, t.time))
+}
+
+/// Every difference between what was recorded and what the rule gives.
+pub fn compare(c: &Recorded, d: &Derived) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut differ = |field, recorded: String, derived: String| {
+        if recorded != derived {
+            out.push(Mismatch { contract: c.id, field, recorded, derived });
+        }
+    };
+    differ("outcome", c.outcome.clone(), d.outcome.to_owned());
+    if d.outcome != "void_no_entry" {
+        differ("entry", show(c.entry), show(d.entry));
+    }
+    if d.exit.is_some() {
+        differ("exit", show(c.exit), show(d.exit));
+    }
+    differ("credited", c.credited.normalize().to_string(), d.credited.normalize().to_string());
+    differ("profit", c.profit.normalize().to_string(), d.profit.normalize().to_string());
+    out
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Contracts checked.
+    pub checked: u64,
+    /// Contracts per derived outcome.
+    pub outcomes: HashMap<&'static str, u64>,
+    /// Every difference.
+    pub mismatches: Vec<Mismatch>,
+    /// Contracts that could not be checked (a damaged archive, a failed request).
+    pub errors: Vec<String>,
+}
+
+impl Report {
+    /// Checks one contract.
+    pub fn check(&mut self, c: &Recorded, ticks: &mut dyn Ticks, closed: &[(u32, u32)]) {
+        self.checked += 1;
+        match derive(c, ticks, closed) {
+            Ok(derived) => {
+                *self.outcomes.entry(derived.outcome).or_default() += 1;
+                self.mismatches.extend(compare(c, &derived));
+            }
+            Err(error) => self.errors.push(format!("contract {}: {error}", c.id)),
+        }
+    }
+
+    /// True when every contract was checked and matched.
+    pub fn clean(&self) -> bool {
+        self.mismatches.is_empty() && self.errors.is_empty()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut outcomes: Vec<_> = self.outcomes.iter().collect();
+        outcomes.sort();
+        writeln!(f, "checked {} settled contracts", self.checked)?;
+        for (outcome, count) in outcomes {
+            writeln!(f, "  {outcome}: {count}")?;
+        }
+        for mismatch in &self.mismatches {
+            writeln!(f, "MISMATCH {mismatch}")?;
+        }
+        for error in &self.errors {
+            writeln!(f, "ERROR {error}")?;
+        }
+        write!(f, "{} mismatches, {} errors", self.mismatches.len(), self.errors.len())
+    }
+}
+
+/// Ticks read from the archive files of a data directory.
+#[derive(Debug)]
+pub struct ArchiveTicks<'a>(pub &'a market_feed::archive::TickArchive);
+
+fn code(symbol: &str) -> Result<engine::types::Symbol, String> {
+    engine::types::Symbol::new(symbol).ok_or_else(|| format!("bad symbol {symbol}"))
+}
+
+fn tick(t: &market_feed::archive::ArchivedTick) -> Tick {
+    Tick { index: t.index, time: t.time_ms, price: t.price }
+}
+
+impl Ticks for ArchiveTicks<'_> {
+    fn first_after_index(&mut self, symbol: &str, index: u64) -> Result<Option<Tick>, String> {
+        let found =
+            self.0.by_index(code(symbol)?, index + 1, u64::MAX, 1).map_err(|e| e.to_string())?;
+        Ok(found.first().map(tick))
+    }
+
+    fn last_between(
+        &mut self,
+        symbol: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Option<Tick>, String> {
+        let found = self
+            .0
+            .by_time(code(symbol)?, from_ms, to_ms, market_feed::archive::READ_TICKS_MAX)
+            .map_err(|e| e.to_string())?;
+        Ok(found.last().map(tick))
+    }
+}
+
+/// Ticks read from a server's public API (`GET /api/ticks/{symbol}`).
+#[derive(Debug)]
+pub struct ApiTicks {
+    /// e.g. `http://127.0.0.1:8080`.
+    pub base: String,
+}
+
+#[derive(Deserialize)]
+struct Envelope<T> {
+    success: bool,
+    data: Option<T>,
+    message: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TickPage {
+    items: Vec<Tick>,
+    more: bool,
+}
+
+/// `GET {base}{path}`, the envelope unwrapped.
+pub fn get_json<T: serde::de::DeserializeOwned>(base: &str, path: &str) -> Result<T, String> {
+    let url = format!("{}{path}", base.trim_end_matches('/'));
+    let mut answer = ureq::get(&url).call().map_err(|e| format!("GET {url}: {e}"))?;
+    let envelope: Envelope<T> =
+        answer.body_mut().read_json().map_err(|e| format!("GET {url}: {e}"))?;
+    match envelope {
+        Envelope { success: true, data: Some(data), .. } => Ok(data),
+        Envelope { message, .. } => Err(format!("GET {url}: {}", message.unwrap_or_default())),
+    }
+}
+
+impl Ticks for ApiTicks {
+    fn first_after_index(&mut self, symbol: &str, index: u64) -> Result<Option<Tick>, String> {
+        let page: TickPage =
+            get_json(&self.base, &format!("/api/ticks/{symbol}?fromIndex={}&limit=1", index + 1))?;
+        Ok(page.items.first().copied())
+    }
+
+    fn last_between(
+        &mut self,
+        symbol: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Option<Tick>, String> {
+        let mut from = from_ms;
+        let mut last = None;
+        loop {
+            let page: TickPage = get_json(
+                &self.base,
+                &format!("/api/ticks/{symbol}?from={from}&to={to_ms}&limit=1000"),
+            )?;
+            if let Some(t) = page.items.last() {
+                last = Some(*t);
+                from = t.time + 1;
+            }
+            if !page.more {
+                return Ok(last);
+            }
+        }
+    }
+}
+
+/// Checks every settled contract of a data directory (the server stopped).
+pub fn verify_data_dir(dir: &std::path::Path) -> Result<Report, String> {
+    let model =
+        crate::readmodel::ReadModel::open(&dir.join("readmodel")).map_err(|e| e.to_string())?;
+    let archive = market_feed::archive::TickArchive::open_read_only(&dir.join("ticks"))
+        .map_err(|e| e.to_string())?;
+    // Market hours as published in the catalogue (decisions §8).
+    let hours: HashMap<String, Vec<(u32, u32)>> = market_feed::catalogue::catalogue()
+        .iter()
+        .map(|i| {
+            let windows = match i.hours() {
+                engine::types::MarketHours::WeeklyClosed(w) => w,
+                _ => Vec::new(),
+            };
+            (i.symbol.to_string(), windows)
+        })
+        .collect();
+    let mut report = Report::default();
+    let mut ticks = ArchiveTicks(&archive);
+    let mut after = 0;
+    loop {
+        let rows = model
+            .contracts_after(after, 500, |r| r.outcome.is_some())
+            .map_err(|e| e.to_string())?;
+        let Some(last) = rows.last() else { break };
+        after = last.id;
+        for row in &rows {
+            let recorded = Recorded {
+                id: row.id,
+                symbol: row.symbol.clone(),
+                direction: row.direction.clone(),
+                stake: row.stake,
+                fee: row.fee,
+                payout_rate: row.payout_rate,
+                duration: row.duration,
+                accepted_at: row.accepted_at,
+                accepted_index: row.accepted_index,
+                entry: row.entry.map(|t| Tick { index: t.sequence, time: t.time, price: t.price }),
+                exit: row.exit.map(|t| Tick { index: t.sequence, time: t.time, price: t.price }),
+                outcome: row.outcome.clone().unwrap_or_default(),
+                credited: row.credited.unwrap_or_default(),
+                profit: row.profit.unwrap_or_default(),
+            };
+            let closed = hours.get(&row.symbol).map_or(&[][..], Vec::as_slice);
+            report.check(&recorded, &mut ticks, closed);
+        }
+    }
+    Ok(report)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProofHours {
+    closed_windows: Vec<(u32, u32)>,
+}
+
+/// Checks every settled contract of a running server through its public API.
+pub fn verify_api(base: &str) -> Result<Report, String> {
+    let mut report = Report::default();
+    let mut ticks = ApiTicks { base: base.to_owned() };
+    let mut hours: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+    let mut after = 0;
+    loop {
+        let page: Vec<Recorded> =
+            get_json(base, &format!("/api/proofs?afterId={after}&limit=500"))?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for recorded in &page {
+            if !hours.contains_key(&recorded.symbol) {
+                let proof: ProofHours = get_json(base, &format!("/api/proofs/{}", recorded.id))?;
+                hours.insert(recorded.symbol.clone(), proof.closed_windows);
+            }
+            report.check(recorded, &mut ticks, &hours[&recorded.symbol]);
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    /// Ticks from a list, as an archive would answer.
+    struct List(Vec<Tick>);
+
+    impl Ticks for List {
+        fn first_after_index(&mut self, _: &str, index: u64) -> Result<Option<Tick>, String> {
+            Ok(self.0.iter().find(|t| t.index > index).copied())
+        }
+        fn last_between(&mut self, _: &str, from: u64, to: u64) -> Result<Option<Tick>, String> {
+            Ok(self.0.iter().filter(|t| t.time >= from && t.time <= to).last().copied())
+        }
+    }
+
+    fn t(index: u64, time: u64, price: Decimal) -> Tick {
+        Tick { index, time, price }
+    }
+
+    fn contract(direction: &str) -> Recorded {
+        Recorded {
+            id: 1,
+            symbol: "BTCUSDT".into(),
+            direction: direction.into(),
+            stake: dec!(10),
+            fee: dec!(0.1),
+            payout_rate: dec!(0.855),
+            duration: 60,
+            accepted_at: 1_000,
+            accepted_index: 10,
+            entry: None,
+            exit: None,
+            outcome: String::new(),
+            credited: Decimal::ZERO,
+            profit: Decimal::ZERO,
+        }
+    }
+
+    #[test]
+    fn wins_losses_ties_and_voids_follow_the_rule() {
+        let mut ticks = List(vec![
+            t(11, 1_200, dec!(100)),
+            t(20, 30_000, dec!(101)),
+            t(30, 61_150, dec!(102)),
+            t(31, 61_300, dec!(99)),
+        ]);
+        let up = derive(&contract("up"), &mut ticks, &[]).unwrap();
+        assert_eq!((up.outcome, up.exit.map(|t| t.index)), ("win", Some(30)));
+        assert_eq!(up.credited, dec!(18.55)); // 18.550 rounded half-even
+        assert_eq!(up.profit, dec!(8.45));
+        let down = derive(&contract("down"), &mut ticks, &[]).unwrap();
+        assert_eq!((down.outcome, down.credited, down.profit), ("loss", dec!(0), dec!(-10.1)));
+
+        let mut tie = List(vec![t(11, 1_200, dec!(100)), t(30, 61_150, dec!(100))]);
+        assert_eq!(derive(&contract("up"), &mut tie, &[]).unwrap().credited, dec!(10));
+
+        let mut late = List(vec![t(11, 6_001, dec!(100))]);
+        let void = derive(&contract("up"), &mut late, &[]).unwrap();
+        assert_eq!(
+            (void.outcome, void.credited, void.profit),
+            ("void_no_entry", dec!(10.1), dec!(0))
+        );
+
+        let mut quiet = List(vec![t(11, 1_200, dec!(100)), t(20, 56_100, dec!(101))]);
+        assert_eq!(derive(&contract("up"), &mut quiet, &[]).unwrap().outcome, "void_stale_feed");
+    }
+
+    #[test]
+    fn a_closed_market_at_any_moment_voids() {
+        // Forex: closed from Friday 22:00 to Sunday 22:00 UTC.
+        let forex = [(4 * 1_440 + 22 * 60, 6 * 1_440 + 22 * 60)];
+        let friday_2159 = 1_795_816_740_000; // 2026-11-27 21:59 UTC, a Friday
+        assert!(!closed_at_some_moment(&forex, friday_2159 - 3_600_000, friday_2159));
+        assert!(closed_at_some_moment(&forex, friday_2159, friday_2159 + 60_000));
+        assert!(closed_at_some_moment(
+            &forex,
+            friday_2159 - WEEK_MS,
+            friday_2159 + 120_000 - WEEK_MS
+        ));
+        let sunday_2200 = friday_2159 + 2 * 86_400_000 + 60_000;
+        assert!(!closed_at_some_moment(&forex, sunday_2200, sunday_2200 + 3_600_000));
+        // A window that wraps the week's end (Sunday 23:00 to Monday 01:00).
+        let wrap = [(6 * 1_440 + 23 * 60, 60)];
+        assert!(closed_at_some_moment(
+            &wrap,
+            sunday_2200 + 3_600_000 + 1,
+            sunday_2200 + 3_600_000 + 2
+        ));
+    }
+
+    #[test]
+    fn a_recorded_result_that_the_ticks_do_not_give_is_reported() {
+        let mut ticks = List(vec![t(11, 1_200, dec!(100)), t(30, 61_150, dec!(102))]);
+        let mut recorded = contract("up");
+        recorded.entry = Some(t(11, 1_200, dec!(100)));
+        recorded.exit = Some(t(30, 61_150, dec!(102)));
+        recorded.outcome = "win".into();
+        recorded.credited = dec!(18.55);
+        recorded.profit = dec!(8.45);
+        let mut report = Report::default();
+        report.check(&recorded, &mut ticks, &[]);
+        assert!(report.clean(), "{report}");
+        ticks.0[1].price = dec!(99.5);
+        report.check(&recorded, &mut ticks, &[]);
+        let fields: Vec<_> = report.mismatches.iter().map(|m| m.field).collect();
+        assert_eq!(fields, vec!["outcome", "exit", "credited", "profit"]);
+    }
+}
