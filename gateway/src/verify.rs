@@ -452,7 +452,7 @@ mod tests {
             Ok(self.0.iter().find(|t| t.index > index).copied())
         }
         fn last_between(&mut self, _: &str, from: u64, to: u64) -> Result<Option<Tick>, String> {
-            Ok(self.0.iter().filter(|t| t.time >= from && t.time <= to).last().copied())
+            Ok(self.0.iter().rfind(|t| t.time >= from && t.time <= to).copied())
         }
     }
 
