@@ -53,9 +53,16 @@ pub struct Args {
     #[arg(long, env = "TRADING_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<String>,
     /// Price source per product (repeatable): simulated[:SEED], replay:PATH[@SPEED]=SYM,...,
-    /// exchange:URL=SYM,... [default: simulated:42 for every product].
+    /// exchange:URL=SYM,... [default: the simulator for every product].
     #[arg(long = "feed", env = "TRADING_FEEDS", value_delimiter = ';')]
     pub feeds: Vec<String>,
+    /// Seed of the simulator, for a reproducible run [default: drawn from the OS at each start].
+    #[arg(long, env = "TRADING_SIM_SEED")]
+    pub sim_seed: Option<u64>,
+    /// Accept real-money orders on products priced by the simulator (a demo platform refuses
+    /// them by default).
+    #[arg(long, env = "TRADING_ALLOW_REAL_MONEY_ON_SIMULATED_PRICES")]
+    pub allow_real_money_on_simulated_prices: bool,
     /// Public origin for invitation links [default: http://localhost:8080].
     #[arg(long, env = "TRADING_PUBLIC_ORIGIN")]
     pub public_origin: Option<String>,
@@ -103,6 +110,8 @@ pub struct FileConfig {
     admin_username: Option<String>,
     admin_password: Option<String>,
     feeds: Option<Vec<String>>,
+    sim_seed: Option<u64>,
+    allow_real_money_on_simulated_prices: Option<bool>,
     public_origin: Option<String>,
     hash_threads: Option<usize>,
     smtp: Option<SmtpConfig>,
@@ -124,6 +133,10 @@ pub struct Config {
     pub admin_password: Option<String>,
     /// Feed specifications.
     pub feeds: Vec<String>,
+    /// The simulator's seed, if given.
+    pub sim_seed: Option<u64>,
+    /// Real money allowed on simulated prices.
+    pub real_money_on_simulated_prices: bool,
     /// Origin for invitation links.
     pub public_origin: String,
     /// argon2id threads.
@@ -145,6 +158,8 @@ impl Config {
             admin_username: "admin".into(),
             admin_password: None,
             feeds: Vec::new(),
+            sim_seed: None,
+            real_money_on_simulated_prices: false,
             public_origin: "http://localhost:8080".into(),
             hash_threads: 1,
             smtp: None,
@@ -189,6 +204,9 @@ impl Config {
                 .unwrap_or(defaults.admin_username),
             admin_password: args.admin_password.or(file.admin_password),
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
+            sim_seed: args.sim_seed.or(file.sim_seed),
+            real_money_on_simulated_prices: args.allow_real_money_on_simulated_prices
+                || file.allow_real_money_on_simulated_prices.unwrap_or(false),
             public_origin: args
                 .public_origin
                 .or(file.public_origin)

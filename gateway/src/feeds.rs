@@ -1,7 +1,9 @@
 //! `--feed` specifications: which price source feeds which products.
 //!
 //! ```text
-//! simulated[:SEED]                  every product not named elsewhere (the default, seed 42)
+//! simulated[:SEED]                  every product not named elsewhere (the default); without a
+//!                                   seed (here or --sim-seed) it is drawn from the OS at each
+//!                                   start, so nobody can know the next move from an earlier run
 //! replay:PATH[@SPEED]=SYM,SYM       a recorded CSV file; SPEED 1 = real time, 0 = full speed
 //! exchange:URL=SYM,SYM              Binance-compatible streams, e.g. wss://stream.binance.com:9443/stream
 //! ```
@@ -13,8 +15,11 @@ use engine::types::Symbol;
 use market_feed::source::SourceConfig;
 use rust_decimal::Decimal;
 
-/// Seed of the embedded simulator when none is given.
-pub const DEFAULT_SEED: u64 = 42;
+/// A seed from the operating system's randomness: the simulator's path is not predictable.
+pub fn random_seed() -> u64 {
+    use rand::RngCore;
+    rand::rngs::OsRng.next_u64()
+}
 
 /// The parsed `--feed` options.
 #[derive(Debug, Clone)]
@@ -25,28 +30,28 @@ pub struct Feeds {
     pub default_source: SourceConfig,
     /// Seed for backfilled history.
     pub seed: u64,
+    /// True when the simulator's seed was given (a reproducible run).
+    pub seeded: bool,
 }
 
-impl Default for Feeds {
-    fn default() -> Self {
-        Feeds {
-            assignments: Vec::new(),
-            default_source: SourceConfig::simulated(DEFAULT_SEED),
-            seed: DEFAULT_SEED,
-        }
-    }
-}
-
-/// Parses every `--feed` value; later `simulated` entries replace earlier ones.
-pub fn parse(specs: &[String]) -> Result<Feeds, String> {
-    let mut feeds = Feeds::default();
+/// Parses every `--feed` value; later `simulated` entries replace earlier ones. The
+/// simulator's seed is `sim_seed` (`--sim-seed`) if given, else drawn from the OS.
+pub fn parse(specs: &[String], sim_seed: Option<u64>) -> Result<Feeds, String> {
+    let default_seed = sim_seed.unwrap_or_else(random_seed);
+    let mut feeds = Feeds {
+        assignments: Vec::new(),
+        default_source: SourceConfig::simulated(default_seed),
+        seed: default_seed,
+        seeded: sim_seed.is_some(),
+    };
     for spec in specs {
         if let Some(rest) = spec.strip_prefix("simulated") {
             let seed = match rest.strip_prefix(':') {
                 Some(seed) => {
+                    feeds.seeded = true;
                     seed.parse().map_err(|_| format!("{spec}: the seed must be a number"))?
                 }
-                None if rest.is_empty() => DEFAULT_SEED,
+                None if rest.is_empty() => default_seed,
                 None => return Err(format!("{spec}: expected simulated or simulated:SEED")),
             };
             feeds.default_source = SourceConfig::simulated(seed);
@@ -91,20 +96,28 @@ mod tests {
     }
 
     #[test]
-    fn the_default_is_the_seeded_simulator() {
-        let feeds = parse(&[]).unwrap();
-        assert!(feeds.assignments.is_empty());
-        assert!(matches!(feeds.default_source, SourceConfig::Simulated { seed: DEFAULT_SEED, .. }));
-        let feeds = parse(&specs(&["simulated:7"])).unwrap();
-        assert!(matches!(feeds.default_source, SourceConfig::Simulated { seed: 7, .. }));
+    fn the_default_simulator_is_seeded_by_the_os_unless_a_seed_is_given() {
+        let seed = |feeds: &Feeds| match feeds.default_source {
+            SourceConfig::Simulated { seed, .. } => seed,
+            _ => panic!("not the simulator"),
+        };
+        let (a, b) = (parse(&[], None).unwrap(), parse(&[], None).unwrap());
+        assert!(a.assignments.is_empty() && !a.seeded);
+        assert_ne!(seed(&a), seed(&b), "two starts, two paths");
+        let given = parse(&[], Some(7)).unwrap();
+        assert_eq!((seed(&given), given.seed, given.seeded), (7, 7, true));
+        assert_eq!(seed(&parse(&specs(&["simulated:9"]), None).unwrap()), 9);
     }
 
     #[test]
     fn products_are_assigned_to_replay_and_exchange_sources() {
-        let feeds = parse(&specs(&[
-            "replay:/data/eur.csv@10=EURUSD,GBPUSD",
-            "exchange:wss://stream.binance.com:9443/stream=BTCUSDT",
-        ]))
+        let feeds = parse(
+            &specs(&[
+                "replay:/data/eur.csv@10=EURUSD,GBPUSD",
+                "exchange:wss://stream.binance.com:9443/stream=BTCUSDT",
+            ]),
+            None,
+        )
         .unwrap();
         assert_eq!(feeds.assignments.len(), 2);
         match &feeds.assignments[0] {
@@ -129,7 +142,7 @@ mod tests {
             "simulated:abc",
             "replay:x@fast=BTCUSDT",
         ] {
-            assert!(parse(&specs(&[bad])).is_err(), "{bad}");
+            assert!(parse(&specs(&[bad]), None).is_err(), "{bad}");
         }
     }
 }

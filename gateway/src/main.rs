@@ -22,7 +22,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             admin_password: config.admin_password,
             ..NodeConfig::new(config.data_dir)
         },
-        feeds: feeds::parse(&config.feeds)?,
+        feeds: feeds::parse(&config.feeds, config.sim_seed)?,
         http: Some(HttpConfig {
             listen: config.listen,
             public_origin: config.public_origin,
@@ -30,6 +30,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             smtp: config.smtp,
             rate_limits: config.rate_limits,
             ws: config.ws,
+            real_money_on_simulated_prices: config.real_money_on_simulated_prices,
         }),
     })
 }

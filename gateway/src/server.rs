@@ -37,6 +37,8 @@ pub struct HttpConfig {
     pub rate_limits: bool,
     /// Websocket limits.
     pub ws: crate::ws::WsConfig,
+    /// Accept real-money orders on simulated prices (off: a demo platform).
+    pub real_money_on_simulated_prices: bool,
 }
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
@@ -133,6 +135,13 @@ impl Server {
         config: HttpConfig,
     ) -> Result<(), ServerError> {
         let node = self.node.as_ref().expect("running");
+        let now = wal::pipeline::system_time_ms();
+        let simulated = self.market().products(now).iter().filter(|p| p.simulated).count();
+        if simulated > 0 && !config.real_money_on_simulated_prices {
+            tracing::info!(simulated, "a demo platform: these products are priced by the simulator, and real-money orders on them are refused (--allow-real-money-on-simulated-prices changes that)");
+        } else if simulated > 0 {
+            tracing::warn!(simulated, "real-money orders are accepted on simulated prices (--allow-real-money-on-simulated-prices)");
+        }
         let uploads_dir = data_dir.join("uploads");
         std::fs::create_dir_all(&uploads_dir)?;
         let (ws, hub_requests) = crate::ws::Ws::new(config.ws);
@@ -151,6 +160,7 @@ impl Server {
             uploads_dir,
             metrics: Default::default(),
             public_origin: config.public_origin,
+            real_money_on_simulated_prices: config.real_money_on_simulated_prices,
             ws,
         };
         let state = AppState(Arc::new(shared));

@@ -26,7 +26,12 @@ pub fn start_with(smtp: Option<gateway::mail::SmtpConfig>) -> Harness {
 }
 
 pub fn start_full(smtp: Option<gateway::mail::SmtpConfig>, ws: gateway::ws::WsConfig) -> Harness {
-    start_custom(smtp, ws, gateway::feeds::parse(&[]).unwrap(), tempfile::tempdir().unwrap())
+    start_custom(
+        smtp,
+        ws,
+        gateway::feeds::parse(&[], Some(42)).unwrap(),
+        tempfile::tempdir().unwrap(),
+    )
 }
 
 /// A server on `feeds`, its data in `dir` (where a test may have put a recording first).
@@ -36,7 +41,23 @@ pub fn start_custom(
     feeds: gateway::feeds::Feeds,
     dir: tempfile::TempDir,
 ) -> Harness {
-    let config = ServerConfig {
+    start_configured(smtp, ws, feeds, dir, |_| {})
+}
+
+/// A server whose HTTP settings a test adjusts.
+pub fn start_with_http(adjust: impl FnOnce(&mut HttpConfig)) -> Harness {
+    let feeds = gateway::feeds::parse(&[], Some(42)).unwrap();
+    start_configured(None, Default::default(), feeds, tempfile::tempdir().unwrap(), adjust)
+}
+
+fn start_configured(
+    smtp: Option<gateway::mail::SmtpConfig>,
+    ws: gateway::ws::WsConfig,
+    feeds: gateway::feeds::Feeds,
+    dir: tempfile::TempDir,
+    adjust: impl FnOnce(&mut HttpConfig),
+) -> Harness {
+    let mut config = ServerConfig {
         node: NodeConfig {
             admin_password: Some(ADMIN_PASSWORD.into()),
             ..NodeConfig::new(dir.path())
@@ -49,8 +70,10 @@ pub fn start_custom(
             smtp,
             rate_limits: true,
             ws,
+            real_money_on_simulated_prices: false,
         }),
     };
+    adjust(config.http.as_mut().expect("http"));
     let (server, _) = Server::start(config).unwrap();
     let state = server.state().unwrap().clone();
     Harness { server, state, dir }

@@ -9,7 +9,7 @@ use market_feed::types::Period;
 fn config(dir: &std::path::Path) -> ServerConfig {
     ServerConfig {
         node: NodeConfig { admin_password: Some("a-long-password".into()), ..NodeConfig::new(dir) },
-        feeds: feeds::parse(&[]).unwrap(),
+        feeds: feeds::parse(&[], Some(42)).unwrap(),
         http: None,
     }
 }

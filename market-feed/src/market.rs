@@ -122,6 +122,8 @@ pub struct ProductView {
     pub stale: bool,
     /// The market is open now.
     pub open: bool,
+    /// Priced by the simulator, not by a market.
+    pub simulated: bool,
 }
 
 /// Counters for logs and metrics.
@@ -146,6 +148,8 @@ struct Shared {
     instruments: Vec<Instrument>,
     /// Position of each product in `instruments`.
     positions: HashMap<Symbol, usize>,
+    /// Products priced by the simulator (not a market).
+    simulated: std::collections::HashSet<Symbol>,
     /// Candle history.
     store: CandleStore,
     /// Latest tick, open candles and stats, written by the candle thread.
@@ -201,8 +205,14 @@ impl MarketData {
                 stats: live.stats.get(i.symbol).unwrap_or_default(),
                 stale: stale.is_stale(i.symbol),
                 open: i.hours().is_open(now_ms),
+                simulated: self.shared.simulated.contains(&i.symbol),
             })
             .collect()
+    }
+
+    /// True if the simulator prices `symbol` (its prices are not a market's).
+    pub fn is_simulated(&self, symbol: Symbol) -> bool {
+        self.shared.simulated.contains(&symbol)
     }
 
     /// Candles with `from_ms <= open_ms < to_ms`, ascending, at most `limit`; the open candle
@@ -375,10 +385,16 @@ impl MarketService {
         }
         let positions = instruments.iter().enumerate().map(|(at, i)| (i.symbol, at)).collect();
         let hours = instruments.iter().map(|i| (i.symbol, i.hours()));
+        let simulated = groups
+            .iter()
+            .filter(|(source, _)| matches!(source, SourceConfig::Simulated { .. }))
+            .flat_map(|(_, members)| members.iter().map(|i| i.symbol))
+            .collect();
         let shared = Arc::new(Shared {
             stale: Mutex::new(StalenessTracker::new(hours, now)),
             instruments,
             positions,
+            simulated,
             store,
             live: RwLock::new(Live::default()),
             ticks: broadcast::channel(TICK_BROADCAST_MAX).0,

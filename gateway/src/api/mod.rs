@@ -94,6 +94,8 @@ pub struct Shared {
     pub metrics: Metrics,
     /// Public origin for invitation links, e.g. `https://trade.example.com`.
     pub public_origin: String,
+    /// Real-money orders accepted on simulated prices (the operator said so).
+    pub real_money_on_simulated_prices: bool,
     /// The websocket service.
     pub ws: crate::ws::Ws,
 }

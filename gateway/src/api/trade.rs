@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use engine::command::PlaceOrder;
-use engine::types::{Category, Symbol};
+use engine::types::{AccountKind, Category, Symbol};
 use engine::{Command, Reply};
 use market_feed::market::ProductView;
 use market_feed::types::Period;
@@ -62,6 +62,8 @@ pub struct MarketItem {
     pub is_open: bool,
     /// The price source has gone quiet.
     pub stale: bool,
+    /// Priced by the simulator: demo money only, unless the operator allows real money.
+    pub simulated: bool,
 }
 
 /// A product's market-list line (also the websocket's ticker frame).
@@ -82,6 +84,7 @@ pub(crate) fn market_item(view: &ProductView) -> MarketItem {
         close: s.close.to_string(),
         is_open: view.open,
         stale: view.stale,
+        simulated: view.simulated,
     }
 }
 
@@ -298,14 +301,20 @@ async fn place_order(
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
-    let reply = state.submit(place_order_command(user.id, &body)?).await?;
+    let reply = state.submit(place_order_command(&state, user.id, &body)?).await?;
     let accepted = order_accepted(reply)?;
     state.metrics.orders.inc();
     ok(accepted)
 }
 
 /// Checks an order's fields and makes its command (shared by HTTP and the websocket).
-pub(crate) fn place_order_command(user: u32, body: &OrderBody) -> ApiResult<Command> {
+/// Real money is refused on simulated prices unless the operator allowed it: a simulator's
+/// prices are not a market's (decisions §8).
+pub(crate) fn place_order_command(
+    state: &AppState,
+    user: u32,
+    body: &OrderBody,
+) -> ApiResult<Command> {
     let symbol = symbol(&body.symbol)?;
     let direction = dto::direction(&body.direction)?;
     let stake = dto::amount("amount", &body.amount)?;
@@ -313,6 +322,12 @@ pub(crate) fn place_order_command(user: u32, body: &OrderBody) -> ApiResult<Comm
         return Err(ApiError::invalid("duration", "duration"));
     }
     let account = dto::account(body.account.as_deref())?;
+    if account == AccountKind::Real
+        && !state.real_money_on_simulated_prices
+        && state.market.is_simulated(symbol)
+    {
+        return Err(ApiError::new(axum::http::StatusCode::FORBIDDEN, "SIMULATED_PRICES_DEMO_ONLY"));
+    }
     Ok(Command::PlaceOrder(PlaceOrder {
         user,
         account,

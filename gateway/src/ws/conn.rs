@@ -339,7 +339,7 @@ impl Reader {
             duration: message.duration,
             account: message.account.clone(),
         };
-        let command = place_order_command(user.id, &body)?;
+        let command = place_order_command(&self.state, user.id, &body)?;
         let in_flight = &self.outbox.orders_in_flight;
         if in_flight.fetch_add(1, Ordering::AcqRel) >= self.state.ws.config.orders_in_flight_max {
             in_flight.fetch_sub(1, Ordering::AcqRel);

@@ -56,9 +56,17 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
     let refused = order(big);
     refused.fails(StatusCode::BAD_REQUEST, "STAKE_OUT_OF_RANGE");
     assert_eq!(refused.message(), "Amount must be between 1 and 5000");
+    // The embedded default is a demo platform: no real money on simulated prices.
     let mut real = valid.clone();
     real["account"] = json!("real");
-    order(real).fails(StatusCode::BAD_REQUEST, "INSUFFICIENT_BALANCE");
+    let refused = order(real.clone());
+    refused.fails(StatusCode::FORBIDDEN, "SIMULATED_PRICES_DEMO_ONLY");
+    assert_eq!(
+        refused.message(),
+        "This market's prices are simulated: trade it with the demo account"
+    );
+    let market = h.get("/api/markets/BTCUSDT", None);
+    assert_eq!(market.ok()["simulated"], true);
     let accepted = order(valid);
     let id = accepted.ok()["contractId"].as_u64().unwrap();
     let records = h.get("/api/trade/contracts?status=open", Some(&token));
@@ -259,4 +267,14 @@ fn remaining_routes_succeed() {
     assert_eq!(h.get("/api/admin/withdraw-orders/pending-count", Some(&admin)).ok()["count"], 0);
     h.post("/api/admin/withdraw-orders/7/approve", Some(&admin), json!({}))
         .fails(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND");
+}
+
+/// An operator who allows real money on simulated prices gets the ordinary checks.
+#[test]
+fn real_money_on_simulated_prices_only_when_the_operator_allows_it() {
+    let h = crate::start_with_http(|http| http.real_money_on_simulated_prices = true);
+    let (_, token) = h.user("kate");
+    let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "real"});
+    h.post("/api/trade/orders", Some(&token), order)
+        .fails(StatusCode::BAD_REQUEST, "INSUFFICIENT_BALANCE");
 }

@@ -209,7 +209,7 @@ fn a_candle_subscription_starts_with_the_forming_candle() {
         "time_ms,symbol,price,quantity\n1000,SOLUSDT,238.10,1\n2000,SOLUSDT,238.40,2\n3000,SOLUSDT,238.25,1\n",
     )
     .unwrap();
-    let mut feeds = gateway::feeds::parse(&[]).unwrap();
+    let mut feeds = gateway::feeds::parse(&[], Some(42)).unwrap();
     let source = market_feed::source::SourceConfig::Replay {
         path: recording,
         speed: rust_decimal::Decimal::ZERO,

@@ -52,6 +52,7 @@ async function textsFor(language) {
     entryTick: web.records.entryTick,
     exitTick: web.records.exitTick,
     details: web.records.details,
+    proof: web.records.proof,
     tooSoon: web.trade.periodTooSoon,
     rsi: web.trade.indicatorNames.rsi,
     navContract: web.nav.contract,
@@ -182,6 +183,12 @@ for (const [language, viewport] of [
       const text = await details.innerText();
       assert.match(text, new RegExp(`${escape(t.entryTick)}\\s*#\\d+`));
       assert.match(text, new RegExp(`${escape(t.exitTick)}\\s*#\\d+`));
+      // The public settlement proof names the same entry tick.
+      const href = await page.getByRole('link', { name: t.proof }).getAttribute('href');
+      const proof = (await (await fetch(`${server.origin}${href}`)).json()).data;
+      const entryIndex = Number(/#(\d+)/.exec(text.split(t.entryTick)[1])[1]);
+      assert.equal(proof.contract.entry?.index ?? proof.firstAfterAcceptance?.index, entryIndex);
+      assert.ok(proof.rule.code);
     });
 
     test('logout ends the session and goes to /login, without an expiry message', async () => {

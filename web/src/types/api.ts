@@ -16,6 +16,8 @@ export interface MarketItem {
   close: string;
   isOpen: boolean;
   stale: boolean;
+  /** Priced by the platform's simulator, not a market: demo money only by default. */
+  simulated: boolean;
 }
 
 /** A tick that decided a contract: price, time and log index. */

@@ -66,7 +66,17 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
       ) : !record ? (
         <Spinner />
       ) : (
-        <DetailList rows={rows} testId="contract-details" />
+        <>
+          <DetailList rows={rows} testId="contract-details" />
+          {record.outcome && (
+            <p className="proof-link">
+              <a href={`/api/proofs/${record.id}`} target="_blank" rel="noopener noreferrer">
+                {t('records.proof')}
+              </a>
+              <span className="muted"> · {t('records.proofHint')}</span>
+            </p>
+          )}
+        </>
       )}
     </Dialog>
   );

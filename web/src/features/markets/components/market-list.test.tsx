@@ -24,6 +24,7 @@ function item(symbol: string, name: string, patch: Partial<MarketItem> = {}): Ma
     close: '100.5',
     isOpen: true,
     stale: false,
+    simulated: true,
     ...patch,
   };
 }

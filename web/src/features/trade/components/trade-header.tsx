@@ -17,6 +17,11 @@ export function TradeHeader({ line, tick }: { line: MarketItem; tick: TickData |
         <h1 className="ltr">{line.name}</h1>
         {!line.isOpen && <span className="pill">{t('markets.closed')}</span>}
         {line.isOpen && line.stale && <span className="pill">{t('markets.stale')}</span>}
+        {line.simulated && (
+          <span className="pill" title={t('markets.simulatedHint')}>
+            {t('markets.simulated')}
+          </span>
+        )}
       </div>
       <div className="trade-price">
         <span className={`num trade-last ${up ? 'up' : 'down'}`} data-testid="last-price" data-tick-time={tick?.time ?? ''} data-tick-index={tick?.index ?? ''}>
