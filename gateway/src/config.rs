@@ -59,6 +59,9 @@ pub struct Args {
     /// Seed of the simulator, for a reproducible run [default: drawn from the OS at each start].
     #[arg(long, env = "TRADING_SIM_SEED")]
     pub sim_seed: Option<u64>,
+    /// Days of archived ticks to keep; 0 keeps every tick [default: 0].
+    #[arg(long, env = "TRADING_TICK_ARCHIVE_DAYS")]
+    pub tick_archive_days: Option<u64>,
     /// Accept real-money orders on products priced by the simulator (a demo platform refuses
     /// them by default).
     #[arg(long, env = "TRADING_ALLOW_REAL_MONEY_ON_SIMULATED_PRICES")]
@@ -111,6 +114,7 @@ pub struct FileConfig {
     admin_password: Option<String>,
     feeds: Option<Vec<String>>,
     sim_seed: Option<u64>,
+    tick_archive_days: Option<u64>,
     allow_real_money_on_simulated_prices: Option<bool>,
     public_origin: Option<String>,
     hash_threads: Option<usize>,
@@ -135,6 +139,8 @@ pub struct Config {
     pub feeds: Vec<String>,
     /// The simulator's seed, if given.
     pub sim_seed: Option<u64>,
+    /// Days of archived ticks kept (0: all).
+    pub tick_archive_days: u64,
     /// Real money allowed on simulated prices.
     pub real_money_on_simulated_prices: bool,
     /// Origin for invitation links.
@@ -159,6 +165,7 @@ impl Config {
             admin_password: None,
             feeds: Vec::new(),
             sim_seed: None,
+            tick_archive_days: 0,
             real_money_on_simulated_prices: false,
             public_origin: "http://localhost:8080".into(),
             hash_threads: 1,
@@ -205,6 +212,7 @@ impl Config {
             admin_password: args.admin_password.or(file.admin_password),
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
             sim_seed: args.sim_seed.or(file.sim_seed),
+            tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
             real_money_on_simulated_prices: args.allow_real_money_on_simulated_prices
                 || file.allow_real_money_on_simulated_prices.unwrap_or(false),
             public_origin: args

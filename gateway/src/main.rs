@@ -20,6 +20,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
         node: NodeConfig {
             admin_username: config.admin_username,
             admin_password: config.admin_password,
+            tick_archive_days: config.tick_archive_days,
             ..NodeConfig::new(config.data_dir)
         },
         feeds: feeds::parse(&config.feeds, config.sim_seed)?,

@@ -47,6 +47,8 @@ pub struct NodeConfig {
     pub clock: Option<Clock>,
     /// fdatasync every batch of the log. Off only for tests on throwaway data.
     pub durable: bool,
+    /// Days of archived ticks kept (0 keeps them all).
+    pub tick_archive_days: u64,
 }
 
 impl NodeConfig {
@@ -58,6 +60,7 @@ impl NodeConfig {
             admin_password: None,
             clock: None,
             durable: true,
+            tick_archive_days: 0,
         }
     }
 }
@@ -145,8 +148,13 @@ impl Node {
         readmodel.flush()?;
         let covered = archive.flush()?;
         handle.set_followed(readmodel.applied_index().min(covered));
-        let projector =
-            Some(spawn_projector(readmodel.clone(), Arc::clone(&archive), handle.clone(), live)?);
+        let projector = Some(spawn_projector(
+            readmodel.clone(),
+            Arc::clone(&archive),
+            config.tick_archive_days,
+            handle.clone(),
+            live,
+        )?);
         let recovery = pipeline.recovery().clone();
         let generated_admin_password = bootstrap_admin(&handle, &config)?;
         let stop = Arc::new(AtomicBool::new(false));

@@ -898,6 +898,9 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// How often archived days past the retention are removed.
+const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
+
 /// Most event batches projected as one sled batch.
 const PROJECT_BATCHES_MAX: usize = 256;
 
@@ -906,11 +909,13 @@ const PROJECT_BATCHES_MAX: usize = 256;
 pub fn spawn_projector(
     model: ReadModel,
     archive: Arc<TickArchive>,
+    archive_days: u64,
     handle: Handle<Engine>,
     live: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new().name("readmodel".into()).spawn(move || {
         let mut last_flush = Instant::now();
+        let mut last_prune: Option<Instant> = None;
         loop {
             match live.recv_timeout(FLUSH_PERIOD) {
                 Ok(batch) => {
@@ -949,6 +954,14 @@ pub fn spawn_projector(
                     (Ok(durable), Ok(archived)) => handle.set_followed(durable.min(archived)),
                     (Err(error), _) => tracing::error!(%error, "read model flush failed"),
                     (_, Err(error)) => tracing::error!(%error, "tick archive flush failed"),
+                }
+                if last_prune.is_none_or(|at| at.elapsed() >= ARCHIVE_PRUNE_PERIOD) {
+                    match archive.prune(now, archive_days) {
+                        Ok(0) => {}
+                        Ok(removed) => tracing::info!(removed, archive_days, "tick archive: old days removed"),
+                        Err(error) => tracing::error!(%error, "tick archive: pruning failed"),
+                    }
+                    last_prune = Some(Instant::now());
                 }
                 last_flush = Instant::now();
             }
