@@ -95,6 +95,10 @@ pub enum EngineError {
     /// Withdrawals are blocked for 24 h after a password change.
     #[error("withdrawal blocked after password change")]
     WithdrawalBlocked,
+    /// Transfers are blocked for 24 h after a password change, like withdrawals: money must
+    /// not leave at once through a session stolen with the old password.
+    #[error("transfer blocked after password change")]
+    TransferBlocked,
     /// A transfer to oneself.
     #[error("cannot transfer to yourself")]
     SelfTransfer,
@@ -143,6 +147,7 @@ impl EngineError {
             EngineError::OrderNotFound => "ORDER_NOT_FOUND",
             EngineError::TooManyPendingOrders => "TOO_MANY_PENDING_ORDERS",
             EngineError::WithdrawalBlocked => "WITHDRAWAL_BLOCKED",
+            EngineError::TransferBlocked => "TRANSFER_BLOCKED",
             EngineError::SelfTransfer => "SELF_TRANSFER",
             EngineError::DemoHasOpenContracts => "DEMO_HAS_OPEN_CONTRACTS",
             EngineError::TooManyAddresses => "TOO_MANY_ADDRESSES",

@@ -92,8 +92,7 @@ impl Engine {
         if amount < min || amount > max {
             return Err(EngineError::AmountOutOfRange { min, max });
         }
-        let changed = self.user_of(user)?.password_changed_ms;
-        if changed != 0 && self.now_ms < changed + WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS {
+        if self.money_out_blocked(user)? {
             return Err(EngineError::WithdrawalBlocked);
         }
         check_destination(&destination)?;
@@ -129,6 +128,13 @@ impl Engine {
         Ok(Reply::OrderCreated { order: id })
     }
 
+    /// True within 24 h of a password change: no money may leave the account (withdrawals,
+    /// transfers).
+    fn money_out_blocked(&self, user: UserId) -> Result<bool, EngineError> {
+        let changed = self.user_of(user)?.password_changed_ms;
+        Ok(changed != 0 && self.now_ms < changed + WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS)
+    }
+
     pub(crate) fn transfer(
         &mut self,
         from: UserId,
@@ -140,6 +146,10 @@ impl Engine {
         if !is_valid_amount(amount) {
             return Err(EngineError::Invalid("amount"));
         }
+        if self.money_out_blocked(from)? {
+            return Err(EngineError::TransferBlocked);
+        }
+        let sender = self.account_of(from)?;
         if sender.real.available < amount {
             return Err(EngineError::InsufficientBalance);
         }

@@ -351,6 +351,17 @@ fn transfers_move_available_balance_between_users() {
         h.run(Command::Transfer { from: a, to: b, amount: dec("61") }),
         Err(EngineError::InsufficientBalance)
     );
+    // For 24 h after a password change no money leaves: a transfer is refused like a
+    // withdrawal, and changes nothing.
+    h.ok(Command::SetPassword { user: a, password_hash: "new".into(), keep_session: None });
+    let before = h.engine.content_hash();
+    assert_eq!(
+        h.run(Command::Transfer { from: a, to: b, amount: dec("1") }),
+        Err(EngineError::TransferBlocked)
+    );
+    assert_eq!(h.engine.content_hash(), before);
+    h.advance(24 * 3_600_000);
+    h.ok(Command::Transfer { from: a, to: b, amount: dec("1") });
     h.check();
 }
 

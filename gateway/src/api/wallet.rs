@@ -462,11 +462,13 @@ pub struct TransferBody {
     pub to_uid: u32,
     /// Amount.
     pub amount: String,
+    /// Authenticator code, required when 2FA is on (as for withdrawals).
+    pub totp_code: Option<String>,
 }
 
 /// Send real USDT to another user by UID, instantly.
 #[utoipa::path(post, path = "/api/wallet/transfers", tag = "wallet", security(("user" = [])), request_body = TransferBody,
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INSUFFICIENT_BALANCE, SELF_TRANSFER, TRANSFER_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn transfer(
     State(state): State<AppState>,
     user: User,
@@ -476,6 +478,11 @@ async fn transfer(
         return Err(ApiError::invalid("toUid", "uid"));
     }
     let amount = dto::amount("amount", &body.amount)?;
+    let id = user.id;
+    let secret = state.query(move |e| e.user(id).and_then(|u| u.totp_secret.clone())).await?;
+    if let Some(secret) = secret {
+        super::users::check_totp(&secret, body.totp_code.as_deref())?;
+    }
     state.submit(Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
     ok(Empty {})
 }

@@ -278,3 +278,43 @@ fn real_money_on_simulated_prices_only_when_the_operator_allows_it() {
     h.post("/api/trade/orders", Some(&token), order)
         .fails(StatusCode::BAD_REQUEST, "INSUFFICIENT_BALANCE");
 }
+
+/// Transfers guard money like withdrawals: the 2FA code when 2FA is on, and no money out for
+/// 24 h after a password change (a stolen session cannot move it out at once).
+#[test]
+fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("mona");
+    let (other_uid, _) = h.user("nils");
+    h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "1000"})).ok();
+    let adjust = json!({"amount": "100", "reason": "test funds"});
+    h.post(&format!("/api/admin/users/{uid}/adjust"), Some(&admin), adjust).ok();
+    let secret = h.post("/api/user/2fa/setup", Some(&token), json!({})).ok()["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let totp = || {
+        let bytes = totp_rs::Secret::Encoded(secret.clone()).to_bytes().unwrap();
+        totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, bytes, None, String::new())
+            .unwrap()
+            .generate_current()
+            .unwrap()
+    };
+    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": totp()})).ok();
+    let send = |body: Value| h.post("/api/wallet/transfers", Some(&token), body);
+    send(json!({"toUid": other_uid, "amount": "5"}))
+        .fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
+    send(json!({"toUid": other_uid, "amount": "5", "totpCode": totp()})).ok();
+
+    let change =
+        json!({"oldPassword": "secret1", "newPassword": "secret2", "confirmPassword": "secret2"});
+    h.post("/api/user/password", Some(&token), change).ok();
+    let blocked = send(json!({"toUid": other_uid, "amount": "5", "totpCode": totp()}));
+    blocked.fails(StatusCode::BAD_REQUEST, "TRANSFER_BLOCKED");
+    assert_eq!(
+        blocked.message(),
+        "Transfers are not allowed within 24 hours after the login password is changed"
+    );
+    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "95");
+}
