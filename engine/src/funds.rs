@@ -142,7 +142,7 @@ impl Engine {
         amount: Decimal,
         events: &mut Vec<Event>,
     ) -> CommandResult {
-        let sender = self.active_account(from)?;
+        self.active_account(from)?;
         if !is_valid_amount(amount) {
             return Err(EngineError::Invalid("amount"));
         }

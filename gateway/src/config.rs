@@ -59,6 +59,10 @@ pub struct Args {
     /// Seed of the simulator, for a reproducible run [default: drawn from the OS at each start].
     #[arg(long, env = "TRADING_SIM_SEED")]
     pub sim_seed: Option<u64>,
+    /// Where `/metrics` is served, never the public address; `none` turns it off
+    /// [default: 127.0.0.1:9184].
+    #[arg(long, env = "TRADING_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
     /// Days of archived ticks to keep; 0 keeps every tick [default: 0].
     #[arg(long, env = "TRADING_TICK_ARCHIVE_DAYS")]
     pub tick_archive_days: Option<u64>,
@@ -114,6 +118,7 @@ pub struct FileConfig {
     admin_password: Option<String>,
     feeds: Option<Vec<String>>,
     sim_seed: Option<u64>,
+    metrics_listen: Option<String>,
     tick_archive_days: Option<u64>,
     allow_real_money_on_simulated_prices: Option<bool>,
     public_origin: Option<String>,
@@ -141,6 +146,8 @@ pub struct Config {
     pub sim_seed: Option<u64>,
     /// Days of archived ticks kept (0: all).
     pub tick_archive_days: u64,
+    /// The metrics address, if any.
+    pub metrics_listen: Option<SocketAddr>,
     /// Real money allowed on simulated prices.
     pub real_money_on_simulated_prices: bool,
     /// Origin for invitation links.
@@ -166,6 +173,7 @@ impl Config {
             feeds: Vec::new(),
             sim_seed: None,
             tick_archive_days: 0,
+            metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9184))),
             real_money_on_simulated_prices: false,
             public_origin: "http://localhost:8080".into(),
             hash_threads: 1,
@@ -213,6 +221,15 @@ impl Config {
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
             sim_seed: args.sim_seed.or(file.sim_seed),
             tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
+            metrics_listen: match args.metrics_listen.or(file.metrics_listen).as_deref() {
+                None => defaults.metrics_listen,
+                Some("none") => None,
+                Some(address) => Some(
+                    address
+                        .parse()
+                        .map_err(|_| format!("--metrics-listen {address}: not an address"))?,
+                ),
+            },
             real_money_on_simulated_prices: args.allow_real_money_on_simulated_prices
                 || file.allow_real_money_on_simulated_prices.unwrap_or(false),
             public_origin: args

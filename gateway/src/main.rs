@@ -32,6 +32,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             rate_limits: config.rate_limits,
             ws: config.ws,
             real_money_on_simulated_prices: config.real_money_on_simulated_prices,
+            metrics_listen: config.metrics_listen,
         }),
     })
 }

@@ -16,9 +16,44 @@ use prometheus_client::registry::Registry;
 /// Labels of a request.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     route: String,
-    status: u16,
+    status: &'static str,
+}
+
+/// The methods the API answers; anything else is one `other` label, so made-up methods cannot
+/// grow the label set (or the server's memory).
+const METHODS: [&str; 7] = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
+/// The statuses the server sends; anything else is `other`.
+const STATUSES: [(u16, &str); 20] = [
+    (101, "101"),
+    (200, "200"),
+    (204, "204"),
+    (301, "301"),
+    (304, "304"),
+    (400, "400"),
+    (401, "401"),
+    (403, "403"),
+    (404, "404"),
+    (405, "405"),
+    (409, "409"),
+    (413, "413"),
+    (415, "415"),
+    (426, "426"),
+    (429, "429"),
+    (500, "500"),
+    (502, "502"),
+    (503, "503"),
+    (504, "504"),
+    (422, "422"),
+];
+
+fn method_label(method: &str) -> &'static str {
+    METHODS.iter().find(|m| **m == method).copied().unwrap_or("other")
+}
+
+fn status_label(status: u16) -> &'static str {
+    STATUSES.iter().find(|(code, _)| *code == status).map_or("other", |(_, label)| label)
 }
 
 /// Labels of a latency sample.
@@ -99,11 +134,16 @@ impl Default for Metrics {
     }
 }
 
-/// Routes are labels only when matched, so unknown paths cannot grow the label set.
+/// Every label set is bounded: routes are the router's own templates (`unmatched` for any
+/// other path), methods and statuses come from fixed lists (`other` for the rest).
 impl Metrics {
     /// Counts a request and its latency.
     pub fn observe_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
-        let labels = RequestLabels { method: method.to_owned(), route: route.to_owned(), status };
+        let labels = RequestLabels {
+            method: method_label(method),
+            route: route.to_owned(),
+            status: status_label(status),
+        };
         self.requests.get_or_create(&labels).inc();
         self.latency
             .get_or_create(&RouteLabels { route: route.to_owned() })
@@ -130,5 +170,18 @@ impl Metrics {
         let registry = self.registry.lock().unwrap_or_else(|p| p.into_inner());
         let _ = encode(&mut out, &registry);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn made_up_methods_and_statuses_share_one_label() {
+        assert_eq!(method_label("GET"), "GET");
+        assert_eq!(method_label(&"X".repeat(60_000)), "other");
+        assert_eq!(status_label(429), "429");
+        assert_eq!(status_label(599), "other");
     }
 }

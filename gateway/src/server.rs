@@ -39,6 +39,8 @@ pub struct HttpConfig {
     pub ws: crate::ws::WsConfig,
     /// Accept real-money orders on simulated prices (off: a demo platform).
     pub real_money_on_simulated_prices: bool,
+    /// Where `/metrics` is served (never on the public address); none serves no metrics.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
@@ -83,6 +85,8 @@ pub enum ServerError {
 pub struct Server {
     /// The HTTP server: its address, stop signal and task; stopped first.
     http: Option<(SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>)>,
+    /// The metrics listener's address and task, if it runs.
+    metrics: Option<(SocketAddr, tokio::task::JoinHandle<()>)>,
     /// What handlers share (for tests and tools).
     state: Option<AppState>,
     /// Market data; stopped before the core.
@@ -118,6 +122,7 @@ impl Server {
         market.start_sources(runtime.handle());
         let mut server = Server {
             http: None,
+            metrics: None,
             state: None,
             market: Some(market),
             node: Some(node),
@@ -206,8 +211,31 @@ impl Server {
         });
         tracing::info!(%address, "HTTP API listening");
         self.http = Some((address, stop, task));
+        if let Some(metrics_listen) = config.metrics_listen {
+            let listener = std::net::TcpListener::bind(metrics_listen)?;
+            listener.set_nonblocking(true)?;
+            let metrics_address = listener.local_addr()?;
+            let metrics = api::metrics_app(state.clone());
+            let task = runtime.spawn(async move {
+                match tokio::net::TcpListener::from_std(listener) {
+                    Ok(listener) => {
+                        if let Err(error) = axum::serve(listener, metrics).await {
+                            tracing::error!(%error, "metrics server failed");
+                        }
+                    }
+                    Err(error) => tracing::error!(%error, "cannot listen for metrics"),
+                }
+            });
+            tracing::info!(address = %metrics_address, "metrics listening");
+            self.metrics = Some((metrics_address, task));
+        }
         self.state = Some(state);
         Ok(())
+    }
+
+    /// Where `/metrics` is served, if it is.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().map(|(address, _)| *address)
     }
 
     /// Where the HTTP API listens, if it runs.
@@ -241,6 +269,9 @@ impl Server {
     }
 
     fn stop_all(&mut self) -> Result<(), wal::PipelineError> {
+        if let Some((_, task)) = self.metrics.take() {
+            task.abort();
+        }
         if let (Some((_, stop, task)), Some(runtime)) = (self.http.take(), self.runtime.as_ref()) {
             // Close the websockets, stop accepting, let in-flight requests finish (bounded),
             // then stop the rest.

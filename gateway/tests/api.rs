@@ -71,6 +71,7 @@ fn start_configured(
             rate_limits: true,
             ws,
             real_money_on_simulated_prices: false,
+            metrics_listen: None,
         }),
     };
     adjust(config.http.as_mut().expect("http"));

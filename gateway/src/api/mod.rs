@@ -235,7 +235,6 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
                     }
                 }),
             )
-            .route("/metrics", axum::routing::get(system::metrics))
             .route("/ws", axum::routing::get(crate::ws::upgrade))
             .route("/trade", axum::routing::get(trade_alias))
             .fallback(fallback)
@@ -257,6 +256,12 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
 /// The router (what the server runs and tests call with `oneshot`).
 pub fn app(state: AppState) -> Router {
     router_and_doc(state).0
+}
+
+/// The metrics endpoint, served on its own address (`--metrics-listen`, loopback by default),
+/// never on the public one: the figures are the operator's.
+pub fn metrics_app(state: AppState) -> Router {
+    Router::new().route("/metrics", axum::routing::get(system::metrics)).with_state(state)
 }
 
 /// Unknown API paths get the JSON 404; every other path is the web app's (a file or a

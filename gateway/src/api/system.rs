@@ -14,31 +14,23 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(health))
 }
 
-/// Liveness and how far the core and the read model are.
+/// Liveness, with no business figures (those are on the metrics address).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
-    /// "ok", or "degraded" when the read model stopped.
+    /// "ok", or "degraded" when history stopped following the log.
     pub status: String,
-    /// Commands applied since start.
-    pub commands: u64,
-    /// Last log index in the read model.
-    pub readmodel_index: u64,
 }
 
 /// Health check.
 #[utoipa::path(get, path = "/api/health", tag = "system", responses((status = 200, body = Envelope<Health>)))]
 async fn health(State(state): State<AppState>) -> Answer<Health> {
     let stalled = state.readmodel.stalled.load(std::sync::atomic::Ordering::Acquire);
-    ok(Health {
-        status: if stalled { "degraded" } else { "ok" }.into(),
-        commands: state.handle.stats().commands,
-        readmodel_index: state.readmodel.applied_index(),
-    })
+    ok(Health { status: if stalled { "degraded" } else { "ok" }.into() })
 }
 
 /// Prometheus text exposition.
-pub(super) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+pub(crate) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let stats = state.handle.stats();
     let body = state.metrics.render(&stats, state.readmodel.applied_index(), &state.ws.counters);
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)

@@ -177,18 +177,30 @@ fn catalogues_are_complete() {
     }
 }
 
-/// Prometheus metrics and health are served.
+/// Health is public and tells no business figures; metrics live on their own address, never
+/// the public one, and a flood of made-up methods adds one `other` label, not one per method.
 #[test]
-fn metrics_and_health_are_served() {
+fn metrics_are_private_bounded_and_health_is_public() {
     let h = start();
-    h.get("/api/health", None).ok();
-    let router = app(h.state.clone());
-    let text = h.server.runtime().block_on(async move {
-        let response =
-            router.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let health = h.get("/api/health", None);
+    assert_eq!(health.ok(), &json!({"status": "ok"}));
+    h.get("/metrics", None).fails(StatusCode::NOT_FOUND, "NOT_FOUND");
+    let text = h.server.runtime().block_on(async {
+        for n in 0..50 {
+            let method =
+                Method::from_bytes(format!("M{n}{}", "X".repeat(1_000)).as_bytes()).unwrap();
+            let request =
+                Request::builder().method(method).uri("/api/markets").body(Body::empty()).unwrap();
+            app(h.state.clone()).oneshot(request).await.unwrap();
+        }
+        let request = Request::get("/metrics").body(Body::empty()).unwrap();
+        let response = gateway::api::metrics_app(h.state.clone()).oneshot(request).await.unwrap();
         String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec())
             .unwrap()
     });
     assert!(text.contains("trading_http_requests_total"), "{text}");
     assert!(text.contains("trading_engine_commands"));
+    assert!(text.contains(r#"method="other""#));
+    assert!(!text.contains("XXXX"), "a made-up method became a label");
+    assert!(text.len() < 64 * 1024, "metrics stay small: {} bytes", text.len());
 }

@@ -143,7 +143,7 @@ fn run<F: Future>(h: &Harness, future: F) -> F::Output {
 fn metric(h: &Harness, name: &str) -> u64 {
     let text = run(h, async {
         let request = Request::get("/metrics").body(Body::empty()).unwrap();
-        let response = app(h.state.clone()).oneshot(request).await.unwrap();
+        let response = gateway::api::metrics_app(h.state.clone()).oneshot(request).await.unwrap();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         String::from_utf8(bytes.to_vec()).unwrap()
     });
