@@ -63,6 +63,12 @@ pub struct Args {
     /// [default: 127.0.0.1:9184].
     #[arg(long, env = "TRADING_METRICS_LISTEN")]
     pub metrics_listen: Option<String>,
+    /// Upload files each user may store [default: 100].
+    #[arg(long, env = "TRADING_UPLOAD_FILES_PER_USER")]
+    pub upload_files_per_user: Option<u64>,
+    /// Upload megabytes each user may store [default: 100].
+    #[arg(long, env = "TRADING_UPLOAD_MEGABYTES_PER_USER")]
+    pub upload_megabytes_per_user: Option<u64>,
     /// Days of archived ticks to keep; 0 keeps every tick [default: 0].
     #[arg(long, env = "TRADING_TICK_ARCHIVE_DAYS")]
     pub tick_archive_days: Option<u64>,
@@ -119,6 +125,8 @@ pub struct FileConfig {
     feeds: Option<Vec<String>>,
     sim_seed: Option<u64>,
     metrics_listen: Option<String>,
+    upload_files_per_user: Option<u64>,
+    upload_megabytes_per_user: Option<u64>,
     tick_archive_days: Option<u64>,
     allow_real_money_on_simulated_prices: Option<bool>,
     public_origin: Option<String>,
@@ -148,6 +156,8 @@ pub struct Config {
     pub tick_archive_days: u64,
     /// The metrics address, if any.
     pub metrics_listen: Option<SocketAddr>,
+    /// Upload quota per user.
+    pub upload_quota: crate::api::UploadQuota,
     /// Real money allowed on simulated prices.
     pub real_money_on_simulated_prices: bool,
     /// Origin for invitation links.
@@ -174,6 +184,7 @@ impl Config {
             sim_seed: None,
             tick_archive_days: 0,
             metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9184))),
+            upload_quota: crate::api::UploadQuota::default(),
             real_money_on_simulated_prices: false,
             public_origin: "http://localhost:8080".into(),
             hash_threads: 1,
@@ -221,6 +232,16 @@ impl Config {
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
             sim_seed: args.sim_seed.or(file.sim_seed),
             tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
+            upload_quota: crate::api::UploadQuota {
+                files: args
+                    .upload_files_per_user
+                    .or(file.upload_files_per_user)
+                    .unwrap_or(defaults.upload_quota.files),
+                bytes: args
+                    .upload_megabytes_per_user
+                    .or(file.upload_megabytes_per_user)
+                    .map_or(defaults.upload_quota.bytes, |mb| mb.saturating_mul(1024 * 1024)),
+            },
             metrics_listen: match args.metrics_listen.or(file.metrics_listen).as_deref() {
                 None => defaults.metrics_listen,
                 Some("none") => None,

@@ -51,6 +51,8 @@ pub struct Limits {
     pub code_address: Limiter,
     /// Code checks per e-mail.
     pub code_check: Limiter,
+    /// Uploads per user.
+    pub upload_user: Limiter,
 }
 
 impl Limits {
@@ -61,6 +63,7 @@ impl Limits {
             login_address: Limiter::per_minute(60, 60),
             code_address: Limiter::per_minute(10, 5),
             code_check: Limiter::per_minute(10, 10),
+            upload_user: Limiter::per_minute(10, 10),
         }
     }
 
@@ -72,6 +75,7 @@ impl Limits {
             login_address: Limiter::per_minute(huge, huge),
             code_address: Limiter::per_minute(huge, huge),
             code_check: Limiter::per_minute(huge, huge),
+            upload_user: Limiter::per_minute(huge, huge),
         }
     }
 

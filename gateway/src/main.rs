@@ -33,6 +33,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             ws: config.ws,
             real_money_on_simulated_prices: config.real_money_on_simulated_prices,
             metrics_listen: config.metrics_listen,
+            upload_quota: config.upload_quota,
         }),
     })
 }

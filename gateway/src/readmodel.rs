@@ -31,6 +31,7 @@ const LOGIN: u8 = b'l';
 const NOTICE: u8 = b'n';
 const AUDIT: u8 = b'a';
 const UPLOAD: u8 = b'u';
+const UPLOAD_USAGE: u8 = b'U';
 const META_APPLIED: &[u8] = b"m:applied";
 const META_SEQ: &[u8] = b"m:seq";
 const META_TOTALS: &[u8] = b"m:totals";
@@ -615,6 +616,43 @@ impl ReadModel {
         k.extend_from_slice(name.as_bytes());
         self.tree.insert(k, serde_json::to_vec(row)?)?;
         self.tree.flush()?;
+        Ok(())
+    }
+
+    /// Takes `bytes` of `owner`'s upload quota, atomically: false (and nothing taken) if the
+    /// upload would pass `files_max` files or `bytes_max` bytes.
+    pub fn reserve_upload(
+        &self,
+        owner: u32,
+        bytes: u64,
+        files_max: u64,
+        bytes_max: u64,
+    ) -> Result<bool, ReadModelError> {
+        let key = [&[UPLOAD_USAGE][..], &owner.to_be_bytes()].concat();
+        loop {
+            let old = self.tree.get(&key)?;
+            let (files, used) = old.as_ref().map_or((0, 0), |v| (u64_of(&v[..8]), u64_of(&v[8..])));
+            if files + 1 > files_max || used + bytes > bytes_max {
+                return Ok(false);
+            }
+            let new = [(files + 1).to_be_bytes(), (used + bytes).to_be_bytes()].concat();
+            if self.tree.compare_and_swap(&key, old, Some(new))?.is_ok() {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Gives back what [`ReadModel::reserve_upload`] took, when the file could not be stored.
+    pub fn release_upload(&self, owner: u32, bytes: u64) -> Result<(), ReadModelError> {
+        let key = [&[UPLOAD_USAGE][..], &owner.to_be_bytes()].concat();
+        self.tree.fetch_and_update(&key, |old| {
+            let v = old?;
+            let (files, used) = (u64_of(&v[..8]), u64_of(&v[8..]));
+            Some(
+                [files.saturating_sub(1).to_be_bytes(), used.saturating_sub(bytes).to_be_bytes()]
+                    .concat(),
+            )
+        })?;
         Ok(())
     }
 

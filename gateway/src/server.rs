@@ -41,6 +41,8 @@ pub struct HttpConfig {
     pub real_money_on_simulated_prices: bool,
     /// Where `/metrics` is served (never on the public address); none serves no metrics.
     pub metrics_listen: Option<SocketAddr>,
+    /// How much each user may upload.
+    pub upload_quota: api::UploadQuota,
 }
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
@@ -163,6 +165,7 @@ impl Server {
             nonces: Default::default(),
             i18n: api::i18n::Catalogues::load(),
             uploads_dir,
+            upload_quota: config.upload_quota,
             metrics: Default::default(),
             public_origin: config.public_origin,
             real_money_on_simulated_prices: config.real_money_on_simulated_prices,

@@ -72,6 +72,7 @@ fn start_configured(
             ws,
             real_money_on_simulated_prices: false,
             metrics_listen: None,
+            upload_quota: Default::default(),
         }),
     };
     adjust(config.http.as_mut().expect("http"));

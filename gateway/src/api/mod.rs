@@ -56,6 +56,22 @@ pub const UPLOAD_BYTES_MAX: usize = 5 * 1024 * 1024;
 /// A request that takes longer is answered 503 (the spec's client gives up after 15 s).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(14);
 
+/// How much one user may store in uploads (receipts and avatars).
+#[derive(Debug, Clone, Copy)]
+pub struct UploadQuota {
+    /// Files.
+    pub files: u64,
+    /// Bytes.
+    pub bytes: u64,
+}
+
+impl Default for UploadQuota {
+    /// 100 files and 100 MiB.
+    fn default() -> Self {
+        UploadQuota { files: 100, bytes: 100 * 1024 * 1024 }
+    }
+}
+
 /// Longest wait for the read model to catch up before answering from it anyway.
 pub const HISTORY_WAIT: Duration = Duration::from_secs(2);
 
@@ -90,6 +106,8 @@ pub struct Shared {
     pub i18n: i18n::Catalogues,
     /// Where uploads are stored.
     pub uploads_dir: PathBuf,
+    /// How much each user may upload.
+    pub upload_quota: UploadQuota,
     /// Prometheus metrics.
     pub metrics: Metrics,
     /// Public origin for invitation links, e.g. `https://trade.example.com`.

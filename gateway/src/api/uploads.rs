@@ -46,6 +46,9 @@ async fn store(
     kind: &str,
     mut multipart: Multipart,
 ) -> ApiResult<Uploaded> {
+    if !state.limits.upload_user.allow(&owner.to_string()) {
+        return Err(ApiError::rate_limited());
+    }
     let mut data = None;
     while let Some(field) =
         multipart.next_field().await.map_err(|_| ApiError::invalid("file", "file"))?
@@ -70,8 +73,18 @@ async fn store(
     let Some((mime, ext)) = IMAGE_TYPES.iter().find(|(m, _)| Some(*m) == detected) else {
         return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"));
     };
+    let size = bytes.len() as u64;
+    let (files_max, bytes_max) = (state.upload_quota.files, state.upload_quota.bytes);
+    if !state.readmodel.reserve_upload(owner, size, files_max, bytes_max)? {
+        return Err(ApiError::new(StatusCode::CONFLICT, "UPLOAD_QUOTA_EXCEEDED")
+            .arg("files", files_max)
+            .arg("megabytes", bytes_max / (1024 * 1024)));
+    }
     let name = format!("{}.{ext}", hex::encode(rand::random::<[u8; 16]>()));
-    tokio::fs::write(state.uploads_dir.join(&name), &bytes).await.map_err(ApiError::internal)?;
+    if let Err(error) = tokio::fs::write(state.uploads_dir.join(&name), &bytes).await {
+        state.readmodel.release_upload(owner, size)?;
+        return Err(ApiError::internal(error));
+    }
     let row = UploadRow { owner, kind: kind.into(), content_type: (*mime).into() };
     state.readmodel.put_upload(&name, &row)?;
     Ok(Uploaded {
@@ -85,7 +98,7 @@ async fn store(
 /// Upload a receipt image (multipart field `file`; PNG, JPEG, GIF or WebP, at most 5 MiB).
 #[utoipa::path(post, path = "/api/upload", tag = "uploads", security(("user" = [])),
     request_body(content_type = "multipart/form-data", description = "field `file`"),
-    responses((status = 200, body = Envelope<Uploaded>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Uploaded>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 409, description = "UPLOAD_QUOTA_EXCEEDED", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn upload(
     State(state): State<AppState>,
     user: User,
@@ -97,7 +110,7 @@ async fn upload(
 /// Upload and set the avatar (multipart field `file`).
 #[utoipa::path(post, path = "/api/user/avatar", tag = "account", security(("user" = [])),
     request_body(content_type = "multipart/form-data", description = "field `file`"),
-    responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 409, description = "UPLOAD_QUOTA_EXCEEDED", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn avatar(
     State(state): State<AppState>,
     user: User,

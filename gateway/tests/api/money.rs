@@ -318,3 +318,26 @@ fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
     );
     assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "95");
 }
+
+/// Uploads are bounded per user: a quota of files and bytes, and a rate.
+#[test]
+fn uploads_have_a_quota_and_a_rate_limit() {
+    let h = crate::start_with_http(|http| {
+        http.upload_quota = gateway::api::UploadQuota { files: 3, bytes: 1024 * 1024 }
+    });
+    let (_, token) = h.user("olga");
+    for _ in 0..3 {
+        upload(&h, "/api/upload", &token, PNG).ok();
+    }
+    let over = upload(&h, "/api/upload", &token, PNG);
+    over.fails(StatusCode::CONFLICT, "UPLOAD_QUOTA_EXCEEDED");
+    assert_eq!(over.message(), "Upload limit reached: at most 3 files and 1 MB per account");
+
+    // Under the default quota: the 11th upload within a minute is refused.
+    let h = start();
+    let (_, other) = h.user("pete");
+    let answers: Vec<StatusCode> =
+        (0..11).map(|_| upload(&h, "/api/upload", &other, PNG).status).collect();
+    assert_eq!(answers[..10], [StatusCode::OK; 10], "{answers:?}");
+    assert_eq!(answers[10], StatusCode::TOO_MANY_REQUESTS);
+}
