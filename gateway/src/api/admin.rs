@@ -301,6 +301,7 @@ fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
 
 /// User search.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct UserQuery {
     /// UID, username, e-mail or invite code (an exact match); every user, newest first, when
@@ -509,6 +510,7 @@ async fn remove_rule(
 
 /// Trade filters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct TradeQuery {
     /// Only this UID.
@@ -549,6 +551,7 @@ async fn trades(
 
 /// Order filters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminOrderQuery {
     /// pending, completed or rejected.

@@ -22,6 +22,7 @@ pub const PASSWORD_CHARS_MAX: usize = 128;
 
 /// Paging query parameters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct PageQuery {
     /// 1-based page (default 1).

@@ -90,6 +90,7 @@ pub(crate) fn market_item(view: &ProductView) -> MarketItem {
 
 /// Market list filter.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct MarketQuery {
     /// `crypto` or `forex`; all when absent.
     pub category: Option<String>,
@@ -139,6 +140,7 @@ async fn market(State(state): State<AppState>, Path(code): Path<String>) -> Answ
 
 /// Candle query.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CandleQuery {
     /// 1m, 5m, 15m, 30m, 1h, 4h, 1d or 1w.
     pub period: Option<String>,
@@ -352,6 +354,7 @@ pub(crate) fn order_accepted(reply: Reply) -> ApiResult<OrderAccepted> {
 
 /// Contract record filters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ContractQuery {
     /// `open` (waiting or running) or `settled` (settled or void); all when absent.

@@ -57,6 +57,7 @@ pub struct Balance {
 
 /// Which wallet.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AccountQuery {
     /// `real` (default) or `demo`.
     pub account: Option<String>,
@@ -112,6 +113,7 @@ async fn reset_demo(State(state): State<AppState>, user: User) -> Answer<Empty> 
 
 /// Order list filters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderQuery {
     /// pending, completed or rejected; all when absent.
@@ -489,6 +491,7 @@ async fn transfer(
 
 /// Bill filters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct BillQuery {
     /// A bill type; all when absent.
