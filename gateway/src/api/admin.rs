@@ -3,7 +3,7 @@
 //! system config, notices, the audit log and pending counts. Every action is journaled with
 //! the admin's id and audited by the engine, which also checks the admin's role.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use engine::command::SessionInfo;
 use engine::types::{MarketHours, Role, Rule, Settings, Symbol};
@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Body, Client, Params, ADMIN_SESSION_TTL_MS};
+use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
 use super::dto::{self, PageQuery};
 use super::trade::{contract_filter, rule_views, RuleView};
 use super::users::{user_view, UserView};
@@ -362,7 +362,7 @@ async fn users(
 async fn user(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(id): Path<u32>,
+    PathValue(id): PathValue<u32>,
 ) -> Answer<AdminUser> {
     let found = state.query(move |e| admin_user(e, id)).await?;
     ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
@@ -385,7 +385,7 @@ pub struct FreezeBody {
 async fn freeze(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u32>,
+    PathValue(id): PathValue<u32>,
     Body(body): Body<FreezeBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;
@@ -412,7 +412,7 @@ pub struct AdjustBody {
 async fn adjust(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u32>,
+    PathValue(id): PathValue<u32>,
     Body(body): Body<AdjustBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;
@@ -431,7 +431,7 @@ async fn adjust(
 async fn team(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(id): Path<u32>,
+    PathValue(id): PathValue<u32>,
 ) -> Answer<Vec<Generation>> {
     let found = state.query(move |e| e.user(id).is_some().then(|| team_of(e, id))).await?;
     ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
@@ -501,7 +501,7 @@ async fn set_rule(
 async fn remove_rule(
     State(state): State<AppState>,
     admin: Admin,
-    Path(duration): Path<u32>,
+    PathValue(duration): PathValue<u32>,
 ) -> Answer<Vec<RuleView>> {
     admin.can_act()?;
     act(&state, &admin, AdminAction::RemoveRule { duration_secs: duration }).await?;
@@ -613,7 +613,7 @@ async fn recharge_pending(State(state): State<AppState>, _admin: Admin) -> Answe
 async fn recharge_approve(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.can_act()?;
     act(&state, &admin, AdminAction::ApproveDeposit { order: id }).await?;
@@ -627,7 +627,7 @@ async fn recharge_approve(
 async fn recharge_reject(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;
@@ -661,7 +661,7 @@ async fn withdraw_pending(State(state): State<AppState>, _admin: Admin) -> Answe
 async fn withdraw_approve(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.can_act()?;
     act(&state, &admin, AdminAction::ApproveWithdrawal { order: id }).await?;
@@ -675,7 +675,7 @@ async fn withdraw_approve(
 async fn withdraw_reject(
     State(state): State<AppState>,
     admin: Admin,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;
@@ -740,7 +740,7 @@ pub struct ProductBody {
 async fn update_product(
     State(state): State<AppState>,
     admin: Admin,
-    Path(code): Path<String>,
+    PathValue(code): PathValue<String>,
     Body(body): Body<ProductBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;

@@ -210,7 +210,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
     }
 }
 
-/// A JSON body whose syntax errors become a `VALIDATION` error in the envelope.
+/// A JSON object body whose errors become a `VALIDATION` error in the envelope.
+///
+/// Only an object is accepted: serde would otherwise read a struct from an array
+/// (`["a@b.c","pw"]`), a second spelling of every request that no client needs.
 #[derive(Debug)]
 pub struct Body<T>(pub T);
 
@@ -218,15 +221,52 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Body<T>, ApiError> {
-        match axum::Json::<T>::from_request(request, state).await {
-            Ok(axum::Json(value)) => Ok(Body(value)),
+        let json =
+            request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(
+                |v| {
+                    let essence = v.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+                    essence == "application/json"
+                        || (essence.starts_with("application/") && essence.ends_with("+json"))
+                },
+            );
+        if !json {
+            return Err(ApiError::invalid("body", "body"));
+        }
+        let bytes = match axum::body::Bytes::from_request(request, state).await {
+            Ok(bytes) => bytes,
             Err(rejection) => {
-                tracing::debug!(%rejection, "bad request body");
+                tracing::debug!(%rejection, "request body not read");
                 if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                     return Err(ApiError::new(rejection.status(), "PAYLOAD_TOO_LARGE"));
                 }
+                return Err(ApiError::invalid("body", "body"));
+            }
+        };
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(ApiError::invalid("body", "body"));
+        }
+        match serde_json::from_slice(&bytes) {
+            Ok(value) => Ok(Body(value)),
+            Err(error) => {
+                tracing::debug!(%error, "bad request body");
                 Err(ApiError::invalid("body", "body"))
             }
+        }
+    }
+}
+
+/// A path value (an id, a symbol) that does not parse is a `VALIDATION` error in the
+/// envelope, not axum's plain-text rejection.
+#[derive(Debug)]
+pub struct PathValue<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PathValue<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<PathValue<T>, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(PathValue(value)),
+            Err(_) => Err(ApiError::invalid("path", "path")),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! it, the tick that shows the exit was the last one at or before expiry, the rule and the
 //! result). `trading-verify` re-derives every result from these.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use engine::types::MarketHours;
 use market_feed::archive::{ArchivedTick, TickArchive};
@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::Params;
+use super::auth::{Params, PathValue};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
 use crate::readmodel::{ContractRow, TickRow};
 
@@ -96,7 +96,7 @@ async fn blocking<T: Send + 'static>(
     responses((status = 200, body = Envelope<TickPage>), (status = 400, description = "VALIDATION", body = ErrorEnvelope)))]
 async fn ticks(
     State(state): State<AppState>,
-    Path(code): Path<String>,
+    PathValue(code): PathValue<String>,
     Params(query): Params<TickQuery>,
 ) -> Answer<TickPage> {
     let symbol = super::trade::symbol(&code)?;
@@ -276,7 +276,7 @@ pub fn rule_applied(outcome: &str, direction: &str) -> RuleApplied {
     params(("id" = u64, Path, description = "Order number")),
     responses((status = 200, body = Envelope<Proof>), (status = 400, description = "VALIDATION", body = ErrorEnvelope),
         (status = 404, description = "CONTRACT_NOT_FOUND, or not settled yet", body = ErrorEnvelope)))]
-async fn proof(State(state): State<AppState>, Path(id): Path<u64>) -> Answer<Proof> {
+async fn proof(State(state): State<AppState>, PathValue(id): PathValue<u64>) -> Answer<Proof> {
     let row = state.history().await?.contract(id)?;
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
     let contract = row.as_ref().and_then(terms).ok_or_else(not_found)?;

@@ -1,6 +1,6 @@
 //! Markets, candles, trading rules, orders and contract records.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use engine::command::PlaceOrder;
 use engine::types::{AccountKind, Category, Symbol};
 use engine::{Command, Reply};
@@ -11,7 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Body, Params, User};
+use super::auth::{Body, Params, PathValue, User};
 use super::dto::{self, PageQuery};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
 use crate::readmodel::{ContractRow, Page};
@@ -129,7 +129,10 @@ pub(crate) fn symbol(code: &str) -> ApiResult<Symbol> {
 #[utoipa::path(get, path = "/api/markets/{symbol}", tag = "markets",
     params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT")),
     responses((status = 200, body = Envelope<MarketItem>), (status = 404, body = ErrorEnvelope)))]
-async fn market(State(state): State<AppState>, Path(code): Path<String>) -> Answer<MarketItem> {
+async fn market(
+    State(state): State<AppState>,
+    PathValue(code): PathValue<String>,
+) -> Answer<MarketItem> {
     let symbol = symbol(&code)?;
     let view = state
         .market
@@ -174,7 +177,7 @@ pub struct CandleView {
     responses((status = 200, body = Envelope<Vec<CandleView>>), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn candles(
     State(state): State<AppState>,
-    Path(code): Path<String>,
+    PathValue(code): PathValue<String>,
     Params(query): Params<CandleQuery>,
 ) -> Answer<Vec<CandleView>> {
     let symbol = symbol(&code)?;
@@ -406,7 +409,7 @@ async fn contracts(
 async fn contract(
     State(state): State<AppState>,
     user: User,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
 ) -> Answer<ContractRow> {
     let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id);
     ok(row.ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"))?)

@@ -1,7 +1,7 @@
 //! Uploads (decisions §6): a size cap, the image type read from the content, a generated
 //! name, and access control: avatars are public, receipts are for their owner and admins.
 
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::User;
+use super::auth::{PathValue, User};
 use super::users::UserView;
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, UPLOAD_BYTES_MAX};
 use crate::readmodel::UploadRow;
@@ -39,6 +39,12 @@ pub struct Uploaded {
 const IMAGE_TYPES: [(&str, &str); 4] =
     [("image/png", "png"), ("image/jpeg", "jpg"), ("image/gif", "gif"), ("image/webp", "webp")];
 
+/// The file is over the size limit (not the generic oversized-request message).
+fn too_large() -> ApiError {
+    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "UPLOAD_TOO_LARGE")
+        .arg("megabytes", UPLOAD_BYTES_MAX / (1024 * 1024))
+}
+
 /// Reads the `file` field, checks size and type, stores it under a generated name.
 async fn store(
     state: &AppState,
@@ -50,14 +56,15 @@ async fn store(
         return Err(ApiError::rate_limited());
     }
     let mut data = None;
-    while let Some(field) =
-        multipart.next_field().await.map_err(|_| ApiError::invalid("file", "file"))?
-    {
+    while let Some(field) = multipart.next_field().await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            ApiError::invalid("file", "file")
+        }
+    })? {
         if field.name() == Some("file") {
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"))?;
+            let bytes = field.bytes().await.map_err(|_| too_large())?;
             data = Some(bytes);
             break;
         }
@@ -67,7 +74,7 @@ async fn store(
         return Err(ApiError::invalid("file", "file"));
     }
     if bytes.len() > UPLOAD_BYTES_MAX {
-        return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"));
+        return Err(too_large());
     }
     let detected = infer::get(&bytes).map(|t| t.mime_type());
     let Some((mime, ext)) = IMAGE_TYPES.iter().find(|(m, _)| Some(*m) == detected) else {
@@ -126,7 +133,7 @@ async fn avatar(
     responses((status = 200, description = "The image", content_type = "image/*"), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn download(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    PathValue(name): PathValue<String>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let valid = name.len() <= 40 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.');

@@ -11,13 +11,15 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Body, Client, User, RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS};
+use super::auth::{
+    Body, Client, PathValue, User, RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS,
+};
 use super::dto::{self, PageQuery};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty};
 use crate::mail::{CodeError, Purpose};
 use crate::readmodel::{LoginRow, Page};
 use crate::walletsig::Family;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -943,7 +945,7 @@ async fn sessions(State(state): State<AppState>, user: User) -> Answer<Vec<Sessi
 async fn end_session(
     State(state): State<AppState>,
     user: User,
-    Path(id): Path<u64>,
+    PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     state.submit(Command::EndSession { user: user.id, session: id }).await?;
     ok(Empty {})

@@ -1,7 +1,7 @@
 //! Wallet (real and demo), deposits, withdrawals with saved addresses, transfers, bills,
 //! invitations and system notices.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use engine::command::RequestDeposit;
 use engine::types::Destination;
 use engine::{Command, Reply};
@@ -11,7 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Body, Params, User};
+use super::auth::{Body, Params, PathValue, User};
 use super::dto::{self, PageQuery};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel, BILL_TYPES};
@@ -449,7 +449,7 @@ async fn add_address(
 async fn remove_address(
     State(state): State<AppState>,
     user: User,
-    Path(position): Path<u32>,
+    PathValue(position): PathValue<u32>,
 ) -> Answer<Vec<AddressView>> {
     let id = user.id;
     state.submit(Command::RemoveAddress { user: id, position }).await?;

@@ -91,6 +91,41 @@ fn unknown_routes_and_methods_answer_in_the_envelope() {
     bad_json.fails(StatusCode::BAD_REQUEST, "VALIDATION");
 }
 
+/// Malformed requests get the JSON envelope with a message that names what is wrong: a path
+/// value that does not parse, a JSON array where an object is expected, a body over the
+/// limit (which is not the upload message).
+#[test]
+fn malformed_requests_answer_in_the_envelope() {
+    let h = start();
+    let (_, token) = h.user("pathuser");
+    for path in ["/api/trade/contracts/-1", "/api/trade/contracts/x", "/api/proofs/1.5"] {
+        let answer = h.get(path, Some(&token));
+        answer.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_eq!(answer.message(), "A value in the address is not valid", "{path}");
+    }
+    let json = |body: String| {
+        h.request(
+            Request::post("/api/login/login")
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap(),
+        )
+    };
+    json(r#"["pathuser","secret123",false]"#.to_owned())
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    json(format!(r#"{{"username":"{}"}}"#, "a".repeat(70_000)))
+        .fails(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+    let big = json(format!(r#"{{"username":"{}"}}"#, "a".repeat(70_000)));
+    assert_eq!(big.message(), "The request is too large");
+    let plain = h.request(
+        Request::post("/api/login/login")
+            .header("content-type", "text/plain")
+            .body(Body::from(r#"{"username":"pathuser","password":"secret123"}"#))
+            .unwrap(),
+    );
+    plain.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+}
+
 /// Messages follow the language header, then Accept-Language, then en-US.
 #[test]
 fn messages_come_in_the_callers_language() {
@@ -153,6 +188,7 @@ fn catalogues_are_complete() {
         include_str!("../../src/api/admin.rs"),
         include_str!("../../src/api/trade.rs"),
         include_str!("../../src/api/uploads.rs"),
+        include_str!("../../src/api/fairness.rs"),
         include_str!("../../src/api/dto.rs"),
         include_str!("../../src/api/auth.rs"),
         include_str!("../../src/api/error.rs"),

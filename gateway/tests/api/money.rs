@@ -332,6 +332,11 @@ fn uploads_have_a_quota_and_a_rate_limit() {
     let over = upload(&h, "/api/upload", &token, PNG);
     over.fails(StatusCode::CONFLICT, "UPLOAD_QUOTA_EXCEEDED");
     assert_eq!(over.message(), "Upload limit reached: at most 3 files and 1 MB per account");
+    let mut huge = PNG.to_vec();
+    huge.resize(6 * 1024 * 1024, 0);
+    let big = upload(&h, "/api/upload", &token, &huge);
+    big.fails(StatusCode::PAYLOAD_TOO_LARGE, "UPLOAD_TOO_LARGE");
+    assert_eq!(big.message(), "The file is too large: at most 5 MB");
 
     // Under the default quota: the 11th upload within a minute is refused.
     let h = start();
