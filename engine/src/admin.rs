@@ -283,7 +283,7 @@ impl Engine {
         let at = self
             .rules
             .binary_search_by_key(&duration_secs, |r| r.duration_secs)
-            .map_err(|_| EngineError::DurationNotAllowed)?;
+            .map_err(|_| EngineError::RuleNotFound)?;
         self.rules.remove(at);
         events.push(Event::CatalogueChanged);
         Ok(Reply::Done)

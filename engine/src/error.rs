@@ -89,6 +89,12 @@ pub enum EngineError {
     /// No such pending order.
     #[error("order not found")]
     OrderNotFound,
+    /// No rule for this duration to remove.
+    #[error("rule not found")]
+    RuleNotFound,
+    /// No saved address at this position.
+    #[error("address not found")]
+    AddressNotFound,
     /// Too many pending orders of this kind.
     #[error("too many pending orders")]
     TooManyPendingOrders,
@@ -145,6 +151,8 @@ impl EngineError {
             EngineError::PriceNotAvailable => "PRICE_NOT_AVAILABLE",
             EngineError::ContractNotFound => "CONTRACT_NOT_FOUND",
             EngineError::OrderNotFound => "ORDER_NOT_FOUND",
+            EngineError::RuleNotFound => "RULE_NOT_FOUND",
+            EngineError::AddressNotFound => "ADDRESS_NOT_FOUND",
             EngineError::TooManyPendingOrders => "TOO_MANY_PENDING_ORDERS",
             EngineError::WithdrawalBlocked => "WITHDRAWAL_BLOCKED",
             EngineError::TransferBlocked => "TRANSFER_BLOCKED",

@@ -313,7 +313,7 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> CommandResult {
         if position as usize >= self.user_of(user)?.addresses.len() {
-            return Err(EngineError::Invalid("position"));
+            return Err(EngineError::AddressNotFound);
         }
         let record = self.user_mut(user);
         record.addresses.remove(position as usize);

@@ -100,7 +100,9 @@ impl From<EngineError> for ApiError {
             | EngineError::SessionNotFound
             | EngineError::ProductNotFound
             | EngineError::ContractNotFound
-            | EngineError::OrderNotFound => StatusCode::NOT_FOUND,
+            | EngineError::OrderNotFound
+            | EngineError::RuleNotFound
+            | EngineError::AddressNotFound => StatusCode::NOT_FOUND,
             EngineError::AdminExists
             | EngineError::WalletExists
             | EngineError::DemoHasOpenContracts
