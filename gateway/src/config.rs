@@ -63,6 +63,10 @@ pub struct Args {
     /// [default: 127.0.0.1:9184].
     #[arg(long, env = "TRADING_METRICS_LISTEN")]
     pub metrics_listen: Option<String>,
+    /// Log lines as `text` (colours only on a terminal) or `json` (one object a line)
+    /// [default: text].
+    #[arg(long, env = "TRADING_LOG_FORMAT")]
+    pub log_format: Option<String>,
     /// Upload files each user may store [default: 100].
     #[arg(long, env = "TRADING_UPLOAD_FILES_PER_USER")]
     pub upload_files_per_user: Option<u64>,
@@ -125,6 +129,7 @@ pub struct FileConfig {
     feeds: Option<Vec<String>>,
     sim_seed: Option<u64>,
     metrics_listen: Option<String>,
+    log_format: Option<String>,
     upload_files_per_user: Option<u64>,
     upload_megabytes_per_user: Option<u64>,
     tick_archive_days: Option<u64>,
@@ -135,6 +140,15 @@ pub struct FileConfig {
     ws_messages_per_second: Option<u32>,
     ws_connections_max: Option<usize>,
     ws_connections_per_ip_max: Option<usize>,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines; terminal colours only when standard error is a terminal.
+    Text,
+    /// One JSON object a line, for log collectors.
+    Json,
 }
 
 /// Everything resolved.
@@ -156,6 +170,8 @@ pub struct Config {
     pub tick_archive_days: u64,
     /// The metrics address, if any.
     pub metrics_listen: Option<SocketAddr>,
+    /// How log lines are written.
+    pub log_format: LogFormat,
     /// Upload quota per user.
     pub upload_quota: crate::api::UploadQuota,
     /// Real money allowed on simulated prices.
@@ -184,6 +200,7 @@ impl Config {
             sim_seed: None,
             tick_archive_days: 0,
             metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9184))),
+            log_format: LogFormat::Text,
             upload_quota: crate::api::UploadQuota::default(),
             real_money_on_simulated_prices: false,
             public_origin: "http://localhost:8080".into(),
@@ -232,6 +249,11 @@ impl Config {
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
             sim_seed: args.sim_seed.or(file.sim_seed),
             tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
+            log_format: match args.log_format.or(file.log_format).as_deref() {
+                None | Some("text") => LogFormat::Text,
+                Some("json") => LogFormat::Json,
+                Some(other) => return Err(format!("--log-format {other}: use text or json")),
+            },
             upload_quota: crate::api::UploadQuota {
                 files: args
                     .upload_files_per_user

@@ -1,12 +1,13 @@
 //! `trading-server`: runs the platform on its data directory. `--help` lists the options
 //! (flag, then environment variable, then `--config` TOML file, then embedded default).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use clap::Parser;
-use gateway::config::{Args, Config};
+use gateway::config::{Args, Config, LogFormat};
 use gateway::feeds;
 use gateway::node::NodeConfig;
 use gateway::server::{HttpConfig, Server, ServerConfig};
@@ -59,14 +60,24 @@ fn log_status(server: &Server) {
     );
 }
 
+/// Logs to standard error: colours only on a terminal (and never with `NO_COLOR`), so a log
+/// written to a file or a pipe carries no escape codes.
+fn init_logging(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => {
+            let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            builder.with_ansi(colour).init();
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    let config = match Config::resolve(Args::parse()).and_then(server_config) {
+    let config = Config::resolve(Args::parse());
+    init_logging(config.as_ref().map_or(LogFormat::Text, |c| c.log_format));
+    let config = match config.and_then(server_config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
