@@ -333,7 +333,7 @@ pub fn get_json<T: serde::de::DeserializeOwned>(base: &str, path: &str) -> Resul
 impl Ticks for ApiTicks {
     fn first_after_index(&mut self, symbol: &str, index: u64) -> Result<Option<Tick>, String> {
         let page: TickPage =
-            get_json(&self.base, &format!("/api/ticks/{symbol}?fromIndex={}&limit=1", index + 1))?;
+            get_json(&self.base, &format!("/api/ticks/{symbol}?from={}&limit=1", index + 1))?;
         Ok(page.items.first().copied())
     }
 
@@ -348,7 +348,7 @@ impl Ticks for ApiTicks {
         loop {
             let page: TickPage = get_json(
                 &self.base,
-                &format!("/api/ticks/{symbol}?from={from}&to={to_ms}&limit=1000"),
+                &format!("/api/ticks/{symbol}?by=time&from={from}&to={to_ms}&limit=1000"),
             )?;
             if let Some(t) = page.items.last() {
                 last = Some(*t);

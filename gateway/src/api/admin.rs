@@ -15,10 +15,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
-use super::dto::{self, PageQuery};
-use super::trade::{contract_filter, rule_views, RuleView};
+use super::dto::{self, ContractStatus, OrderQuery, OrderStatus, PageQuery, RoleParam};
+use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
 use super::users::{user_view, UserView};
-use super::wallet::{status_filter, team_of, Generation};
+use super::wallet::{team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, ReadModel, Totals};
 
@@ -103,9 +103,11 @@ pub struct AdminLogin {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct AdminLoginBody {
-    /// 3-20 characters.
+    /// 3-20 letters, digits or underscores.
+    #[schema(required = true, pattern = "^[A-Za-z0-9_]{3,20}$")]
     pub username: String,
     /// At least 6 characters.
+    #[schema(required = true, min_length = 6, max_length = 128)]
     pub password: String,
 }
 
@@ -184,11 +186,14 @@ async fn me(State(state): State<AppState>, admin: Admin) -> Answer<AdminView> {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct CreateAdminBody {
-    /// 3-20 characters.
+    /// 3-20 letters, digits or underscores.
+    #[schema(required = true, pattern = "^[A-Za-z0-9_]{3,20}$")]
     pub username: String,
     /// At least 6 characters.
+    #[schema(required = true, min_length = 6, max_length = 128)]
     pub password: String,
-    /// super, operator or viewer.
+    /// The new admin's role.
+    #[schema(required = true, inline, value_type = RoleParam)]
     pub role: String,
 }
 
@@ -306,10 +311,13 @@ fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
 pub struct UserQuery {
     /// UID, username, e-mail or invite code (an exact match); every user, newest first, when
     /// absent.
+    #[param(max_length = 100)]
     pub q: Option<String>,
     /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
     /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<usize>,
 }
 
@@ -322,10 +330,11 @@ async fn users(
     Params(query): Params<UserQuery>,
 ) -> Answer<Page<AdminUser>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let q = query.q.unwrap_or_default().trim().to_owned();
+    let q = query.q.unwrap_or_default();
     if q.chars().count() > dto::FIELD_CHARS_MAX {
         return Err(ApiError::invalid("q", "text_too_long"));
     }
+    let q = q.trim().to_owned();
     let page = state
         .query(move |e| {
             if q.is_empty() {
@@ -372,9 +381,10 @@ async fn user(
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct FreezeBody {
-    /// Freeze (true) or unfreeze.
+    /// Freeze (true) or unfreeze (false, also when absent).
     pub frozen: bool,
-    /// Why (required).
+    /// Why.
+    #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
 
@@ -400,15 +410,17 @@ async fn freeze(
 #[serde(default)]
 pub struct AdjustBody {
     /// Signed amount, e.g. "25.00" or "-10".
+    #[schema(required = true, pattern = "^-?[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
-    /// Why (required).
+    /// Why.
+    #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
 
 /// Adjust a user's real balance against the house, with a reason.
 #[utoipa::path(post, path = "/api/admin/users/{id}/adjust", tag = "admin", security(("admin" = [])), request_body = AdjustBody,
     params(("id" = u32, Path, description = "UID")),
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "USER_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "HOUSE_EXPOSURE_LIMIT: the house cannot cover a credit", body = ErrorEnvelope)))]
 async fn adjust(
     State(state): State<AppState>,
     admin: Admin,
@@ -416,8 +428,11 @@ async fn adjust(
     Body(body): Body<AdjustBody>,
 ) -> Answer<Empty> {
     admin.can_act()?;
-    let negative = body.amount.trim().starts_with('-');
-    let magnitude = dto::amount("amount", body.amount.trim().trim_start_matches('-'))?;
+    let (negative, magnitude) = match body.amount.strip_prefix('-') {
+        Some(magnitude) => (true, magnitude),
+        None => (false, body.amount.as_str()),
+    };
+    let magnitude = dto::amount("amount", magnitude)?;
     let delta = if negative { -magnitude } else { magnitude };
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
     act(&state, &admin, AdminAction::AdjustBalance { user: id, delta, reason }).await?;
@@ -449,22 +464,27 @@ async fn rules(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<RuleV
 #[serde(default, rename_all = "camelCase")]
 pub struct RuleBody {
     /// Duration in seconds.
+    #[schema(required = true, minimum = 1)]
     pub duration: u32,
     /// Payout rate (0-1), string.
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub payout_rate: String,
     /// Smallest stake.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub min_amount: String,
     /// Largest stake.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub max_amount: String,
     /// Fee rate (0-1).
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub fee_rate: String,
     /// Offered.
     pub enabled: bool,
 }
 
 fn rate(field: &'static str, value: &str) -> ApiResult<Decimal> {
-    let parsed: Decimal = value.trim().parse().map_err(|_| ApiError::invalid(field, "rate"))?;
-    if parsed < Decimal::ZERO || parsed > Decimal::ONE {
+    let parsed = dto::plain_decimal(value, 1, 4).ok_or_else(|| ApiError::invalid(field, "rate"))?;
+    if parsed > Decimal::ONE {
         return Err(ApiError::invalid(field, "rate"));
     }
     Ok(parsed)
@@ -497,7 +517,7 @@ async fn set_rule(
 /// Remove the rule of one duration.
 #[utoipa::path(delete, path = "/api/admin/rules/{duration}", tag = "admin", security(("admin" = [])),
     params(("duration" = u32, Path, description = "Duration in seconds")),
-    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "RULE_NOT_FOUND", body = ErrorEnvelope)))]
 async fn remove_rule(
     State(state): State<AppState>,
     admin: Admin,
@@ -514,14 +534,19 @@ async fn remove_rule(
 #[serde(rename_all = "camelCase")]
 pub struct TradeQuery {
     /// Only this UID.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 4294967295_u64)]
     pub user: Option<u32>,
     /// Only this product.
+    #[param(pattern = "^[A-Za-z0-9]{3,16}$")]
     pub symbol: Option<String>,
-    /// `open` or `settled`.
-    pub status: Option<String>,
+    /// Every state when absent.
+    #[param(inline)]
+    pub status: Option<ContractStatus>,
     /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
     /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<usize>,
 }
 
@@ -535,8 +560,14 @@ async fn trades(
 ) -> Answer<Page<ContractRow>> {
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let by_status = contract_filter(query.status.as_deref())?;
-    let symbol = query.symbol.filter(|s| !s.is_empty()).map(|s| s.to_uppercase());
+    if query.user == Some(0) {
+        return Err(ApiError::invalid("user", "query"));
+    }
+    let by_status = contract_filter(query.status);
+    let symbol = match &query.symbol {
+        Some(code) => Some(path_symbol(code)?.as_str().to_owned()),
+        None => None,
+    };
     let keep = |r: &ContractRow| {
         by_status(r)
             && query.user.is_none_or(|u| r.user == u)
@@ -549,28 +580,10 @@ async fn trades(
     ok(page)
 }
 
-/// Order filters.
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(rename_all = "camelCase")]
-pub struct AdminOrderQuery {
-    /// pending, completed or rejected.
-    pub status: Option<String>,
-    /// 1-based page.
-    pub page: Option<usize>,
-    /// Rows per page.
-    pub page_size: Option<usize>,
-}
-
-fn orders(
-    history: &ReadModel,
-    kind: &'static str,
-    query: AdminOrderQuery,
-) -> Answer<Page<OrderRow>> {
+fn orders(history: &ReadModel, kind: &'static str, query: OrderQuery) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let status = status_filter(query.status.as_deref())?;
-    ok(history
-        .all_orders(|o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s), paging)?)
+    let status = query.status.map(OrderStatus::as_str);
+    ok(history.all_orders(|o| o.kind == kind && status.is_none_or(|s| o.status == s), paging)?)
 }
 
 /// A count.
@@ -585,16 +598,17 @@ pub struct Count {
 #[serde(default)]
 pub struct RemarkBody {
     /// Why, shown to the user.
+    #[schema(required = true, min_length = 1, max_length = 500)]
     pub remark: String,
 }
 
 /// Recharge (deposit) orders.
-#[utoipa::path(get, path = "/api/admin/recharge-orders", tag = "admin", security(("admin" = [])), params(AdminOrderQuery),
+#[utoipa::path(get, path = "/api/admin/recharge-orders", tag = "admin", security(("admin" = [])), params(OrderQuery),
     responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
 async fn recharge_orders(
     State(state): State<AppState>,
     _admin: Admin,
-    Params(query): Params<AdminOrderQuery>,
+    Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
     orders(state.history().await?, "deposit", query)
 }
@@ -637,12 +651,12 @@ async fn recharge_reject(
 }
 
 /// Withdraw orders.
-#[utoipa::path(get, path = "/api/admin/withdraw-orders", tag = "admin", security(("admin" = [])), params(AdminOrderQuery),
+#[utoipa::path(get, path = "/api/admin/withdraw-orders", tag = "admin", security(("admin" = [])), params(OrderQuery),
     responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
 async fn withdraw_orders(
     State(state): State<AppState>,
     _admin: Admin,
-    Params(query): Params<AdminOrderQuery>,
+    Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
     orders(state.history().await?, "withdraw", query)
 }
@@ -728,8 +742,9 @@ async fn products(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<Pr
 #[serde(default)]
 pub struct ProductBody {
     /// Display name.
+    #[schema(required = true, min_length = 1, max_length = 100)]
     pub name: String,
-    /// Tradable.
+    /// Tradable (false when absent).
     pub enabled: bool,
 }
 
@@ -830,10 +845,13 @@ pub struct SystemConfig {
 #[serde(default, rename_all = "camelCase")]
 pub struct BasicConfig {
     /// Site name.
+    #[schema(max_length = 64)]
     pub site_name: String,
     /// Logo URL.
+    #[schema(max_length = 500)]
     pub logo: String,
     /// Description.
+    #[schema(max_length = 500)]
     pub site_description: String,
     /// E-mail code sign-in.
     pub email_login: bool,
@@ -842,6 +860,7 @@ pub struct BasicConfig {
     /// Customer service shown.
     pub customer_service_enabled: bool,
     /// Customer service link.
+    #[schema(max_length = 500)]
     pub customer_service_link: String,
     /// Invite code required at sign-up.
     pub invite_code_required: bool,
@@ -851,23 +870,30 @@ pub struct BasicConfig {
 #[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FinanceConfig {
-    /// Withdrawal fee rate (0-1).
+    /// Withdrawal fee rate (0-0.5).
+    #[schema(pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub withdraw_fee_rate: String,
     /// Fixed withdrawal fee.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub withdraw_fee_fixed: String,
     /// Smallest withdrawal.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub withdraw_min: String,
     /// Largest withdrawal.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub withdraw_max: String,
     /// Smallest deposit.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub deposit_min: String,
     /// Largest deposit.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub deposit_max: String,
     /// Open contracts per user at most.
     pub open_contracts_per_user_max: u32,
     /// Referral reward rates for generations 1-3.
     pub reward_rates: Vec<String>,
     /// Demo wallet starting balance.
+    #[schema(pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub demo_balance: String,
 }
 
@@ -898,11 +924,7 @@ fn config_of(s: &Settings) -> SystemConfig {
 }
 
 fn money(field: &'static str, value: &str) -> ApiResult<Decimal> {
-    let parsed: Decimal = value.trim().parse().map_err(|_| ApiError::invalid(field, "settings"))?;
-    if parsed < Decimal::ZERO {
-        return Err(ApiError::invalid(field, "settings"));
-    }
-    Ok(parsed)
+    dto::plain_decimal(value, 10, 2).ok_or_else(|| ApiError::invalid(field, "settings"))
 }
 
 /// System configuration.
@@ -963,8 +985,10 @@ async fn update_config(
 #[serde(default)]
 pub struct NoticeBody {
     /// Title.
+    #[schema(required = true, min_length = 1, max_length = 100)]
     pub title: String,
     /// Text.
+    #[schema(required = true, min_length = 1, max_length = 2000)]
     pub body: String,
 }
 
@@ -999,6 +1023,7 @@ async fn audit(
 #[serde(default)]
 pub struct FundBody {
     /// Amount of seed capital to add.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
 }
 

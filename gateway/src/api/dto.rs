@@ -4,10 +4,22 @@
 use engine::types::{AccountKind, Chain, Destination, Direction, PayMethod};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::ApiError;
 use crate::readmodel::Paging;
+
+/// The largest number a query may carry (2^53 - 1, the largest integer a JavaScript client
+/// holds exactly): log indexes, times and order numbers stay far below it.
+pub const NUMBER_MAX: u64 = 9_007_199_254_740_991;
+
+/// Refuses a query number above [`NUMBER_MAX`], as the document's `maximum` says.
+pub fn bounded(field: &'static str, value: Option<u64>) -> Result<Option<u64>, ApiError> {
+    match value {
+        Some(v) if v > NUMBER_MAX => Err(ApiError::invalid(field, "query")),
+        other => Ok(other),
+    }
+}
 
 /// Rows per page unless asked otherwise.
 pub const PAGE_SIZE_DEFAULT: usize = 20;
@@ -20,14 +32,132 @@ pub const FIELD_CHARS_MAX: usize = 100;
 /// Longest password accepted (argon2 cost is per byte; refuse absurd inputs).
 pub const PASSWORD_CHARS_MAX: usize = 128;
 
+/// A closed set of names a query parameter takes. The type is both the check (serde refuses
+/// any other value, the empty one included) and the `enum` of the OpenAPI document.
+macro_rules! names {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:tt),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// The API name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+    };
+}
+
+names! {
+    /// Which balance: the real one (default) or the demo one.
+    AccountParam { Real = "real", Demo = "demo" }
+}
+
+impl From<AccountParam> for AccountKind {
+    fn from(value: AccountParam) -> AccountKind {
+        match value {
+            AccountParam::Real => AccountKind::Real,
+            AccountParam::Demo => AccountKind::Demo,
+        }
+    }
+}
+
+names! {
+    /// Contracts still open (waiting or running) or closed (settled or void).
+    ContractStatus { Open = "open", Settled = "settled" }
+}
+
+names! {
+    /// A deposit or withdrawal order's state.
+    OrderStatus { Pending = "pending", Completed = "completed", Rejected = "rejected" }
+}
+
+names! {
+    /// A product category.
+    CategoryParam { Crypto = "crypto", Forex = "forex" }
+}
+
+names! {
+    /// A chart period.
+    PeriodParam {
+        M1 = "1m", M5 = "5m", M15 = "15m", M30 = "30m", H1 = "1h", H4 = "4h", D1 = "1d", W1 = "1w",
+    }
+}
+
+names! {
+    /// A kind of bill.
+    BillType {
+        Deposit = "deposit",
+        Withdraw = "withdraw",
+        Profit = "profit",
+        Loss = "loss",
+        Fee = "fee",
+        Refund = "refund",
+        Reward = "reward",
+        TransferIn = "transfer_in",
+        TransferOut = "transfer_out",
+        Adjustment = "adjustment",
+    }
+}
+
+names! {
+    /// A wallet's chain: MetaMask (`eth`), Trust Wallet (`trust`) or TronLink (`tron`).
+    ChainParam { Eth = "eth", Trust = "trust", Tron = "tron" }
+}
+
+names! {
+    /// A deposit's payment method.
+    PayMethodParam {
+        BankTransfer = "bank_transfer", UsdtTrc20 = "usdt_trc20", UsdtErc20 = "usdt_erc20",
+    }
+}
+
+names! {
+    /// Rise (`up`, also `buy_up`) or fall (`down`, also `buy_down`).
+    DirectionParam { Up = "up", Down = "down", BuyUp = "buy_up", BuyDown = "buy_down" }
+}
+
+names! {
+    /// Where a withdrawal goes.
+    WithdrawMethod { Wallet = "wallet", Bank = "bank" }
+}
+
+names! {
+    /// An admin's role.
+    RoleParam { Super = "super", Operator = "operator", Viewer = "viewer" }
+}
+
 /// Paging query parameters.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct PageQuery {
     /// 1-based page (default 1).
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
     /// Rows per page (default 20, at most 100).
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<usize>,
+}
+
+/// Deposit and withdrawal order filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderQuery {
+    /// Every state when absent.
+    #[param(inline)]
+    pub status: Option<OrderStatus>,
+    /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
+    pub page: Option<usize>,
+    /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<usize>,
 }
 
@@ -45,7 +175,6 @@ impl PageQuery {
 
 /// Username: required, 3-20 characters (§5), letters, digits and underscores.
 pub fn username(value: &str) -> Result<String, ApiError> {
-    let value = value.trim();
     if value.is_empty() {
         return Err(ApiError::invalid("username", "username_required"));
     }
@@ -92,7 +221,6 @@ pub fn strong_password(field: &'static str, value: &str) -> Result<String, ApiEr
 
 /// E-mail: required and of a valid shape; returned lower-cased.
 pub fn email(value: &str) -> Result<String, ApiError> {
-    let value = value.trim();
     if value.is_empty() {
         return Err(ApiError::invalid("email", "email_required"));
     }
@@ -107,7 +235,6 @@ pub fn email(value: &str) -> Result<String, ApiError> {
 
 /// E-mail code: required, exactly 6 digits.
 pub fn code(value: &str) -> Result<String, ApiError> {
-    let value = value.trim();
     if value.is_empty() {
         return Err(ApiError::invalid("code", "code_required"));
     }
@@ -117,10 +244,29 @@ pub fn code(value: &str) -> Result<String, ApiError> {
     Ok(value.to_owned())
 }
 
-/// A positive USDT amount given as a string with at most 2 decimals.
+/// The document's pattern for a USDT amount.
+pub const AMOUNT_PATTERN: &str = r"^[0-9]{1,10}(\.[0-9]{1,2})?$";
+
+/// A plain decimal: 1 to `whole` digits, then optionally a point and 1 to `fraction` digits.
+/// Nothing else: no sign, exponent, separator, space or bare point (`1_000`, `1E2`, `+10`,
+/// ` 10` and `10.` are all refused). Exactly what the patterns in the document say.
+pub fn plain_decimal(value: &str, whole: usize, fraction: usize) -> Option<Decimal> {
+    let (int, frac) = match value.split_once('.') {
+        Some((int, frac)) => (int, Some(frac)),
+        None => (value, None),
+    };
+    let digits =
+        |s: &str, max: usize| (1..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int, whole) || !frac.is_none_or(|f| digits(f, fraction)) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+/// A positive USDT amount given as a string with at most 2 decimals ([`AMOUNT_PATTERN`]).
 pub fn amount(field: &'static str, value: &str) -> Result<Decimal, ApiError> {
-    let parsed: Decimal = value.trim().parse().map_err(|_| ApiError::invalid(field, "amount"))?;
-    if parsed <= Decimal::ZERO || parsed.scale() > 2 || parsed > Decimal::from(1_000_000_000u64) {
+    let parsed = plain_decimal(value, 10, 2).ok_or_else(|| ApiError::invalid(field, "amount"))?;
+    if parsed <= Decimal::ZERO || parsed > Decimal::from(1_000_000_000u64) {
         return Err(ApiError::invalid(field, "amount"));
     }
     Ok(parsed)
@@ -133,23 +279,22 @@ pub fn text(
     max: usize,
     missing: &str,
 ) -> Result<String, ApiError> {
-    let value = value.trim();
+    let value = optional_text(field, value, max)?;
     if value.is_empty() {
         return Err(ApiError::invalid(field, missing));
     }
-    if value.chars().count() > max {
-        return Err(ApiError::invalid(field, "text_too_long"));
-    }
-    Ok(value.to_owned())
+    Ok(value)
 }
 
 /// An optional text of at most `max` characters.
+///
+/// The length is counted as sent (as the document's `maxLength` does); surrounding spaces
+/// are then dropped.
 pub fn optional_text(field: &'static str, value: &str, max: usize) -> Result<String, ApiError> {
-    let value = value.trim();
     if value.chars().count() > max {
         return Err(ApiError::invalid(field, "text_too_long"));
     }
-    Ok(value.to_owned())
+    Ok(value.trim().to_owned())
 }
 
 /// `real` (default) or `demo`.
@@ -164,8 +309,8 @@ pub fn account(value: Option<&str>) -> Result<AccountKind, ApiError> {
 /// `up` or `down` (also the spec's `buy_up` / `buy_down`).
 pub fn direction(value: &str) -> Result<Direction, ApiError> {
     match value {
-        "up" | "buy_up" | "rise" => Ok(Direction::Up),
-        "down" | "buy_down" | "fall" => Ok(Direction::Down),
+        "up" | "buy_up" => Ok(Direction::Up),
+        "down" | "buy_down" => Ok(Direction::Down),
         _ => Err(ApiError::invalid("direction", "direction")),
     }
 }
@@ -230,13 +375,19 @@ pub fn destination_json(destination: &Destination) -> (&'static str, serde_json:
 }
 
 /// A date filter: milliseconds since the epoch, or `YYYY-MM-DD` (UTC; `end` = end of day).
+///
+/// Exactly the document's pattern: 1-15 digits, or four, two and two digits; no sign, no
+/// spaces. A day past the month's end counts on into the next month.
 pub fn date(field: &'static str, value: &str, end_of_day: bool) -> Result<u64, ApiError> {
-    if let Ok(ms) = value.parse::<u64>() {
-        return Ok(ms);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if digits(value) && value.len() <= 15 {
+        return value.parse::<u64>().map_err(|_| ApiError::invalid(field, "date"));
     }
     let parts: Vec<&str> = value.split('-').collect();
     let [y, m, d] = parts.as_slice() else { return Err(ApiError::invalid(field, "date")) };
-    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<i64>(), m.parse::<u32>(), d.parse::<u32>()) else {
+    let shape = [(y, 4), (m, 2), (d, 2)].iter().all(|(p, n)| p.len() == *n && digits(p));
+    let (true, Ok(y), Ok(m), Ok(d)) = (shape, y.parse::<i64>(), m.parse::<u32>(), d.parse::<u32>())
+    else {
         return Err(ApiError::invalid(field, "date"));
     };
     if !(1970..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
@@ -259,12 +410,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_documented_bill_types_are_the_read_models() {
+        for name in crate::readmodel::BILL_TYPES {
+            let parsed: BillType = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(parsed.as_str(), name);
+        }
+        let doc = serde_json::to_value(<BillType as utoipa::PartialSchema>::schema()).unwrap();
+        assert_eq!(doc["enum"], serde_json::json!(crate::readmodel::BILL_TYPES));
+        let periods = serde_json::to_value(<PeriodParam as utoipa::PartialSchema>::schema());
+        assert_eq!(periods.unwrap()["enum"][0], "1m");
+    }
+
+    #[test]
     fn dates_parse_as_utc_days() {
         assert_eq!(date("from", "1970-01-01", false).unwrap(), 0);
         assert_eq!(date("from", "2026-11-20", false).unwrap(), 1_795_132_800_000);
         assert_eq!(date("to", "2026-11-20", true).unwrap(), 1_795_132_800_000 + 86_399_999);
         assert!(date("from", "2026-13-01", false).is_err());
         assert!(date("from", "yesterday", false).is_err());
+        assert_eq!(date("from", "1795132800000", false).unwrap(), 1_795_132_800_000);
+        for loose in ["+5", " 5", "2026-1-05", "02026-01-05", "2026-01-5", "1234567890123456"] {
+            assert!(date("from", loose, false).is_err(), "{loose}");
+        }
     }
 
     #[test]
@@ -274,5 +441,10 @@ mod tests {
         assert!(amount("amount", "-1").is_err());
         assert!(amount("amount", "1.001").is_err());
         assert!(amount("amount", "abc").is_err());
+        for loose in ["1_000", "1E2", "1e2", "+10", " 10", "10 ", "10.", ".5", "0x10", "1,5", ""] {
+            assert!(amount("amount", loose).is_err(), "{loose:?}");
+        }
+        assert_eq!(amount("amount", "0.01").unwrap(), Decimal::new(1, 2));
+        assert_eq!(amount("amount", "1000000000").unwrap(), Decimal::from(1_000_000_000u64));
     }
 }

@@ -15,6 +15,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Params, PathValue};
+use super::dto;
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
 use crate::readmodel::{ContractRow, TickRow};
 
@@ -53,20 +54,33 @@ impl From<TickRow> for TickView {
     }
 }
 
-/// Which ticks: an index range or a time range.
+/// What a tick range counts in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TickRange {
+    /// Log indexes.
+    #[default]
+    Index,
+    /// Sequencer time in ms.
+    Time,
+}
+
+/// Which ticks: a range of log indexes or of times, both ends inclusive.
 #[derive(Debug, Default, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct TickQuery {
-    /// First log index (inclusive).
-    pub from_index: Option<u64>,
-    /// Last log index (inclusive).
-    pub to_index: Option<u64>,
-    /// From this time (ms, inclusive), instead of indexes.
+    /// What `from` and `to` count: log indexes (default) or times in ms.
+    #[param(inline)]
+    pub by: Option<TickRange>,
+    /// First index or time (inclusive, default 0).
+    #[param(maximum = 9_007_199_254_740_991_u64)]
     pub from: Option<u64>,
-    /// To this time (ms, inclusive).
+    /// Last index or time (inclusive, default no end). A range that ends before it starts
+    /// holds no ticks.
+    #[param(maximum = 9_007_199_254_740_991_u64)]
     pub to: Option<u64>,
-    /// At most this many (default 500, at most 1000).
+    /// At most this many (default 500).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
 }
 
@@ -92,30 +106,23 @@ async fn blocking<T: Send + 'static>(
 
 /// Archived ticks of a symbol, by log index or by time.
 #[utoipa::path(get, path = "/api/ticks/{symbol}", tag = "fairness",
-    params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT"), TickQuery),
-    responses((status = 200, body = Envelope<TickPage>), (status = 400, description = "VALIDATION", body = ErrorEnvelope)))]
+    params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT", pattern = "^[A-Za-z0-9]{3,16}$"), TickQuery),
+    responses((status = 200, body = Envelope<TickPage>)))]
 async fn ticks(
     State(state): State<AppState>,
     PathValue(code): PathValue<String>,
     Params(query): Params<TickQuery>,
 ) -> Answer<TickPage> {
-    let symbol = super::trade::symbol(&code)?;
+    let symbol = super::trade::path_symbol(&code)?;
     let limit = query.limit.unwrap_or(TICKS_PAGE_DEFAULT);
     if limit == 0 || limit > TICKS_PAGE_MAX {
         return Err(ApiError::invalid("limit", "page"));
     }
-    let by_time = match (query.from_index, query.from) {
-        (Some(_), Some(_)) | (None, None) => return Err(ApiError::invalid("fromIndex", "range")),
-        (Some(_), None) => false,
-        (None, Some(_)) => true,
-    };
-    let (from, to) = if by_time {
-        (query.from.unwrap_or(0), query.to.unwrap_or(u64::MAX))
-    } else {
-        (query.from_index.unwrap_or(0), query.to_index.unwrap_or(u64::MAX))
-    };
+    let by_time = query.by.unwrap_or_default() == TickRange::Time;
+    let from = dto::bounded("from", query.from)?.unwrap_or(0);
+    let to = dto::bounded("to", query.to)?.unwrap_or(u64::MAX);
     if from > to {
-        return Err(ApiError::invalid(if by_time { "from" } else { "fromIndex" }, "range"));
+        return ok(TickPage { items: Vec::new(), more: false });
     }
     let mut items: Vec<TickView> = blocking(&state.archive, move |a| {
         if by_time {
@@ -206,15 +213,17 @@ fn terms(row: &ContractRow) -> Option<ProofTerms> {
 #[into_params(parameter_in = Query)]
 pub struct ProofQuery {
     /// Only contracts with a larger order number (paging).
+    #[param(maximum = 9_007_199_254_740_991_u64)]
     pub after_id: Option<u64>,
-    /// At most this many (default and most 500).
+    /// At most this many (default 500).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<usize>,
 }
 
 /// Settled contracts in order of their number, with terms and recorded results: what an
 /// auditor checks against the ticks.
 #[utoipa::path(get, path = "/api/proofs", tag = "fairness", params(ProofQuery),
-    responses((status = 200, body = Envelope<Vec<ProofTerms>>), (status = 400, description = "VALIDATION", body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Vec<ProofTerms>>)))]
 async fn proofs(
     State(state): State<AppState>,
     Params(query): Params<ProofQuery>,
@@ -223,10 +232,11 @@ async fn proofs(
     if limit == 0 || limit > PROOFS_PAGE_MAX {
         return Err(ApiError::invalid("limit", "page"));
     }
-    let rows = state
-        .history()
-        .await?
-        .contracts_after(query.after_id.unwrap_or(0), limit, |r| r.outcome.is_some())?;
+    let rows = state.history().await?.contracts_after(
+        dto::bounded("afterId", query.after_id)?.unwrap_or(0),
+        limit,
+        |r| r.outcome.is_some(),
+    )?;
     ok(rows.iter().filter_map(terms).collect())
 }
 

@@ -241,6 +241,8 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(system::routes())
         .merge(fairness::routes())
         .split_for_parts();
+    let mut doc = doc;
+    document_common_answers(&mut doc);
     let doc_json = Arc::new(doc.to_json().unwrap_or_default());
     let router =
         router
@@ -269,6 +271,51 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
             }))
             .with_state(state);
     (router, doc)
+}
+
+/// Adds to every operation the answers that come from the layers around the handlers rather
+/// than from the handler itself, so that the document lists every status a route can give:
+/// 400 for a parameter, path value or body that does not parse, 413 for a body over the
+/// limit, 401 where a token is needed, 503 when the engine is busy or a request times out,
+/// 500 for a fault.
+fn document_common_answers(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    let error = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorEnvelope"))).build(),
+            )
+            .build()
+    };
+    for item in doc.paths.paths.values_mut() {
+        let operations =
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for operation in operations.into_iter().flatten() {
+            let parameters = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
+            let body = operation.request_body.is_some();
+            let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+            let mut add = |status: &str, description: &str| {
+                operation
+                    .responses
+                    .responses
+                    .entry(status.to_owned())
+                    .or_insert_with(|| error(description).into());
+            };
+            if parameters || body {
+                add("400", "VALIDATION: a parameter, path value or body is not valid");
+            }
+            if body {
+                add("413", "PAYLOAD_TOO_LARGE: the body is over the limit");
+            }
+            if secured {
+                add("401", "UNAUTHORIZED or SESSION_EXPIRED: no live session for the token");
+            }
+            add("500", "INTERNAL: a fault on the server (details are in its log only)");
+            add("503", "BUSY: the engine is saturated or the request timed out; try again");
+        }
+    }
 }
 
 /// The router (what the server runs and tests call with `oneshot`).

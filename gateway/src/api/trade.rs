@@ -12,7 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Body, Params, PathValue, User};
-use super::dto::{self, PageQuery};
+use super::dto::{
+    self, AccountParam, CategoryParam, ContractStatus, DirectionParam, PageQuery, PeriodParam,
+};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
 use crate::readmodel::{ContractRow, Page};
 
@@ -92,8 +94,9 @@ pub(crate) fn market_item(view: &ProductView) -> MarketItem {
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MarketQuery {
-    /// `crypto` or `forex`; all when absent.
-    pub category: Option<String>,
+    /// All categories when absent.
+    #[param(inline)]
+    pub category: Option<CategoryParam>,
 }
 
 /// The market list (tabs Cryptocurrency and Forex).
@@ -103,12 +106,10 @@ async fn markets(
     State(state): State<AppState>,
     Params(query): Params<MarketQuery>,
 ) -> Answer<Vec<MarketItem>> {
-    let category = match query.category.as_deref() {
-        None | Some("") => None,
-        Some("crypto") => Some(Category::Crypto),
-        Some("forex") => Some(Category::Forex),
-        Some(_) => return Err(ApiError::invalid("category", "product")),
-    };
+    let category = query.category.map(|c| match c {
+        CategoryParam::Crypto => Category::Crypto,
+        CategoryParam::Forex => Category::Forex,
+    });
     let items = state
         .market
         .products(state.now())
@@ -120,6 +121,17 @@ async fn markets(
 }
 
 /// A product code as typed (`btc/usdt` too), checked for shape only.
+/// The document's pattern for a product code in a path or query.
+pub const SYMBOL_PATTERN: &str = "^[A-Za-z0-9]{3,16}$";
+
+/// A product code in a path or query: letters and digits only (any case), as documented.
+pub(crate) fn path_symbol(code: &str) -> ApiResult<Symbol> {
+    if !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(ApiError::invalid("symbol", "symbol"));
+    }
+    symbol(code)
+}
+
 pub(crate) fn symbol(code: &str) -> ApiResult<Symbol> {
     Symbol::new(&code.replace('/', "").to_uppercase())
         .ok_or_else(|| ApiError::invalid("symbol", "symbol"))
@@ -127,13 +139,13 @@ pub(crate) fn symbol(code: &str) -> ApiResult<Symbol> {
 
 /// One market with its 24 h statistics.
 #[utoipa::path(get, path = "/api/markets/{symbol}", tag = "markets",
-    params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT")),
-    responses((status = 200, body = Envelope<MarketItem>), (status = 404, body = ErrorEnvelope)))]
+    params(("symbol" = String, Path, description = "Product code, e.g. BTCUSDT", pattern = "^[A-Za-z0-9]{3,16}$")),
+    responses((status = 200, body = Envelope<MarketItem>), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope)))]
 async fn market(
     State(state): State<AppState>,
     PathValue(code): PathValue<String>,
 ) -> Answer<MarketItem> {
-    let symbol = symbol(&code)?;
+    let symbol = path_symbol(&code)?;
     let view = state
         .market
         .product(symbol, state.now())
@@ -145,13 +157,17 @@ async fn market(
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct CandleQuery {
-    /// 1m, 5m, 15m, 30m, 1h, 4h, 1d or 1w.
-    pub period: Option<String>,
-    /// From (ms, inclusive); with `to`. Without both, the newest candles.
+    /// The chart period (default 1m).
+    #[param(inline)]
+    pub period: Option<PeriodParam>,
+    /// From (ms, inclusive; default 0). Without `from` and `to`, the newest candles.
+    #[param(maximum = 9_007_199_254_740_991_u64)]
     pub from: Option<u64>,
-    /// To (ms, exclusive).
+    /// To (ms, exclusive; default: no end). An empty range has no candles.
+    #[param(maximum = 9_007_199_254_740_991_u64)]
     pub to: Option<u64>,
-    /// At most this many (default 500, at most 1000).
+    /// At most this many (default 500).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
 }
 
@@ -173,15 +189,15 @@ pub struct CandleView {
 }
 
 /// Candles of a product for a chart period, from stored history.
-#[utoipa::path(get, path = "/api/markets/{symbol}/candles", tag = "markets", params(("symbol" = String, Path, description = "Product code"), CandleQuery),
+#[utoipa::path(get, path = "/api/markets/{symbol}/candles", tag = "markets", params(("symbol" = String, Path, description = "Product code", pattern = "^[A-Za-z0-9]{3,16}$"), CandleQuery),
     responses((status = 200, body = Envelope<Vec<CandleView>>), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn candles(
     State(state): State<AppState>,
     PathValue(code): PathValue<String>,
     Params(query): Params<CandleQuery>,
 ) -> Answer<Vec<CandleView>> {
-    let symbol = symbol(&code)?;
-    let period = Period::parse(query.period.as_deref().unwrap_or("1m"))
+    let symbol = path_symbol(&code)?;
+    let period = Period::parse(query.period.map_or("1m", PeriodParam::as_str))
         .ok_or_else(|| ApiError::invalid("period", "period"))?;
     let limit = query.limit.unwrap_or(500);
     if limit == 0 || limit > CANDLES_MAX {
@@ -191,13 +207,16 @@ async fn candles(
         return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
     }
     let market = state.market.clone();
-    let (from, to) = (query.from, query.to);
+    let (from, to) = (dto::bounded("from", query.from)?, dto::bounded("to", query.to)?);
     let list = tokio::task::spawn_blocking(move || match (from, to) {
-        (Some(from), Some(to)) if from < to => {
+        (None, None) => market.latest_candles(symbol, period, limit).map_err(ApiError::internal),
+        (from, to) => {
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
+            if from >= to {
+                return Ok(Vec::new());
+            }
             market.candles(symbol, period, from, to, limit).map_err(ApiError::internal)
         }
-        (None, None) => market.latest_candles(symbol, period, limit).map_err(ApiError::internal),
-        _ => Err(ApiError::invalid("from", "date")),
     })
     .await
     .map_err(ApiError::internal)??;
@@ -275,14 +294,19 @@ async fn rules(State(state): State<AppState>) -> Answer<Rules> {
 #[serde(default)]
 pub struct OrderBody {
     /// Product code.
+    #[schema(required = true, pattern = "^[A-Za-z0-9/]{3,17}$")]
     pub symbol: String,
-    /// `up` or `down`.
+    /// Rise or fall.
+    #[schema(required = true, inline, value_type = DirectionParam)]
     pub direction: String,
     /// Stake in USDT, as a string.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
     /// Duration in seconds; must match an enabled rule.
+    #[schema(required = true, minimum = 1)]
     pub duration: u32,
-    /// `real` (default) or `demo`.
+    /// The real account when absent.
+    #[schema(inline, value_type = Option<AccountParam>)]
     pub account: Option<String>,
 }
 
@@ -300,7 +324,7 @@ pub struct OrderAccepted {
 
 /// Buy up or buy down.
 #[utoipa::path(post, path = "/api/trade/orders", tag = "trade", security(("user" = [])), request_body = OrderBody,
-    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT", body = ErrorEnvelope)))]
 async fn place_order(
     State(state): State<AppState>,
     user: User,
@@ -361,21 +385,24 @@ pub(crate) fn order_accepted(reply: Reply) -> ApiResult<OrderAccepted> {
 #[serde(rename_all = "camelCase")]
 pub struct ContractQuery {
     /// `open` (waiting or running) or `settled` (settled or void); all when absent.
-    pub status: Option<String>,
-    /// `real` or `demo`; all when absent.
-    pub account: Option<String>,
+    #[param(inline)]
+    pub status: Option<ContractStatus>,
+    /// Both accounts when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
     /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
     /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<usize>,
 }
 
-pub(super) fn contract_filter(status: Option<&str>) -> ApiResult<fn(&ContractRow) -> bool> {
+pub(super) fn contract_filter(status: Option<ContractStatus>) -> fn(&ContractRow) -> bool {
     match status {
-        None | Some("") => Ok(|_| true),
-        Some("open") => Ok(|r| r.status == "open" || r.status == "waiting_entry"),
-        Some("settled") => Ok(|r| r.status == "settled" || r.status == "void"),
-        Some(_) => Err(ApiError::invalid("status", "page")),
+        None => |_| true,
+        Some(ContractStatus::Open) => |r| r.status == "open" || r.status == "waiting_entry",
+        Some(ContractStatus::Settled) => |r| r.status == "settled" || r.status == "void",
     }
 }
 
@@ -389,11 +416,8 @@ async fn contracts(
 ) -> Answer<Page<ContractRow>> {
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let by_status = contract_filter(query.status.as_deref())?;
-    let account = match query.account.as_deref() {
-        None | Some("") => None,
-        Some(a) => Some(crate::readmodel::account_name(dto::account(Some(a))?)),
-    };
+    let by_status = contract_filter(query.status);
+    let account = query.account.map(|a| crate::readmodel::account_name(a.into()));
     let page = history.contracts(
         user.id,
         |r| by_status(r) && account.is_none_or(|a| r.account == a),

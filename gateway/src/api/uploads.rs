@@ -1,6 +1,7 @@
 //! Uploads (decisions §6): a size cap, the image type read from the content, a generated
 //! name, and access control: avatars are public, receipts are for their owner and admins.
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -50,8 +51,10 @@ async fn store(
     state: &AppState,
     owner: u32,
     kind: &str,
-    mut multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Uploaded> {
+    // Not a multipart body (no boundary, another content type): the envelope, not axum's text.
+    let mut multipart = multipart.map_err(|_| ApiError::invalid("file", "file"))?;
     if !state.limits.upload_user.allow(&owner.to_string()) {
         return Err(ApiError::rate_limited());
     }
@@ -109,7 +112,7 @@ async fn store(
 async fn upload(
     State(state): State<AppState>,
     user: User,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<Uploaded> {
     ok(store(&state, user.id, "receipt", multipart).await?)
 }
@@ -121,7 +124,7 @@ async fn upload(
 async fn avatar(
     State(state): State<AppState>,
     user: User,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<UserView> {
     let stored = store(&state, user.id, "avatar", multipart).await?;
     ok(super::users::set_avatar(&state, user.id, stored.url).await?)

@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 use super::auth::{
     Body, Client, PathValue, User, RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS,
 };
-use super::dto::{self, PageQuery};
+use super::dto::{self, ChainParam, PageQuery};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty};
 use crate::mail::{CodeError, Purpose};
 use crate::readmodel::{LoginRow, Page};
@@ -125,12 +125,16 @@ pub struct LoginData {
 #[serde(default, rename_all = "camelCase")]
 pub struct LoginBody {
     /// Account sign-in: username.
+    #[schema(pattern = "^[A-Za-z0-9_]{3,20}$")]
     pub username: Option<String>,
     /// Account sign-in: password.
+    #[schema(min_length = 6, max_length = 128)]
     pub password: Option<String>,
     /// E-mail sign-in: address.
+    #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
     /// E-mail sign-in: the 6-digit code.
+    #[schema(pattern = "^[0-9]{6}$")]
     pub code: Option<String>,
     /// Authenticator code, required when 2FA is on.
     pub totp_code: Option<String>,
@@ -250,6 +254,7 @@ async fn email_login(state: AppState, client: Client, body: LoginBody) -> Answer
 #[serde(default)]
 pub struct EmailBody {
     /// E-mail address.
+    #[schema(required = true, format = Email, max_length = 254)]
     pub email: String,
 }
 
@@ -327,14 +332,18 @@ async fn send_code(
 #[serde(default, rename_all = "camelCase")]
 pub struct RegisterBody {
     /// 3-20 letters, digits or underscores.
+    #[schema(required = true, pattern = "^[A-Za-z0-9_]{3,20}$")]
     pub username: String,
     /// E-mail.
+    #[schema(required = true, format = Email, max_length = 254)]
     pub email: String,
     /// At least 6 characters.
+    #[schema(required = true, min_length = 6, max_length = 128)]
     pub password: String,
     /// Must equal the password when given.
     pub confirm_password: Option<String>,
-    /// 8 characters; required when the `inviteCodeRequired` setting is on.
+    /// 8 letters or digits; required when the `inviteCodeRequired` setting is on.
+    #[schema(pattern = "^([A-Za-z0-9]{8})?$")]
     pub invite_code: Option<String>,
     /// Must be true when given.
     pub agree_terms: Option<bool>,
@@ -354,7 +363,7 @@ pub struct Registered {
 
 /// Create an account (then sign in on the Login tab).
 #[utoipa::path(post, path = "/api/login/register", tag = "auth", request_body = RegisterBody,
-    responses((status = 200, body = Envelope<Registered>), (status = 400, description = "VALIDATION, USERNAME_EXISTS, EMAIL_EXISTS, INVALID_INVITE_CODE", body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Registered>), (status = 400, description = "VALIDATION, USERNAME_EXISTS, EMAIL_EXISTS, INVALID_INVITE_CODE", body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn register(
     State(state): State<AppState>,
     client: Client,
@@ -370,8 +379,11 @@ async fn register(
     if body.agree_terms == Some(false) {
         return Err(ApiError::invalid("agreeTerms", "terms"));
     }
-    let invite_code = body.invite_code.map(|c| c.trim().to_uppercase()).filter(|c| !c.is_empty());
-    if invite_code.as_ref().is_some_and(|c| c.chars().count() != 8) {
+    let invite_code = body.invite_code.map(|c| c.to_uppercase()).filter(|c| !c.is_empty());
+    if invite_code
+        .as_ref()
+        .is_some_and(|c| c.len() != 8 || !c.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
         return Err(ApiError::invalid("inviteCode", "invite_length"));
     }
     let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
@@ -395,8 +407,10 @@ async fn register(
 #[serde(default)]
 pub struct WalletBody {
     /// `eth` (MetaMask), `trust` (Trust Wallet) or `tron` (TronLink).
+    #[schema(required = true, inline, value_type = ChainParam)]
     pub chain: String,
-    /// The wallet's address.
+    /// The wallet's address (0x and 40 hex digits, or a base58 Tron address).
+    #[schema(required = true, min_length = 1, max_length = 64)]
     pub address: String,
     /// The signature of the nonce's message (wallet-login only).
     pub signature: Option<String>,
@@ -429,7 +443,7 @@ async fn wallet_enabled(state: &AppState) -> ApiResult<()> {
 
 /// Get a one-time sign-in message for a wallet.
 #[utoipa::path(post, path = "/api/login/wallet-nonce", tag = "auth", request_body = WalletBody,
-    responses((status = 200, body = Envelope<WalletNonce>), (status = 400, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<WalletNonce>), (status = 400, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn wallet_nonce(
     State(state): State<AppState>,
     client: Client,
@@ -448,7 +462,7 @@ async fn wallet_nonce(
 
 /// Sign in with a wallet signature over the nonce's message; creates the account on first use.
 #[utoipa::path(post, path = "/api/login/wallet-login", tag = "auth", request_body = WalletBody,
-    responses((status = 200, body = Envelope<LoginData>), (status = 400, description = "VALIDATION (no signature), INVALID_SIGNATURE, NONCE_INVALID", body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<LoginData>), (status = 400, description = "VALIDATION (no signature), INVALID_SIGNATURE, NONCE_INVALID", body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn wallet_login(
     State(state): State<AppState>,
     client: Client,
@@ -536,8 +550,10 @@ async fn forgot_send_code(
 #[serde(default)]
 pub struct EmailCodeBody {
     /// E-mail.
+    #[schema(required = true, format = Email, max_length = 254)]
     pub email: String,
     /// The 6-digit code.
+    #[schema(required = true, pattern = "^[0-9]{6}$")]
     pub code: String,
 }
 
@@ -551,7 +567,7 @@ pub struct ResetToken {
 
 /// Step 2: check the code; answers a reset token.
 #[utoipa::path(post, path = "/api/password/forgot/verify", tag = "auth", request_body = EmailCodeBody,
-    responses((status = 200, body = Envelope<ResetToken>), (status = 400, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<ResetToken>), (status = 400, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn forgot_verify(
     State(state): State<AppState>,
     Body(body): Body<EmailCodeBody>,
@@ -579,16 +595,19 @@ async fn forgot_verify(
 #[serde(default, rename_all = "camelCase")]
 pub struct ResetBody {
     /// From step 2.
+    #[schema(required = true, min_length = 1)]
     pub reset_token: String,
     /// At least 8 characters with letters and digits.
+    #[schema(required = true, min_length = 8, max_length = 128)]
     pub password: String,
     /// Must match.
+    #[schema(required = true)]
     pub confirm_password: String,
 }
 
 /// Step 3: set the new password; every session ends.
 #[utoipa::path(post, path = "/api/password/forgot/reset", tag = "auth", request_body = ResetBody,
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INVALID_CODE (the reset token is spent or expired)", body = ErrorEnvelope)))]
 async fn forgot_reset(State(state): State<AppState>, Body(body): Body<ResetBody>) -> Answer<Empty> {
     let password = dto::strong_password("password", &body.password)?;
     if body.confirm_password != password {
@@ -653,11 +672,14 @@ async fn profile(State(state): State<AppState>, user: User) -> Answer<UserView> 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct ProfileBody {
-    /// Display name (at most 100 characters).
+    /// Display name.
+    #[schema(max_length = 100)]
     pub nickname: String,
-    /// Short text (at most 500).
+    /// Short text.
+    #[schema(max_length = 500)]
     pub bio: String,
-    /// Phone (at most 100).
+    /// Phone: digits, spaces and + - ( ).
+    #[schema(pattern = "^[0-9 +()-]{0,100}$")]
     pub phone: String,
 }
 
@@ -701,7 +723,7 @@ pub(crate) async fn set_avatar(state: &AppState, id: u32, url: String) -> ApiRes
 
 /// Send a code to verify the signed-in user's e-mail.
 #[utoipa::path(post, path = "/api/user/email/send-code", tag = "account", security(("user" = [])),
-    responses((status = 200, body = Envelope<CodeSent>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<CodeSent>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn email_send_code(
     State(state): State<AppState>,
     user: User,
@@ -732,12 +754,13 @@ async fn email_send_code(
 #[serde(default)]
 pub struct CodeBody {
     /// The 6-digit code.
+    #[schema(required = true, pattern = "^[0-9]{6}$")]
     pub code: String,
 }
 
 /// Verify the e-mail with the code sent to it.
 #[utoipa::path(post, path = "/api/user/email/verify", tag = "account", security(("user" = [])), request_body = CodeBody,
-    responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn email_verify(
     State(state): State<AppState>,
     user: User,
@@ -763,14 +786,16 @@ pub struct ChangePasswordBody {
     /// Current password (empty if the account has none yet).
     pub old_password: String,
     /// At least 6 characters.
+    #[schema(required = true, min_length = 6, max_length = 128)]
     pub new_password: String,
     /// Must match.
+    #[schema(required = true, min_length = 6, max_length = 128)]
     pub confirm_password: String,
 }
 
 /// Change (or first set) the password; other sessions end, withdrawals wait 24 h.
 #[utoipa::path(post, path = "/api/user/password", tag = "account", security(("user" = [])), request_body = ChangePasswordBody,
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn change_password(
     State(state): State<AppState>,
     user: User,
@@ -854,6 +879,7 @@ pub struct TwoFactorBody {
     /// The secret from setup (enable only).
     pub secret: String,
     /// A current 6-digit code from the app.
+    #[schema(required = true, pattern = "^[0-9]{6}$")]
     pub code: String,
 }
 

@@ -3,7 +3,7 @@
 
 use axum::extract::State;
 use engine::command::RequestDeposit;
-use engine::types::Destination;
+use engine::types::{AccountKind, Destination};
 use engine::{Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -12,9 +12,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Body, Params, PathValue, User};
-use super::dto::{self, PageQuery};
+use super::dto::{
+    self, AccountParam, BillType, ChainParam, OrderQuery, OrderStatus, PageQuery, PayMethodParam,
+    WithdrawMethod,
+};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
-use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel, BILL_TYPES};
+use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -59,8 +62,9 @@ pub struct Balance {
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AccountQuery {
-    /// `real` (default) or `demo`.
-    pub account: Option<String>,
+    /// The real account when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
 }
 
 fn trading_bill(bill_type: &str) -> bool {
@@ -76,7 +80,7 @@ async fn balance(
     Params(query): Params<AccountQuery>,
 ) -> Answer<Balance> {
     let history = state.history().await?;
-    let kind = dto::account(query.account.as_deref())?;
+    let kind = AccountKind::from(query.account.unwrap_or(AccountParam::Real));
     let id = user.id;
     let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
     let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
@@ -111,27 +115,6 @@ async fn reset_demo(State(state): State<AppState>, user: User) -> Answer<Empty> 
     ok(Empty {})
 }
 
-/// Order list filters.
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderQuery {
-    /// pending, completed or rejected; all when absent.
-    pub status: Option<String>,
-    /// 1-based page.
-    pub page: Option<usize>,
-    /// Rows per page.
-    pub page_size: Option<usize>,
-}
-
-pub(super) fn status_filter(status: Option<&str>) -> Result<Option<String>, ApiError> {
-    match status {
-        None | Some("") => Ok(None),
-        Some(s @ ("pending" | "completed" | "rejected")) => Ok(Some(s.to_owned())),
-        Some(_) => Err(ApiError::invalid("status", "page")),
-    }
-}
-
 fn my_orders(
     history: &ReadModel,
     user: u32,
@@ -139,12 +122,9 @@ fn my_orders(
     query: &OrderQuery,
 ) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let status = status_filter(query.status.as_deref())?;
-    let page = history.orders(
-        user,
-        |o| o.kind == kind && status.as_ref().is_none_or(|s| o.status == *s),
-        paging,
-    )?;
+    let status = query.status.map(OrderStatus::as_str);
+    let page =
+        history.orders(user, |o| o.kind == kind && status.is_none_or(|s| o.status == s), paging)?;
     ok(page)
 }
 
@@ -164,16 +144,22 @@ async fn deposits(
 #[serde(default, rename_all = "camelCase")]
 pub struct DepositBody {
     /// Amount (string).
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
-    /// bank_transfer, usdt_trc20 or usdt_erc20.
+    /// How it was paid.
+    #[schema(required = true, inline, value_type = PayMethodParam)]
     pub method: String,
     /// Payer's account name.
+    #[schema(required = true, min_length = 1, max_length = 100)]
     pub account_name: String,
     /// Payer's account number or address.
+    #[schema(required = true, min_length = 1, max_length = 100)]
     pub account_number: String,
-    /// Payer's bank (may be empty for USDT).
+    /// Payer's bank (required for a bank transfer, may be empty for USDT).
+    #[schema(max_length = 100)]
     pub bank_name: String,
     /// Receipt: the `name` returned by the upload call.
+    #[schema(required = true, min_length = 1, max_length = 100)]
     pub receipt: String,
 }
 
@@ -325,8 +311,10 @@ async fn withdrawals(
 #[serde(default, rename_all = "camelCase")]
 pub struct WithdrawBody {
     /// Amount including the fee.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
-    /// `wallet` or `bank`.
+    /// Where it goes.
+    #[schema(required = true, inline, value_type = WithdrawMethod)]
     pub method: String,
     /// Wallet: eth, tron or trust.
     pub chain: String,
@@ -410,10 +398,13 @@ async fn addresses(State(state): State<AppState>, user: User) -> Answer<Vec<Addr
 #[serde(default, rename_all = "camelCase")]
 pub struct AddressBody {
     /// A label.
+    #[schema(max_length = 100)]
     pub label: String,
-    /// eth, tron or trust.
+    /// The address's chain.
+    #[schema(required = true, inline, value_type = ChainParam)]
     pub chain: String,
     /// Address.
+    #[schema(required = true, min_length = 1, max_length = 64)]
     pub address: String,
     /// Make it the default.
     pub is_default: bool,
@@ -445,7 +436,7 @@ async fn add_address(
 /// Forget a saved address.
 #[utoipa::path(delete, path = "/api/wallet/addresses/{position}", tag = "wallet", security(("user" = [])),
     params(("position" = u32, Path, description = "Position in the saved list")),
-    responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 401, body = ErrorEnvelope), (status = 404, description = "ADDRESS_NOT_FOUND", body = ErrorEnvelope)))]
 async fn remove_address(
     State(state): State<AppState>,
     user: User,
@@ -461,8 +452,10 @@ async fn remove_address(
 #[serde(default, rename_all = "camelCase")]
 pub struct TransferBody {
     /// Receiver's UID.
+    #[schema(required = true, minimum = 1)]
     pub to_uid: u32,
     /// Amount.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
     /// Authenticator code, required when 2FA is on (as for withdrawals).
     pub totp_code: Option<String>,
@@ -494,18 +487,28 @@ async fn transfer(
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct BillQuery {
-    /// A bill type; all when absent.
+    /// Every type when absent.
     #[serde(rename = "type")]
-    pub bill_type: Option<String>,
+    #[param(inline)]
+    pub bill_type: Option<BillType>,
     /// From (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
     pub start: Option<String>,
     /// To, inclusive (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
     pub end: Option<String>,
-    /// `real` (default) or `demo`.
-    pub account: Option<String>,
+    /// The real account when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
     /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
     /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<usize>,
 }
 
@@ -535,27 +538,14 @@ async fn bills(
 ) -> Answer<Bills> {
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let bill_type = match query.bill_type.as_deref() {
-        None | Some("") => None,
-        Some(t) if BILL_TYPES.contains(&t) => Some(t.to_owned()),
-        Some(_) => return Err(ApiError::invalid("type", "bill_type")),
-    };
-    let start = query
-        .start
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .map(|s| dto::date("start", s, false))
-        .transpose()?;
-    let end = query
-        .end
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .map(|s| dto::date("end", s, true))
-        .transpose()?;
-    let account = crate::readmodel::account_name(dto::account(query.account.as_deref())?);
+    let bill_type = query.bill_type.map(BillType::as_str);
+    let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
+    let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
+    let account =
+        crate::readmodel::account_name(query.account.unwrap_or(AccountParam::Real).into());
     let keep = |b: &BillRow| {
         b.account == account
-            && bill_type.as_ref().is_none_or(|t| b.bill_type == *t)
+            && bill_type.is_none_or(|t| b.bill_type == t)
             && start.is_none_or(|s| b.time >= s)
             && end.is_none_or(|e| b.time <= e)
     };

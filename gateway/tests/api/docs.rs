@@ -43,6 +43,52 @@ fn operations(h: &Harness) -> Vec<(Method, String, Option<String>)> {
     ops
 }
 
+/// Parameters are declared where they are: a path parameter is in the path's template,
+/// everything else is an optional query parameter; every operation lists 400 when it takes
+/// input, 401 when it needs a token, and 500 and 503.
+#[test]
+fn the_document_declares_parameters_and_statuses_truthfully() {
+    let h = start();
+    let doc = h.get("/api/openapi.json", None);
+    let mut queries = 0;
+    for (path, item) in doc.body["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let params = op["parameters"].as_array().cloned().unwrap_or_default();
+            for param in &params {
+                let name = param["name"].as_str().unwrap();
+                match param["in"].as_str().unwrap() {
+                    "path" => {
+                        assert!(path.contains(&format!("{{{name}}}")), "{method} {path} {name}")
+                    }
+                    "query" => {
+                        queries += 1;
+                        assert!(!path.contains(&format!("{{{name}}}")), "{method} {path} {name}");
+                        assert_ne!(param["required"], true, "{method} {path} {name}");
+                    }
+                    other => panic!("{method} {path}: {name} in {other}"),
+                }
+            }
+            let statuses = op["responses"].as_object().unwrap();
+            let input = !params.is_empty() || op.get("requestBody").is_some();
+            if input {
+                assert!(statuses.contains_key("400"), "{method} {path}");
+            }
+            if op.get("security").is_some() {
+                assert!(statuses.contains_key("401"), "{method} {path}");
+            }
+            assert!(
+                statuses.contains_key("500") && statuses.contains_key("503"),
+                "{method} {path}"
+            );
+        }
+    }
+    assert!(queries >= 40, "only {queries} query parameters");
+    let contracts = &doc.body["paths"]["/api/trade/contracts"]["get"]["parameters"];
+    let status = contracts.as_array().unwrap().iter().find(|p| p["name"] == "status").unwrap();
+    assert_eq!(status["in"], "query");
+    assert_eq!(status["schema"]["enum"], json!(["open", "settled"]));
+}
+
 /// Every documented operation is routed (no fallback 404, no 405), and the guarded ones
 /// refuse guests with 401 and the wrong kind of token with 401.
 #[test]

@@ -41,6 +41,12 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
         ("amount", json!("abc"), "Please enter a valid amount"),
         ("duration", json!(0), "Please select trading duration"),
         ("direction", json!("sideways"), "Please choose buy up or buy down"),
+        // Amounts are plain decimals: no separators, exponents, signs, spaces or bare points.
+        ("amount", json!("1_000"), "Please enter a valid amount"),
+        ("amount", json!("1E2"), "Please enter a valid amount"),
+        ("amount", json!("+10"), "Please enter a valid amount"),
+        ("amount", json!(" 10"), "Please enter a valid amount"),
+        ("amount", json!("10."), "Please enter a valid amount"),
     ] {
         let mut body = valid.clone();
         body[field] = value;
