@@ -3,9 +3,10 @@
 #   the web app's type check and component tests (Vitest),
 #   rustfmt, clippy and every Rust test of the workspace,
 #   the web bundle budgets,
-#   the end-to-end journeys in headless Chromium against a real trading-server.
-# Needs the Rust toolchain and Node.js (20.19 or newer) with npm; installs Debian's chromium
-# when it is missing (as root, or through sudo).
+#   the end-to-end journeys in headless Chromium against a real trading-server,
+#   schemathesis over the OpenAPI document a real trading-server serves.
+# Needs the Rust toolchain, Node.js (20.19 or newer) with npm and Python 3 with venv; installs
+# Debian's chromium when it is missing (as root, or through sudo) and schemathesis from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,10 +59,14 @@ cargo build -p gateway --bin trading-server --locked
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/e2e && npm test) 2>&1 | tee "$logs/e2e.log"
 
+echo "== API fuzzing: schemathesis over the served OpenAPI document (tests/api-fuzz)"
+tests/api-fuzz/run.sh 2>&1 | tee "$logs/api-fuzz.log"
+
 # One closing line over every suite.
 rust_passed=$(awk '/^test result:/ {s += $4} END {print s + 0}' "$logs/cargo.log")
 rust_failed=$(awk '/^test result:/ {s += $6} END {print s + 0}' "$logs/cargo.log")
 web_passed=$(sed -E 's/\x1b\[[0-9;]*m//g' "$logs/vitest.log" | awk '/^ +Tests +/ {for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^passed/) print $i}' | tail -1)
 e2e_passed=$(awk '/^ℹ pass/ {print $3}' "$logs/e2e.log" | tail -1)
 e2e_failed=$(awk '/^ℹ fail/ {print $3}' "$logs/e2e.log" | tail -1)
-echo "tests: rust ${rust_passed} passed, ${rust_failed} failed; web ${web_passed:-0} passed; end-to-end ${e2e_passed:-0} passed, ${e2e_failed:-0} failed"
+fuzz_cases=$(sed -nE 's/^ +([0-9]+) generated, ([0-9]+) passed.*/\2/p' "$logs/api-fuzz.log" | tail -1)
+echo "tests: rust ${rust_passed} passed, ${rust_failed} failed; web ${web_passed:-0} passed; end-to-end ${e2e_passed:-0} passed, ${e2e_failed:-0} failed; API fuzz ${fuzz_cases:-0} cases passed"
