@@ -88,7 +88,10 @@ pub fn start() -> Harness {
 #[derive(Debug)]
 pub struct Answer {
     pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
     pub body: Value,
+    /// The body as text (for answers that are not JSON).
+    pub text: String,
 }
 
 impl Answer {
@@ -121,9 +124,11 @@ impl Harness {
         self.server.runtime().block_on(async move {
             let response = router.oneshot(request).await.unwrap();
             let status = response.status();
+            let headers = response.headers().clone();
             let bytes = response.into_body().collect().await.unwrap().to_bytes();
             let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-            Answer { status, body }
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            Answer { status, headers, body, text }
         })
     }
 

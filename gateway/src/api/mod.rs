@@ -269,6 +269,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
                 tracing::error!("a handler panicked");
                 ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL").into_response()
             }))
+            .layer(middleware::map_response(security_headers))
             .with_state(state);
     (router, doc)
 }
@@ -354,6 +355,31 @@ async fn trade_alias(
 
 async fn method_not_allowed() -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+}
+
+/// What a non-HTML answer may do if a browser renders it: nothing (an uploaded image or a
+/// JSON answer opened as a page runs no script and cannot be framed).
+const NOTHING_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// The security headers of every answer, whoever made it (a handler, a layer, a panic, the
+/// web app's files): no MIME sniffing, no framing, no referrer sent to other sites, a
+/// Content-Security-Policy (the app's for HTML, none at all for the rest), and
+/// `Cache-Control: no-store` unless the answer chose its caching itself (the app's files
+/// do): API answers carry tokens and balances, which no cache or shared computer keeps.
+async fn security_headers(mut response: Response) -> Response {
+    let html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    let headers = response.headers_mut();
+    let policy = if html { crate::web::CONTENT_SECURITY_POLICY } else { NOTHING_POLICY };
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));
+    response
 }
 
 /// Turns every [`ApiError`] into the failure envelope in the caller's language, counts

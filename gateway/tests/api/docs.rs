@@ -172,6 +172,56 @@ fn malformed_requests_answer_in_the_envelope() {
     plain.fails(StatusCode::BAD_REQUEST, "VALIDATION");
 }
 
+/// Every answer carries the security headers, whoever made it: the app's page gets the
+/// app's Content-Security-Policy, everything else a policy that allows nothing; nothing can
+/// be framed or sniffed; answers that carry a token or an account are never stored, while
+/// the app's hashed files keep their long cache.
+#[test]
+fn every_answer_carries_the_security_headers() {
+    let h = start();
+    h.user("headers1");
+    let login =
+        h.post("/api/login/login", None, json!({"username": "headers1", "password": "secret1"}));
+    let token = login.ok()["token"].as_str().unwrap().to_owned();
+    let page = h.get("/trade", None);
+    assert_eq!(page.status, StatusCode::OK);
+    let script = page.text.split("src=\"").nth(1).and_then(|s| s.split('"').next()).unwrap();
+    assert!(script.starts_with("/assets/"), "{script}");
+    let asset = h.get(script, None);
+    let answers = [
+        ("login", &login),
+        ("account", &h.get("/api/user/profile", Some(&token))),
+        ("health", &h.get("/api/health", None)),
+        ("not found", &h.get("/api/no-such-thing", None)),
+        ("bad path", &h.get("/api/trade/contracts/-1", Some(&token))),
+        ("unauthorized", &h.get("/api/user/profile", None)),
+        ("page", &page),
+        ("asset", &asset),
+    ];
+    for (what, answer) in answers {
+        let header = |name: &str| {
+            answer.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+        };
+        assert_eq!(header("x-content-type-options"), "nosniff", "{what}");
+        assert_eq!(header("x-frame-options"), "DENY", "{what}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{what}");
+        let policy = header("content-security-policy");
+        assert!(policy.contains("frame-ancestors 'none'"), "{what}: {policy}");
+        match what {
+            "page" => {
+                assert!(policy.contains("script-src 'self'"), "{policy}");
+                assert!(!policy.contains("unsafe"), "{policy}");
+                assert_eq!(header("cache-control"), "no-cache");
+            }
+            "asset" => assert!(header("cache-control").contains("immutable"), "{what}"),
+            _ => {
+                assert!(policy.starts_with("default-src 'none'"), "{what}: {policy}");
+                assert_eq!(header("cache-control"), "no-store", "{what}");
+            }
+        }
+    }
+}
+
 /// Messages follow the language header, then Accept-Language, then en-US.
 #[test]
 fn messages_come_in_the_callers_language() {
