@@ -105,7 +105,9 @@ pub fn recover(family: Family, message: &str, signature_hex: &str) -> Option<Str
 
 #[derive(Debug)]
 struct Pending {
-    family: Family,
+    /// The chain it was issued for: a nonce asked for `eth` does not sign in as `trust`
+    /// (same signature scheme, another account).
+    chain: engine::types::Chain,
     address: String,
     message: String,
     expires_ms: u64,
@@ -122,10 +124,9 @@ impl Nonces {
     /// A new nonce and the message to sign; `None` if too many are outstanding.
     pub fn issue(
         &self,
-        family: Family,
+        chain: engine::types::Chain,
         address: &str,
         site: &str,
-        chain: &str,
         now_ms: u64,
     ) -> Option<(String, String)> {
         let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
@@ -137,10 +138,11 @@ impl Nonces {
         }
         let nonce: String = hex::encode(rand::rngs::OsRng.gen::<[u8; 16]>());
         let message = format!(
-            "Sign in to {site}\n\nThis request will not trigger a blockchain transaction or cost any fee.\n\nAddress: {address}\nChain: {chain}\nNonce: {nonce}\nIssued at: {now_ms}"
+            "Sign in to {site}\n\nThis request will not trigger a blockchain transaction or cost any fee.\n\nAddress: {address}\nChain: {}\nNonce: {nonce}\nIssued at: {now_ms}",
+            chain.tag()
         );
         let entry = Pending {
-            family,
+            chain,
             address: address.to_owned(),
             message: message.clone(),
             expires_ms: now_ms + NONCE_TTL_MS,
@@ -155,17 +157,17 @@ impl Nonces {
     pub fn verify(
         &self,
         nonce: &str,
-        family: Family,
+        chain: engine::types::Chain,
         address: &str,
         signature: &str,
         now_ms: u64,
     ) -> Result<(), bool> {
         let entry = self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(nonce);
         let Some(entry) = entry else { return Err(false) };
-        if entry.expires_ms <= now_ms || entry.family != family || entry.address != address {
+        if entry.expires_ms <= now_ms || entry.chain != chain || entry.address != address {
             return Err(false);
         }
-        match recover(family, &entry.message, signature) {
+        match recover(Family::of(chain), &entry.message, signature) {
             Some(signer) if signer == address => Ok(()),
             _ => Err(true),
         }
@@ -175,6 +177,7 @@ impl Nonces {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::types::Chain;
 
     // Vectors made by ethers 6.17.0 and tronweb 6.5.1 (tests/wallet/sign.mjs) for the key
     // 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318.
@@ -208,8 +211,18 @@ mod tests {
     fn a_nonce_works_once() {
         let nonces = Nonces::default();
         let address = "0xabc";
-        let (nonce, _) = nonces.issue(Family::Evm, address, "X", "eth", 0).unwrap();
-        assert_eq!(nonces.verify(&nonce, Family::Evm, address, "0x00", 1), Err(true));
-        assert_eq!(nonces.verify(&nonce, Family::Evm, address, "0x00", 1), Err(false));
+        let (nonce, _) = nonces.issue(Chain::Eth, address, "X", 0).unwrap();
+        assert_eq!(nonces.verify(&nonce, Chain::Eth, address, "0x00", 1), Err(true));
+        assert_eq!(nonces.verify(&nonce, Chain::Eth, address, "0x00", 1), Err(false));
+    }
+
+    #[test]
+    fn a_nonce_is_bound_to_its_chain() {
+        let nonces = Nonces::default();
+        let address = "0xabc";
+        let (nonce, message) = nonces.issue(Chain::Eth, address, "X", 0).unwrap();
+        assert!(message.contains("Chain: eth"), "{message}");
+        // Trust Wallet signs as MetaMask does, but it is another account.
+        assert_eq!(nonces.verify(&nonce, Chain::Trust, address, "0x00", 1), Err(false));
     }
 }

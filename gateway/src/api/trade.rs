@@ -132,7 +132,8 @@ pub(crate) fn path_symbol(code: &str) -> ApiResult<Symbol> {
     symbol(code)
 }
 
-pub(crate) fn symbol(code: &str) -> ApiResult<Symbol> {
+#[doc(hidden)] // pub for the fuzzers (fuzz/fuzz_targets/ws_frame.rs)
+pub fn symbol(code: &str) -> ApiResult<Symbol> {
     Symbol::new(&code.replace('/', "").to_uppercase())
         .ok_or_else(|| ApiError::invalid("symbol", "symbol"))
 }

@@ -18,7 +18,6 @@ use super::dto::{self, ChainParam, PageQuery};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty};
 use crate::mail::{CodeError, Purpose};
 use crate::readmodel::{LoginRow, Page};
-use crate::walletsig::Family;
 use axum::extract::State;
 use axum::http::StatusCode;
 
@@ -453,10 +452,8 @@ async fn wallet_nonce(
     wallet_enabled(&state).await?;
     let (chain, address) = wallet_address(&body)?;
     let site = state.query(|e| e.settings().site_name.clone()).await?;
-    let (nonce, message) = state
-        .nonces
-        .issue(Family::of(chain), &address, &site, chain.tag(), state.now())
-        .ok_or_else(ApiError::busy)?;
+    let (nonce, message) =
+        state.nonces.issue(chain, &address, &site, state.now()).ok_or_else(ApiError::busy)?;
     ok(WalletNonce { nonce, message })
 }
 
@@ -482,7 +479,7 @@ async fn wallet_login(
         .as_deref()
         .filter(|s| !s.is_empty())
         .ok_or_else(|| ApiError::invalid("nonce", "body"))?;
-    match state.nonces.verify(nonce, Family::of(chain), &address, signature, state.now()) {
+    match state.nonces.verify(nonce, chain, &address, signature, state.now()) {
         Ok(()) => {}
         Err(false) => return Err(ApiError::bad("NONCE_INVALID")),
         Err(true) => return Err(ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_SIGNATURE")),

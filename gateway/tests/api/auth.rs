@@ -343,6 +343,19 @@ fn wallet_login_with_signatures_from_real_wallet_libraries() {
         assert_eq!(second.ok()["isNewUser"], false);
         assert_eq!(second.ok()["user"]["uid"], data["user"]["uid"]);
     }
+    // A nonce issued for MetaMask (eth), validly signed, does not sign in as Trust Wallet: the
+    // same key and scheme, but another account.
+    let (address, _) = npm_sign("eth", key, "x");
+    let eth = h.post("/api/login/wallet-nonce", None, json!({"chain": "eth", "address": address}));
+    let (nonce, message) =
+        (eth.ok()["nonce"].as_str().unwrap().to_owned(), eth.ok()["message"].as_str().unwrap());
+    let (_, signature) = npm_sign("eth", key, message);
+    h.post(
+        "/api/login/wallet-login",
+        None,
+        json!({"chain": "trust", "address": address, "signature": signature, "nonce": nonce}),
+    )
+    .fails(StatusCode::BAD_REQUEST, "NONCE_INVALID");
     let unknown = h.post("/api/login/wallet-nonce", None, json!({"chain": "", "address": "0x00"}));
     assert_eq!(unknown.message(), "Please select a blockchain");
 }
