@@ -1,9 +1,12 @@
 //! Brute-force limits (decisions §6): sign-in attempts, code requests and code checks, per
 //! account and per client address, answered with HTTP 429. GCRA limiters from `governor`,
 //! keyed by string; keys of idle clients are forgotten periodically so memory stays bounded.
+//! Failed password sign-ins are counted per account *and* client address ([`LoginGuard`]),
+//! so that nobody can keep an account's owner out by failing on purpose.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
@@ -40,10 +43,121 @@ impl Limiter {
     }
 }
 
+/// Failures a pair (account, address) may make before each further one costs a delay.
+pub const LOGIN_FREE_FAILURES: u32 = 5;
+/// The first delay; each further failure doubles it.
+pub const LOGIN_DELAY_FIRST_MS: u64 = 1_000;
+/// The longest delay.
+pub const LOGIN_DELAY_MAX_MS: u64 = 15 * 60_000;
+/// A pair whose last failure is this old starts again from zero.
+pub const LOGIN_FORGET_AFTER_MS: u64 = 60 * 60_000;
+
+/// Failed sign-ins of one (account, address) pair.
+#[derive(Debug, Clone, Copy)]
+struct Failures {
+    /// Failures since the last success or since they were forgotten.
+    count: u32,
+    /// When the last one was.
+    last_ms: u64,
+    /// No attempt before this.
+    blocked_until_ms: u64,
+}
+
+/// Failed password (and 2FA) sign-ins per account and client address, with a delay that
+/// grows with every failure after [`LOGIN_FREE_FAILURES`]: 1 s, 2 s, 4 s … up to 15 min.
+/// A success clears the pair. Another address is not affected, so an attacker who fails on
+/// purpose delays only themselves, never the owner; guessing from many addresses is held
+/// back by the per-address limiter and argon2id. At most [`LIMITER_KEYS_MAX`] pairs are
+/// kept: the forgotten and the never-delayed go first.
+#[derive(Clone, Debug)]
+pub struct LoginGuard {
+    /// (lower-case account, address) -> failures.
+    pairs: Arc<Mutex<HashMap<(String, String), Failures>>>,
+    /// Off for load tests (`--no-rate-limits`).
+    enabled: bool,
+}
+
+impl LoginGuard {
+    fn new(enabled: bool) -> LoginGuard {
+        LoginGuard { pairs: Arc::default(), enabled }
+    }
+
+    fn pairs(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Failures>> {
+        self.pairs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `Err(ms)`: this pair must wait that long before trying again.
+    pub fn check(&self, account: &str, address: &str, now_ms: u64) -> Result<(), u64> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let key = (account.to_lowercase(), address.to_owned());
+        match self.pairs().get(&key) {
+            Some(f) if f.blocked_until_ms > now_ms => Err(f.blocked_until_ms - now_ms),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a failure; returns the delay it imposes (0 while failures are free).
+    pub fn failed(&self, account: &str, address: &str, now_ms: u64) -> u64 {
+        if !self.enabled {
+            return 0;
+        }
+        let mut pairs = self.pairs();
+        if pairs.len() >= LIMITER_KEYS_MAX {
+            pairs.retain(|_, f| {
+                now_ms.saturating_sub(f.last_ms) < LOGIN_FORGET_AFTER_MS
+                    && f.count >= LOGIN_FREE_FAILURES
+            });
+            if pairs.len() >= LIMITER_KEYS_MAX {
+                // Every kept pair is delayed: a new one is not remembered (its address is
+                // still held by the per-address limiter).
+                return 0;
+            }
+        }
+        let entry = pairs.entry((account.to_lowercase(), address.to_owned())).or_insert(Failures {
+            count: 0,
+            last_ms: now_ms,
+            blocked_until_ms: 0,
+        });
+        if now_ms.saturating_sub(entry.last_ms) >= LOGIN_FORGET_AFTER_MS {
+            entry.count = 0;
+        }
+        entry.count = entry.count.saturating_add(1);
+        entry.last_ms = now_ms;
+        let delay = login_delay_ms(entry.count);
+        entry.blocked_until_ms = now_ms + delay;
+        delay
+    }
+
+    /// A success: the pair starts again from zero.
+    pub fn succeeded(&self, account: &str, address: &str) {
+        if self.enabled {
+            self.pairs().remove(&(account.to_lowercase(), address.to_owned()));
+        }
+    }
+
+    /// Forgets pairs whose last failure is old.
+    fn purge(&self, now_ms: u64) {
+        self.pairs().retain(|_, f| now_ms.saturating_sub(f.last_ms) < LOGIN_FORGET_AFTER_MS);
+    }
+}
+
+/// The delay after the `count`-th failure in a row.
+fn login_delay_ms(count: u32) -> u64 {
+    if count <= LOGIN_FREE_FAILURES {
+        return 0;
+    }
+    let doublings = (count - LOGIN_FREE_FAILURES - 1).min(20);
+    (LOGIN_DELAY_FIRST_MS << doublings).min(LOGIN_DELAY_MAX_MS)
+}
+
 /// Every limiter of the API.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Password sign-ins per account name.
+    /// Failed password sign-ins per account and address.
+    pub login_guard: LoginGuard,
+    /// Password changes per account.
     pub login_account: Limiter,
     /// Sign-ins (any kind), registrations and code checks per client address.
     pub login_address: Limiter,
@@ -59,6 +173,7 @@ impl Limits {
     /// The production limits.
     pub fn standard() -> Limits {
         Limits {
+            login_guard: LoginGuard::new(true),
             login_account: Limiter::per_minute(10, 10),
             login_address: Limiter::per_minute(60, 60),
             code_address: Limiter::per_minute(10, 5),
@@ -71,6 +186,7 @@ impl Limits {
     pub fn unlimited() -> Limits {
         let huge = 1_000_000_000;
         Limits {
+            login_guard: LoginGuard::new(false),
             login_account: Limiter::per_minute(huge, huge),
             login_address: Limiter::per_minute(huge, huge),
             code_address: Limiter::per_minute(huge, huge),
@@ -81,10 +197,55 @@ impl Limits {
 
     /// Forgets idle keys of every limiter.
     pub fn purge(&self) {
+        self.login_guard.purge(wal::pipeline::system_time_ms());
         for limiter in
             [&self.login_account, &self.login_address, &self.code_address, &self.code_check]
         {
             limiter.purge();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_cost_a_growing_delay_for_their_own_address_only() {
+        let guard = LoginGuard::new(true);
+        let mut now = 1_000_000;
+        for _ in 0..LOGIN_FREE_FAILURES {
+            assert_eq!(guard.check("Dave", "10.0.0.1", now), Ok(()));
+            assert_eq!(guard.failed("Dave", "10.0.0.1", now), 0);
+        }
+        let mut delays = Vec::new();
+        for _ in 0..12 {
+            let delay = guard.failed("dave", "10.0.0.1", now);
+            assert_eq!(guard.check("DAVE", "10.0.0.1", now), Err(delay));
+            assert_eq!(guard.check("dave", "10.0.0.2", now), Ok(()), "another address");
+            delays.push(delay);
+            now += delay;
+            assert_eq!(guard.check("dave", "10.0.0.1", now), Ok(()), "after the delay");
+        }
+        assert_eq!(&delays[..4], &[1_000, 2_000, 4_000, 8_000]);
+        assert_eq!(*delays.last().unwrap(), LOGIN_DELAY_MAX_MS);
+        // A success clears the pair; an hour without failures forgets it.
+        guard.succeeded("dave", "10.0.0.1");
+        assert_eq!(guard.failed("dave", "10.0.0.1", now), 0);
+        for _ in 0..LOGIN_FREE_FAILURES {
+            guard.failed("dave", "10.0.0.1", now);
+        }
+        assert!(guard.check("dave", "10.0.0.1", now).is_err());
+        now += LOGIN_FORGET_AFTER_MS;
+        assert_eq!(guard.failed("dave", "10.0.0.1", now), 0);
+    }
+
+    #[test]
+    fn the_guard_is_bounded() {
+        let guard = LoginGuard::new(true);
+        for i in 0..LIMITER_KEYS_MAX + 10 {
+            guard.failed(&format!("user{i}"), "10.0.0.1", 0);
+        }
+        assert!(guard.pairs().len() <= LIMITER_KEYS_MAX);
     }
 }

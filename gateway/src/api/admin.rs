@@ -121,11 +121,12 @@ async fn login(
 ) -> Answer<AdminLogin> {
     let username = dto::username(&body.username)?;
     let password = dto::password("password", &body.password)?;
-    if !state.limits.login_address.allow(&client.ip)
-        || !state.limits.login_account.allow(&format!("admin:{}", username.to_lowercase()))
-    {
+    if !state.limits.login_address.allow(&client.ip) {
         return Err(ApiError::rate_limited());
     }
+    let guard = &state.limits.login_guard;
+    let account = format!("admin:{username}");
+    guard.check(&account, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();
     let found = state
         .query(move |e| {
@@ -137,8 +138,10 @@ async fn login(
     let hash = found.as_ref().map(|f| f.1.clone());
     let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
     let Some((id, _, role, username)) = found.filter(|_| matches) else {
+        guard.failed(&account, &client.ip, state.now());
         return Err(ApiError::bad("ADMIN_LOGIN_FAILED"));
     };
+    guard.succeeded(&account, &client.ip);
     let session =
         SessionInfo { ttl_ms: ADMIN_SESSION_TTL_MS, device: client.device, ip: client.ip };
     let reply = state.submit(Command::CreateAdminSession { admin: id, session }).await?;

@@ -73,6 +73,22 @@ impl ApiError {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED")
     }
 
+    /// 429 after failed sign-ins from this address: try again in `wait_ms` (rounded up to
+    /// whole seconds, the `seconds` placeholder and the `Retry-After` header).
+    pub fn login_delayed(wait_ms: u64) -> ApiError {
+        let mut error = ApiError::rate_limited().arg("seconds", wait_ms.div_ceil(1000).max(1));
+        error.key = "api.error.LOGIN_DELAYED".to_owned();
+        error
+    }
+
+    /// The `Retry-After` of a 429, in seconds.
+    pub fn retry_after_seconds(&self) -> Option<&str> {
+        if self.status != StatusCode::TOO_MANY_REQUESTS {
+            return None;
+        }
+        Some(self.args.iter().find(|(name, _)| *name == "seconds").map_or("60", |(_, v)| v))
+    }
+
     /// 503: a bounded queue or pool is full.
     pub fn busy() -> ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "BUSY")

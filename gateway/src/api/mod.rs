@@ -424,8 +424,8 @@ async fn envelope_errors(State(state): State<AppState>, request: Request, next: 
     if let Some(retry) = response.headers().get(header::RETRY_AFTER) {
         out.headers_mut().insert(header::RETRY_AFTER, retry.clone());
     }
-    if error.status == StatusCode::TOO_MANY_REQUESTS {
-        out.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+    if let Some(seconds) = error.retry_after_seconds().and_then(|s| HeaderValue::from_str(s).ok()) {
+        out.headers_mut().insert(header::RETRY_AFTER, seconds);
     }
     out
 }

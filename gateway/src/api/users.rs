@@ -200,7 +200,8 @@ async fn login(
     }
     let username = dto::username(body.username.as_deref().unwrap_or(""))?;
     let password = dto::password("password", body.password.as_deref().unwrap_or(""))?;
-    limit(state.limits.login_account.allow(&username.to_lowercase()))?;
+    let guard = &state.limits.login_guard;
+    guard.check(&username, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();
     let found = state
         .query(move |e| {
@@ -211,11 +212,20 @@ async fn login(
     let hash = found.as_ref().and_then(|(_, hash, _)| hash.clone());
     let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
     let Some((id, _, totp_secret)) = found.filter(|_| matches) else {
+        guard.failed(&username, &client.ip, state.now());
         return Err(ApiError::bad("INVALID_CREDENTIALS"));
     };
     if let Some(secret) = totp_secret {
-        check_totp(&secret, body.totp_code.as_deref())?;
+        let code = body.totp_code.as_deref();
+        if let Err(error) = check_totp(&secret, code) {
+            // Asking for the code is a step, a wrong code is a failure.
+            if error.code == "INVALID_TOTP" {
+                guard.failed(&username, &client.ip, state.now());
+            }
+            return Err(error);
+        }
     }
+    guard.succeeded(&username, &client.ip);
     ok(start_session(&state, id, &client, body.remember, false).await?)
 }
 
