@@ -46,7 +46,10 @@ where
         // batches (see `write_loop`).
         let (mut socket, _) =
             fastwebsockets::after_handshake_split(&mut read, tokio::io::sink(), Role::Server);
-        socket.set_max_message_size(state.ws.config.message_bytes_max);
+        // fastwebsockets refuses a payload whose length is *at least* the value: one more
+        // byte makes the documented limit the enforced one (a message of exactly the limit
+        // is read, one byte more closes with 1009).
+        socket.set_max_message_size(state.ws.config.message_bytes_max.saturating_add(1));
         socket.set_auto_close(false);
         socket.set_auto_pong(false);
         let mut reader = Reader::new(state.clone(), id, language, Arc::clone(&outbox));
@@ -236,17 +239,16 @@ impl Reader {
             self.refuse(None, ApiError::rate_limited());
             return None;
         }
-        let message: Incoming = match serde_json::from_slice(payload) {
+        let message = match protocol::parse(payload) {
             Ok(message) => message,
-            Err(_) => {
-                self.refuse(None, ApiError::bad("BAD_MESSAGE"));
+            Err(refused) => {
+                // The request id is echoed whatever else is wrong, so that a client can tell
+                // which of its requests (an order, say) was refused.
+                self.refuse(refused.id.as_ref().filter(|id| id.echoable()), refused.error);
                 return None;
             }
         };
-        let id = message.id.as_ref().filter(|id| match id {
-            RequestId::Text(text) => text.len() <= REQUEST_ID_CHARS_MAX,
-            RequestId::Number(_) => true,
-        });
+        let id = message.id.as_ref().filter(|id| id.echoable());
         let result = match message.op.as_str() {
             "subscribe" => self.subscribe(id, &message).await.map(Some),
             "unsubscribe" => self.unsubscribe(id, &message).await.map(Some),

@@ -41,6 +41,65 @@ pub enum RequestId {
     Text(String),
 }
 
+impl RequestId {
+    /// Whether it is short enough to echo.
+    pub fn echoable(&self) -> bool {
+        match self {
+            RequestId::Text(text) => text.len() <= REQUEST_ID_CHARS_MAX,
+            RequestId::Number(_) => true,
+        }
+    }
+}
+
+/// A client frame that could not be read.
+#[derive(Debug)]
+pub struct Unreadable {
+    /// Its request id, if that much could be read.
+    pub id: Option<RequestId>,
+    /// What to answer: the field of the wrong type, or `BAD_MESSAGE`.
+    pub error: crate::api::error::ApiError,
+}
+
+/// Reads a client frame. On failure it still recovers the request id (whatever other field
+/// is wrong) and names the field whose value has the wrong type.
+pub fn parse(payload: &[u8]) -> Result<Incoming, Unreadable> {
+    let mut reader = serde_json::Deserializer::from_slice(payload);
+    let path = match serde_path_to_error::deserialize::<_, Incoming>(&mut reader) {
+        Ok(message) if reader.end().is_ok() => return Ok(message),
+        Ok(_) => String::new(), // trailing characters
+        Err(error) => error.path().to_string(),
+    };
+    /// Only the id, every other field ignored.
+    #[derive(Deserialize)]
+    struct IdOnly {
+        #[serde(default)]
+        id: Option<RequestId>,
+    }
+    // The first JSON value only: an id is still read when junk follows it.
+    let mut reader = serde_json::Deserializer::from_slice(payload);
+    let id = IdOnly::deserialize(&mut reader).ok().and_then(|m| m.id);
+    let field = INCOMING_FIELDS.iter().find(|f| path == **f || path.starts_with(&format!("{f}.")));
+    let error = match field {
+        Some(field) => crate::api::error::ApiError::invalid(field, "ws_field").arg("field", field),
+        None => crate::api::error::ApiError::bad("BAD_MESSAGE"),
+    };
+    Err(Unreadable { id, error })
+}
+
+/// The fields of [`Incoming`] as they are spelled on the wire.
+const INCOMING_FIELDS: [&str; 10] = [
+    "op",
+    "id",
+    "channel",
+    "symbol",
+    "period",
+    "token",
+    "direction",
+    "amount",
+    "duration",
+    "account",
+];
+
 /// One client frame. Every field is optional on the wire; each `op` checks its own.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -418,4 +477,30 @@ struct NoticeView<'a> {
 /// `{"type":"notice","data":{title, body, time}}`.
 pub fn notice(title: &str, body: &str, time_ms: u64) -> Bytes {
     frame("notice", None, NoticeView { title, body, time: time_ms })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_message_keeps_its_id_and_names_the_field() {
+        let wrong = [
+            (r#"{"op":"order","id":"o-7","duration":"60"}"#, Some("duration")),
+            (r#"{"op":"order","amount":10,"id":"o-7"}"#, Some("amount")),
+            (r#"{"op":"order","id":"o-7","account":7}"#, Some("account")),
+            (r#"{"op":"order","id":"o-7","symbol":"BTCUSDT"} trailing"#, None),
+            (r#"{"op":"order","id":"o-7","direction":["up"]}"#, Some("direction")),
+        ];
+        for (payload, field) in wrong {
+            let refused = parse(payload.as_bytes()).expect_err(payload);
+            assert_eq!(refused.id, Some(RequestId::Text("o-7".into())), "{payload}");
+            assert_eq!(refused.error.field, field, "{payload}");
+        }
+        let numbered = parse(br#"{"id":9,"op":5}"#).expect_err("op is a number");
+        assert_eq!((numbered.id, numbered.error.field), (Some(RequestId::Number(9)), Some("op")));
+        let garbage = parse(b"not json").expect_err("garbage");
+        assert_eq!((garbage.id, garbage.error.code), (None, "BAD_MESSAGE"));
+        assert!(parse(br#"{"op":"ping","id":1}"#).is_ok());
+    }
 }

@@ -404,8 +404,16 @@ fn bad_messages_get_clear_localised_errors_and_change_nothing() {
         c.send(json!({"op": "ping", "id": "alive"})).await;
         assert_eq!(c.until("pong").await["id"], "alive");
 
-        // A message over the size limit closes with 1009; a fragment with 1002.
-        c.send_raw(OpCode::Text, &vec![b' '; 5_000]).await;
+        // A message of exactly the documented limit is read; one byte more closes with 1009;
+        // a fragment with 1002.
+        let limit = gateway::ws::WsConfig::default().message_bytes_max;
+        let ping = br#"{"op":"ping","id":"big"}"#;
+        let mut exact = ping.to_vec();
+        exact.resize(limit, b' ');
+        c.send_raw(OpCode::Text, &exact).await;
+        assert_eq!(c.until("pong").await["id"], "big");
+        exact.push(b' ');
+        c.send_raw(OpCode::Text, &exact).await;
         assert_eq!(c.closed().await, CLOSE_TOO_BIG);
         let mut f = Client::connect(addr).await;
         f.ws.write_frame(Frame::new(false, OpCode::Text, None, Payload::Borrowed(b"{\"op\"")))
@@ -436,6 +444,15 @@ fn the_private_stream_carries_orders_entries_settlements_balances_and_notices() 
         c.send(bad).await;
         let e = c.until("error").await;
         assert_eq!((e["id"].as_str(), e["data"]["field"].as_str()), (Some("bad"), Some("amount")));
+        // A field of the wrong type: the id still comes back, with the field named.
+        let typed = json!({"op": "order", "id": "typed", "symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": "5", "account": "demo"});
+        c.send(typed).await;
+        let e = c.until("error").await;
+        assert_eq!(
+            (e["id"].as_str(), e["data"]["field"].as_str(), e["data"]["code"].as_str()),
+            (Some("typed"), Some("duration"), Some("VALIDATION"))
+        );
+        assert_eq!(e["data"]["message"], "The value of \"duration\" is not valid");
 
         let order = json!({"op": "order", "id": "o-1", "symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 5, "account": "demo"});
         c.send(order).await;
