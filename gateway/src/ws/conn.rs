@@ -17,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::hub::{ConnId, Control};
 use super::outbox::{Close, Out, Outbox};
-use super::protocol::{self, Incoming, RequestId, Topic, REQUEST_ID_CHARS_MAX};
+use super::protocol::{self, Incoming, RequestId, Topic};
 use super::{CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG};
 use crate::api::trade::{self, order_accepted, place_order_command, OrderBody};
 use crate::api::{auth, ApiError, AppState};
