@@ -179,7 +179,8 @@ impl Engine {
     }
 
     pub(crate) fn reset_demo(&mut self, user: UserId, events: &mut Vec<Event>) -> CommandResult {
-        if self.account_of(user)?.open_demo > 0 {
+        // A frozen account changes nothing, the demo wallet included.
+        if self.active_account(user)?.open_demo > 0 {
             return Err(EngineError::DemoHasOpenContracts);
         }
         let target = self.settings.demo_balance;

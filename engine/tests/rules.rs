@@ -413,6 +413,18 @@ fn demo_contracts_never_touch_real_money_and_the_demo_wallet_resets() {
     assert_eq!(h.engine.ledger().house, house);
     h.ok(Command::ResetDemo { user: ned });
     assert_eq!(h.available(ned, Demo), dec("10000"));
+    // A frozen account cannot reset it either.
+    contract_id(h.order(ned, Demo, btc(), Up, "100", 60));
+    h.tick(btc(), "3");
+    h.advance(59_000);
+    h.tick(btc(), "4");
+    h.advance(2_000);
+    h.tick(btc(), "4");
+    let before = h.available(ned, Demo);
+    assert_ne!(before, dec("10000"));
+    h.admin(AdminAction::SetUserFrozen { user: ned, frozen: true, reason: "review".into() });
+    assert_eq!(h.run(Command::ResetDemo { user: ned }), Err(EngineError::AccountFrozen));
+    assert_eq!(h.available(ned, Demo), before);
     h.check();
 }
 

@@ -110,7 +110,7 @@ impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> ApiError {
         let code = error.code();
         let status = match &error {
-            EngineError::Forbidden => StatusCode::FORBIDDEN,
+            EngineError::Forbidden | EngineError::AccountFrozen => StatusCode::FORBIDDEN,
             EngineError::UserNotFound
             | EngineError::AdminNotFound
             | EngineError::SessionNotFound

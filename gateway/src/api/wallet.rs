@@ -175,7 +175,7 @@ pub struct OrderCreated {
 
 /// Ask for a deposit: a pending recharge order for an admin to approve.
 #[utoipa::path(post, path = "/api/wallet/deposits", tag = "wallet", security(("user" = [])), request_body = DepositBody,
-    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope)))]
 async fn create_deposit(
     State(state): State<AppState>,
     user: User,
@@ -334,7 +334,7 @@ pub struct WithdrawBody {
 
 /// Ask for a withdrawal: the amount is frozen until an admin decides.
 #[utoipa::path(post, path = "/api/wallet/withdrawals", tag = "wallet", security(("user" = [])), request_body = WithdrawBody,
-    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, description = "VALIDATION, AMOUNT_OUT_OF_RANGE, INSUFFICIENT_BALANCE, WITHDRAWAL_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<OrderCreated>), (status = 400, description = "VALIDATION, AMOUNT_OUT_OF_RANGE, INSUFFICIENT_BALANCE, WITHDRAWAL_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope)))]
 async fn create_withdrawal(
     State(state): State<AppState>,
     user: User,
@@ -463,7 +463,7 @@ pub struct TransferBody {
 
 /// Send real USDT to another user by UID, instantly.
 #[utoipa::path(post, path = "/api/wallet/transfers", tag = "wallet", security(("user" = [])), request_body = TransferBody,
-    responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INSUFFICIENT_BALANCE, SELF_TRANSFER, TRANSFER_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INSUFFICIENT_BALANCE, SELF_TRANSFER, TRANSFER_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn transfer(
     State(state): State<AppState>,
     user: User,

@@ -43,8 +43,9 @@ fn admin_roles_actions_and_audit() {
     );
     h.post(&freeze, Some(&admin), json!({"frozen": true, "reason": "check"})).ok();
     let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
-    h.post("/api/trade/orders", Some(&user), order)
-        .fails(StatusCode::BAD_REQUEST, "ACCOUNT_FROZEN");
+    h.post("/api/trade/orders", Some(&user), order).fails(StatusCode::FORBIDDEN, "ACCOUNT_FROZEN");
+    h.post("/api/wallet/demo/reset", Some(&user), json!({}))
+        .fails(StatusCode::FORBIDDEN, "ACCOUNT_FROZEN");
     h.post("/api/admin/house/fund", Some(&viewer), json!({"amount": "1000"}))
         .fails(StatusCode::FORBIDDEN, "FORBIDDEN");
     h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "1000"})).ok();
