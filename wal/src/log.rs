@@ -333,6 +333,12 @@ impl Wal {
             (file, file_len)
         } else {
             let first_index = segments[0].first_index;
+            if first_index == 0 {
+                // Indexes start at 1: a segment named 0 was never written by a log.
+                let segment = segments[0].path.clone();
+                let gap = WalError::Gap { segment, offset: 0, expected_index: 1, found_index: 0 };
+                return Err(gap.into());
+            }
             if let Some(after_index) =
                 after_index.filter(|after| after.saturating_add(1) < first_index)
             {

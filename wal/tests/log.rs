@@ -720,3 +720,18 @@ fn real_files_roll_into_prepared_segments_and_leave_no_temporary_file() {
     assert_holds(&wal, 1, 2000);
     assert_eq!(wal.recovery().cut_tail_bytes, 0);
 }
+
+/// Found by fuzzing (`fuzz/fuzz_targets/wal_record.rs`): a segment named 0 opened as a log
+/// whose last index was `0 - 1` (a panic with overflow checks, `u64::MAX` without).
+#[test]
+fn a_segment_named_zero_refuses_to_open() {
+    for content in [Vec::new(), framed(1..=1), vec![0; 4096]] {
+        let storage = FaultyStorage::new(17);
+        storage.put_file(&dir().join("00000000000000000000.wal"), &content);
+        let Err(error) = open(&storage, 1 << 20) else { panic!("a segment named 0 opened") };
+        assert!(
+            matches!(error, WalError::Gap { expected_index: 1, found_index: 0, .. }),
+            "{error:?}"
+        );
+    }
+}
