@@ -40,6 +40,7 @@ CATCH_UP_SECONDS = 120
 # Commands the read model may trail by once the load has stopped: the simulated feed keeps
 # ticking, so there is always a little in flight.
 CAUGHT_UP_LAG = 2_000
+COUNT_LOCK = threading.Lock()
 
 
 def free_port():
@@ -63,7 +64,7 @@ def metrics(port):
         text = r.read().decode()
     out = {}
     for name in ('engine_commands', 'readmodel_index', 'ws_connections'):
-        m = re.search(rf'^{name}(?:_total)? (\d+)', text, re.M)
+        m = re.search(rf'^trading_{name}(?:_total)? (\d+)', text, re.M)
         out[name] = int(m.group(1)) if m else 0
     return out
 
@@ -90,9 +91,11 @@ def sign_ins(base, accounts, rate, stop, counts):
         i += 1
         try:
             answer = call(base, '/api/login/login', {"username": name, "password": "secret1"})
-            counts['ok' if answer.get('success') else 'failed'] += 1
+            outcome = 'ok' if answer.get('success') else 'failed'
         except Exception:  # noqa: BLE001 - counted, reported at the end
-            counts['failed'] += 1
+            outcome = 'failed'
+        with COUNT_LOCK:
+            counts[outcome] += 1
         next_at += interval
         delay = next_at - time.monotonic()
         if delay > 0:
@@ -143,12 +146,21 @@ def main():
             [loadgen, '--mode', 'orders', '--clients', '500', '--users', '500', '--rate', str(args.orders),
              '--admin-password', ADMIN_PASSWORD, '--threads', '1'] + common,
             stdout=open(os.path.join(work, 'orders.txt'), 'w'), stderr=subprocess.STDOUT))
+        counts = {'ok': 0, 'failed': 0}
+        # Several callers, so that one slow answer does not lower the rate.
+        signers = [threading.Thread(target=sign_ins, args=(base, accounts[i::4], args.signins / 4, stop, counts),
+                                    daemon=True) for i in range(4)]
+        for signer in signers:
+            signer.start()
+        # The clock starts when the traders are registered and the orders flow.
+        orders_out = os.path.join(work, 'orders.txt')
+        while 'connected' not in open(orders_out).read():
+            if loads[0].poll() is not None:
+                raise SystemExit('loadgen (orders) stopped: ' + open(orders_out).read())
+            time.sleep(0.5)
         loads.append(subprocess.Popen(
             [loadgen, '--mode', 'ticks', '--clients', str(args.tick_clients), '--threads', '1'] + common,
             stdout=open(os.path.join(work, 'ticks.txt'), 'w'), stderr=subprocess.STDOUT))
-        counts = {'ok': 0, 'failed': 0}
-        signer = threading.Thread(target=sign_ins, args=(base, accounts, args.signins, stop, counts), daemon=True)
-        signer.start()
 
         samples = []
         started = time.monotonic()
@@ -161,11 +173,12 @@ def main():
                    m['readmodel_index'], m['engine_commands'] - m['readmodel_index'], m['ws_connections'], counts['ok'])
             samples.append(row)
             print('| %d | %.1f | %d | %d | %d | %d | %d | %d |' % row, flush=True)
-            if elapsed >= seconds or any(p.poll() is not None for p in loads):
+            if elapsed >= seconds or loads[0].poll() is not None:
                 break
             time.sleep(max(0.0, SAMPLE_SECONDS * len(samples) - (time.monotonic() - started)))
         stop.set()
-        signer.join()
+        for signer in signers:
+            signer.join()
         for p in loads:
             p.wait(timeout=120)
         waited = time.monotonic()

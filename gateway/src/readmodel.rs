@@ -21,6 +21,9 @@ use wal::{EventBatch, Handle};
 
 /// One tree, rows told apart by a one-byte prefix, so that a batch is one atomic write.
 const TREE: &str = "readmodel";
+/// sled's page cache of the read model (history, candles, uploads index): recent rows are
+/// the hot ones; the rest is read from disk. Bounded so that memory stays flat.
+pub const READ_MODEL_CACHE_BYTES: u64 = 128 << 20;
 /// Rows of the same kind for one user sort by id under `prefix ++ user ++ id`.
 const BILL: u8 = b'b';
 const CONTRACT: u8 = b'c';
@@ -361,7 +364,7 @@ pub struct Page<T> {
 impl ReadModel {
     /// Opens (or creates) the read model under `dir`.
     pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
-        let db = wal::open_db(dir)?;
+        let db = wal::open_db(dir, READ_MODEL_CACHE_BYTES)?;
         let tree = db.open_tree(TREE)?;
         let applied = tree.get(META_APPLIED)?.map_or(0, |v| u64_of(&v));
         Ok(ReadModel {

@@ -102,6 +102,9 @@ pub enum StoreError {
 // ---------------------------------------------------------------------------------------------
 
 /// Candle history of every symbol and period. Cheap to clone (a sled tree handle).
+/// sled's page cache of a database holding only candles.
+pub const CANDLE_CACHE_BYTES: u64 = 64 << 20;
+
 #[derive(Clone, Debug)]
 pub struct CandleStore {
     /// The `candles` tree.
@@ -111,7 +114,7 @@ pub struct CandleStore {
 impl CandleStore {
     /// Opens (or creates) a sled database at `path` holding only candles.
     pub fn open(path: &Path) -> Result<CandleStore, StoreError> {
-        CandleStore::with_db(&wal::open_db(path)?)
+        CandleStore::with_db(&wal::open_db(path, CANDLE_CACHE_BYTES)?)
     }
 
     /// Uses the `candles` tree of an already open database (shared with other projections).

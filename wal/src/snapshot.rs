@@ -19,6 +19,9 @@ const SNAPSHOT_TREE: &str = "snapshots";
 
 /// How long [`open_db`] waits for another handle in this process to release a database.
 const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// sled's page cache for the snapshot database: snapshots are written whole and read once
+/// at start, so little of them is worth keeping in memory.
+pub const SNAPSHOT_CACHE_BYTES: u64 = 32 << 20;
 
 /// Opens (or creates) the sled database at `path`.
 ///
@@ -27,10 +30,13 @@ const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// database reopened in the same process (a node restarted in place, a test) may so find
 /// it still locked for a few milliseconds: the lock, and only the lock, is awaited for at
 /// most [`SLED_LOCK_WAIT`]; every other error is returned at once.
-pub fn open_db(path: &Path) -> sled::Result<sled::Db> {
+///
+/// `cache_bytes` bounds sled's page cache, which is otherwise 1 GiB per database: the
+/// process's memory must stay flat however long it runs.
+pub fn open_db(path: &Path, cache_bytes: u64) -> sled::Result<sled::Db> {
     let deadline = std::time::Instant::now() + SLED_LOCK_WAIT;
     loop {
-        match sled::open(path) {
+        match sled::Config::new().path(path).cache_capacity(cache_bytes).open() {
             Err(sled::Error::Io(error))
                 if error.to_string().contains("could not acquire lock")
                     && std::time::Instant::now() < deadline =>
@@ -121,7 +127,7 @@ impl SnapshotStore {
     /// Opens (or creates) the snapshot database at `path`, keeping the newest `kept` snapshots.
     pub fn open_keeping(path: &Path, kept: usize) -> Result<Self, SnapshotError> {
         assert!(kept >= 1, "keeping no snapshot would delete the one just saved");
-        let db = open_db(path)?;
+        let db = open_db(path, SNAPSHOT_CACHE_BYTES)?;
         let tree = db.open_tree(SNAPSHOT_TREE)?;
         Ok(Self { db, tree, kept })
     }

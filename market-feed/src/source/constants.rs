@@ -30,6 +30,9 @@ pub const REPLAY_SPEED_MAX: u32 = 100_000;
 /// Recorded time inserted between the last row and the first row of the next lap of a looping
 /// replay, so the loop neither stalls nor fires two ticks at once.
 pub const REPLAY_LOOP_GAP_MS: u64 = 1_000;
+/// Latest time (ms) a replay row may carry: 2^53 - 1 (year 287396), so that a candle's
+/// spread ticks and a looping replay's laps never run past `u64`.
+pub const REPLAY_TIME_MAX_MS: u64 = (1 << 53) - 1;
 /// Candle length assumed when a replay file has a single candle per symbol and the length
 /// cannot be inferred from consecutive opens.
 pub const REPLAY_CANDLE_DEFAULT_MS: u64 = 60_000;

@@ -13,9 +13,9 @@
 //! memory (at most [`REPLAY_ROWS_MAX`] rows) and the first bad row refuses the file with its
 //! line number. Skipping bad rows would change the prices contracts settle on without anyone
 //! noticing; a refused file is noticed at start-up. Rules: times are non-decreasing over the
-//! whole file; symbols are valid codes; prices are positive, exact, and have no more decimals
-//! than the instrument's precision; quantities and volumes are >= 0; a candle's low and high
-//! bound its open and close. Rows of valid symbols this source does not serve are skipped and
+//! whole file and at most [`REPLAY_TIME_MAX_MS`]; symbols are valid codes; prices are
+//! positive, exact, and have no more decimals than the instrument's precision; quantities and
+//! volumes are >= 0; a candle's low and high bound its open and close. Rows of valid symbols this source does not serve are skipped and
 //! counted ([`ReplayFile::skipped_rows`]), so one recording can feed several sources.
 //!
 //! Pacing: tick i plays at start + (time_i - time_0) / speed on tokio's clock (absolute
@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::constants::{
     REPLAY_CANDLE_DEFAULT_MS, REPLAY_LOOP_GAP_MS, REPLAY_ROWS_MAX, REPLAY_SPEED_MAX,
+    REPLAY_TIME_MAX_MS,
 };
 use super::{at_precision, send_or_stop, PriceSource, SourceEnd, SourceError, SourceFuture};
 use crate::catalogue::Instrument;
@@ -101,7 +102,13 @@ impl RowReader<'_> {
     }
 
     fn time(&self, field: &str, name: &str) -> Result<u64, SourceError> {
-        field.parse().map_err(|_| self.bad(format!("{name} {field:?} is not a whole number of ms")))
+        let time = field
+            .parse()
+            .map_err(|_| self.bad(format!("{name} {field:?} is not a whole number of ms")))?;
+        if time > REPLAY_TIME_MAX_MS {
+            return Err(self.bad(format!("{name} {time} is past {REPLAY_TIME_MAX_MS} ms")));
+        }
+        Ok(time)
     }
 
     /// `Ok(None)` for a valid code this source does not serve.
@@ -510,6 +517,30 @@ mod tests {
         assert_eq!(prices, ["10.00", "11.00", "9.00", "9.50"], "falling: open, high, low, close");
         let volume: Decimal = ticks.iter().map(|t| t.quantity).sum();
         assert_eq!(volume, Decimal::new(1_001, 3));
+    }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/csv_replay.rs`): a candle near `u64::MAX` ms
+    /// overflowed when its four ticks were spread over its length.
+    #[test]
+    fn times_past_the_bound_are_refused_with_their_line() {
+        let candles = "open_ms,symbol,open,high,low,close,volume\n";
+        let row = |open_ms: u64| format!("{open_ms},BTCUSDT,1.00,1.00,1.00,1.00,1\n");
+        for late in [u64::MAX, REPLAY_TIME_MAX_MS + 1] {
+            let (line, reason) = line_of(parse(&format!("{candles}{}", row(late))));
+            assert_eq!(line, 2);
+            assert!(reason.contains("is past"), "{reason}");
+            let (line, _) = line_of(parse(&format!("{candles}{}{}", row(0), row(late))));
+            assert_eq!(line, 3);
+            let ticks =
+                format!("time_ms,symbol,price,quantity\n0,BTCUSDT,1.00,1\n{late},BTCUSDT,1.00,1\n");
+            assert_eq!(line_of(parse(&ticks)).0, 3);
+        }
+        let file =
+            parse(&format!("{candles}{}{}", row(0), row(REPLAY_TIME_MAX_MS))).expect("valid");
+        assert_eq!(
+            file.ticks().last().map(|t| t.source_ms),
+            Some(REPLAY_TIME_MAX_MS + 3 * (REPLAY_TIME_MAX_MS / 4))
+        );
     }
 
     #[test]
