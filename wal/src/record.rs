@@ -50,6 +50,13 @@ pub enum RecordError {
     /// A padding byte after the payload is not zero.
     #[error("non-zero padding byte")]
     Padding,
+    /// A record with the largest index, which no index can follow: the log never writes it.
+    /// Found by the segment scan, never by [`decode`].
+    #[error("index {index} has no successor, so no log holds it")]
+    IndexTooLarge {
+        /// The index the record carries.
+        index: u64,
+    },
     /// An all-zero header, which marks the end of the data in a pre-written segment, with
     /// non-zero bytes after it. Found by the segment scan, never by [`decode`].
     #[error("zeros mark the end of the data, but non-zero bytes follow at byte {at}")]

@@ -104,6 +104,10 @@ pub fn scan<E>(
             let gap = Discontinuity { offset: offset as u64, expected_index, found_index };
             return Err(ScanStop::Gap(gap));
         }
+        if record.meta.index == u64::MAX {
+            error = Some(RecordError::IndexTooLarge { index: record.meta.index });
+            break;
+        }
         visit(&record).map_err(ScanStop::Visit)?;
         last_meta = Some(record.meta);
         offset += record.framed_len;
@@ -282,6 +286,23 @@ mod tests {
         bytes[9_999] = 0;
         bytes[5_000] = 3;
         assert_eq!(nonzero_end(&bytes), 5_001);
+    }
+
+    /// Found with the fuzz target `fuzz/fuzz_targets/wal_record.rs` (a crafted input): a record
+    /// with index `u64::MAX` overflowed the index the scan expects next.
+    #[test]
+    fn the_largest_index_is_damage_not_an_overflow() {
+        let mut bytes = vec![];
+        record::encode(Meta { term: 1, index: u64::MAX - 1, time_ms: 1 }, b"a", &mut bytes)
+            .unwrap();
+        let valid_len = bytes.len() as u64;
+        record::encode(Meta { term: 1, index: u64::MAX, time_ms: 1 }, b"b", &mut bytes).unwrap();
+        let outcome = check(&bytes, u64::MAX - 1).unwrap();
+        assert_eq!((outcome.records, outcome.valid_len), (1, valid_len));
+        let damage = outcome.damage.unwrap();
+        assert_eq!(damage.error, RecordError::IndexTooLarge { index: u64::MAX });
+        assert!(!damage.valid_after);
+        assert_eq!(check(&bytes[valid_len as usize..], u64::MAX).unwrap().records, 0);
     }
 
     #[test]

@@ -260,7 +260,8 @@ pub fn plain_decimal(value: &str, whole: usize, fraction: usize) -> Option<Decim
     if !digits(int, whole) || !frac.is_none_or(|f| digits(f, fraction)) {
         return None;
     }
-    value.parse().ok()
+    // Exact: more digits than a Decimal holds are refused, never rounded.
+    Decimal::from_str_exact(value).ok()
 }
 
 /// A positive USDT amount given as a string with at most 2 decimals ([`AMOUNT_PATTERN`]).
@@ -432,6 +433,19 @@ mod tests {
         for loose in ["+5", " 5", "2026-1-05", "02026-01-05", "2026-01-5", "1234567890123456"] {
             assert!(date("from", loose, false).is_err(), "{loose}");
         }
+    }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/api_json.rs`): 31 digits were accepted, rounded.
+    #[test]
+    fn plain_decimals_are_exact_or_refused() {
+        let long = "317971888818898.8982231797188888";
+        assert_eq!(plain_decimal(long, 20, 20), None);
+        assert_eq!(
+            plain_decimal("1234567890123456789012345678", 28, 0).map(|d| d.scale()),
+            Some(0)
+        );
+        let exact = plain_decimal("0.0000000000000000000000000001", 1, 28);
+        assert_eq!(exact, Some(Decimal::new(1, 28)));
     }
 
     #[test]

@@ -519,8 +519,8 @@ mod tests {
         assert_eq!(volume, Decimal::new(1_001, 3));
     }
 
-    /// Found by fuzzing (`fuzz/fuzz_targets/csv_replay.rs`): a candle near `u64::MAX` ms
-    /// overflowed when its four ticks were spread over its length.
+    /// Found with the fuzz target `fuzz/fuzz_targets/csv_replay.rs` (a crafted input): a candle
+    /// near `u64::MAX` ms overflowed when its four ticks were spread over its length.
     #[test]
     fn times_past_the_bound_are_refused_with_their_line() {
         let candles = "open_ms,symbol,open,high,low,close,volume\n";
