@@ -10,11 +10,11 @@ use crate::constants::{
 };
 use crate::engine::Book;
 use crate::event::{AuditRecord, CommandResult, Event, Reply};
-use crate::identity::{push_session, valid_hash, valid_text, valid_username};
+use crate::identity::{push_session, valid_address, valid_hash, valid_text, valid_username};
 use crate::money::{is_valid_amount, is_valid_rate};
 use crate::types::{
-    AccountKind, Admin, AdminId, BillType, Category, MarketHours, Product, Role, Rule, SessionId,
-    Settings, Symbol, UserId,
+    AccountKind, Admin, AdminId, BillType, Category, DepositAccount, MarketHours, PayMethod,
+    Product, Role, Rule, SessionId, Settings, Symbol, UserId,
 };
 use crate::{Engine, EngineError};
 
@@ -137,6 +137,13 @@ impl Engine {
             AdminAction::ApproveWithdrawal { order } => self.approve_withdrawal(order, events),
             AdminAction::RejectWithdrawal { order, remark } => {
                 self.reject_withdrawal(order, remark, events)
+            }
+            AdminAction::CompleteWithdrawal { order } => self.complete_withdrawal(order, events),
+            AdminAction::SetDepositAccounts(accounts) => {
+                self.set_deposit_accounts(accounts, events)
+            }
+            AdminAction::FailWithdrawal { order, remark } => {
+                self.fail_withdrawal(order, remark, events)
             }
             AdminAction::UpsertProduct { symbol, name, category, precision, enabled, hours } => {
                 self.upsert_product(symbol, name, category, precision, enabled, hours, events)
@@ -289,6 +296,31 @@ impl Engine {
         Ok(Reply::Done)
     }
 
+    fn set_deposit_accounts(
+        &mut self,
+        mut accounts: Vec<DepositAccount>,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        accounts.sort_by_key(|a| a.method as u8);
+        if accounts.windows(2).any(|w| w[0].method == w[1].method) {
+            return Err(EngineError::Invalid("method"));
+        }
+        for a in &accounts {
+            let bank = a.method == PayMethod::BankTransfer;
+            if a.number.trim().is_empty()
+                || a.name.trim().is_empty()
+                || bank == a.bank.trim().is_empty()
+                || (!bank && !valid_address(&a.number))
+                || ![&a.name, &a.number, &a.bank].iter().all(|t| valid_text(t))
+            {
+                return Err(EngineError::Invalid("depositAccount"));
+            }
+        }
+        self.deposit_accounts = accounts;
+        events.push(Event::CatalogueChanged);
+        Ok(Reply::Done)
+    }
+
     fn update_settings(&mut self, s: Settings, events: &mut Vec<Event>) -> CommandResult {
         validate_settings(&s)?;
         self.settings = s;
@@ -337,6 +369,11 @@ fn validate_settings(s: &Settings) -> Result<(), EngineError> {
 /// The action's parameters for the audit log, without secrets (no password hashes).
 fn audit_detail(action: &AdminAction) -> String {
     match action {
+        AdminAction::SetDepositAccounts(accounts) => accounts
+            .iter()
+            .map(|a| format!("{:?}={} {} {}", a.method, a.name, a.number, a.bank))
+            .collect::<Vec<_>>()
+            .join("; "),
         AdminAction::CreateAdmin { username, role, .. } => {
             format!("username={username} role={role:?}")
         }
@@ -347,11 +384,12 @@ fn audit_detail(action: &AdminAction) -> String {
             format!("user={user} delta={delta} reason={reason}")
         }
         AdminAction::FundHouse { amount } => format!("amount={amount}"),
-        AdminAction::ApproveDeposit { order } | AdminAction::ApproveWithdrawal { order } => {
-            format!("order={order}")
-        }
+        AdminAction::ApproveDeposit { order }
+        | AdminAction::ApproveWithdrawal { order }
+        | AdminAction::CompleteWithdrawal { order } => format!("order={order}"),
         AdminAction::RejectDeposit { order, remark }
-        | AdminAction::RejectWithdrawal { order, remark } => {
+        | AdminAction::RejectWithdrawal { order, remark }
+        | AdminAction::FailWithdrawal { order, remark } => {
             format!("order={order} remark={remark}")
         }
         AdminAction::UpsertProduct { symbol, enabled, .. } => {

@@ -5,8 +5,9 @@ use rust_decimal::Decimal;
 
 use crate::money::RkyvDecimal;
 use crate::types::{
-    archived, AccountKind, AdminId, Category, Chain, Destination, Direction, MarketHours, OrderId,
-    PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol, UserId, WalletBinding,
+    archived, AccountKind, AdminId, Category, Chain, DepositAccount, Destination, Direction,
+    MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol, UserId,
+    WalletBinding,
 };
 
 archived! {
@@ -273,7 +274,8 @@ pub enum AdminAction {
         /// Why, shown to the user.
         remark: String,
     },
-    /// Approve a pending withdrawal: debit frozen, pay out.
+    /// Approve a pending withdrawal: it becomes processing; the money stays frozen until
+    /// the payout is marked done or failed.
     ApproveWithdrawal {
         /// Which.
         order: OrderId,
@@ -316,6 +318,20 @@ pub enum AdminAction {
         /// Body.
         body: String,
     },
+    /// A processing withdrawal was paid out: debit frozen, completed.
+    CompleteWithdrawal {
+        /// Which.
+        order: OrderId,
+    },
+    /// A processing withdrawal's payout failed: unfreeze, failed.
+    FailWithdrawal {
+        /// Which.
+        order: OrderId,
+        /// Why, shown to the user.
+        remark: String,
+    },
+    /// Replace where deposits are paid (at most one account per method).
+    SetDepositAccounts(Vec<DepositAccount>),
 }
 }
 
@@ -336,6 +352,9 @@ impl AdminAction {
             AdminAction::RemoveRule { .. } => "remove_rule",
             AdminAction::UpdateSettings(_) => "update_settings",
             AdminAction::BroadcastNotice { .. } => "broadcast_notice",
+            AdminAction::CompleteWithdrawal { .. } => "complete_withdrawal",
+            AdminAction::FailWithdrawal { .. } => "fail_withdrawal",
+            AdminAction::SetDepositAccounts(_) => "set_deposit_accounts",
         }
     }
 
@@ -347,7 +366,8 @@ impl AdminAction {
             | AdminAction::UpsertProduct { .. }
             | AdminAction::SetRule(_)
             | AdminAction::RemoveRule { .. }
-            | AdminAction::UpdateSettings(_) => Role::Super,
+            | AdminAction::UpdateSettings(_)
+            | AdminAction::SetDepositAccounts(_) => Role::Super,
             _ => Role::Operator,
         }
     }

@@ -10,8 +10,9 @@ use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
 use crate::slab::{Slab, SlotRef};
 use crate::types::{
-    Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositOrder,
-    OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
+    Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositAccount,
+    DepositOrder, OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId,
+    WithdrawOrder,
 };
 use crate::EngineError;
 
@@ -108,6 +109,8 @@ pub struct Engine {
     pub(crate) rules: Vec<Rule>,
     /// Site settings.
     pub(crate) settings: Settings,
+    /// Where deposits are paid, at most one per method, in method order.
+    pub(crate) deposit_accounts: Vec<DepositAccount>,
     /// Open contracts.
     pub(crate) contracts: Slab,
     /// Pending deposits.
@@ -148,6 +151,7 @@ impl Engine {
             books: Vec::new(),
             rules: defaults::rules(),
             settings: defaults::settings(),
+            deposit_accounts: Vec::new(),
             contracts: Slab::default(),
             deposits: BTreeMap::new(),
             withdrawals: BTreeMap::new(),
@@ -375,8 +379,13 @@ impl Engine {
         self.deposits.values()
     }
 
-    /// Pending withdrawal orders.
-    pub fn pending_withdrawals(&self) -> impl Iterator<Item = &WithdrawOrder> {
+    /// Where deposits are paid, per method.
+    pub fn deposit_accounts(&self) -> &[DepositAccount] {
+        &self.deposit_accounts
+    }
+
+    /// Withdrawal orders not yet final: pending, or processing (approved, being paid out).
+    pub fn open_withdrawals(&self) -> impl Iterator<Item = &WithdrawOrder> {
         self.withdrawals.values()
     }
 

@@ -89,6 +89,10 @@ pub enum EngineError {
     /// No such pending order.
     #[error("order not found")]
     OrderNotFound,
+    /// The order is not in the state the action needs (a withdrawal being paid out cannot
+    /// be rejected, a pending one cannot be marked paid or failed).
+    #[error("order not in the right state")]
+    OrderWrongState,
     /// No rule for this duration to remove.
     #[error("rule not found")]
     RuleNotFound,
@@ -151,6 +155,7 @@ impl EngineError {
             EngineError::PriceNotAvailable => "PRICE_NOT_AVAILABLE",
             EngineError::ContractNotFound => "CONTRACT_NOT_FOUND",
             EngineError::OrderNotFound => "ORDER_NOT_FOUND",
+            EngineError::OrderWrongState => "ORDER_WRONG_STATE",
             EngineError::RuleNotFound => "RULE_NOT_FOUND",
             EngineError::AddressNotFound => "ADDRESS_NOT_FOUND",
             EngineError::TooManyPendingOrders => "TOO_MANY_PENDING_ORDERS",

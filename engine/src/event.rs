@@ -5,8 +5,8 @@
 use rust_decimal::Decimal;
 
 use crate::types::{
-    AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, Outcome,
-    SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
+    AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, OrderStatus,
+    Outcome, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
 };
 
 /// The successful answer to a command.
@@ -178,8 +178,9 @@ pub enum Event {
         user: UserId,
         /// True for a withdrawal, false for a deposit.
         withdrawal: bool,
-        /// Approved (true) or rejected (false).
-        approved: bool,
+        /// Processing (a withdrawal approved, being paid out), or final: completed, rejected
+        /// or failed.
+        status: OrderStatus,
         /// Admin's remark.
         remark: String,
     },

@@ -11,7 +11,7 @@ use crate::event::{CommandResult, Event, Reply};
 use crate::identity::{valid_address, valid_text};
 use crate::money::{is_valid_amount, round_cents};
 use crate::types::{
-    AccountKind, BillType, DepositOrder, Destination, OrderId, UserId, WithdrawOrder,
+    AccountKind, BillType, DepositOrder, Destination, OrderId, OrderStatus, UserId, WithdrawOrder,
 };
 use crate::{Engine, EngineError};
 
@@ -121,6 +121,7 @@ impl Engine {
             actual: amount - fee,
             destination,
             created_ms: self.now_ms,
+            status: OrderStatus::Pending,
         };
         events.push(Event::WithdrawalRequested(Box::new(order.clone())));
         self.withdrawals.insert(id, order);
@@ -210,7 +211,7 @@ impl Engine {
             order,
             events,
         );
-        events.push(resolved(order, d.user, false, true, String::new()));
+        events.push(resolved(order, d.user, false, OrderStatus::Completed, String::new()));
         Ok(Reply::Done)
     }
 
@@ -223,18 +224,35 @@ impl Engine {
         require_text(&remark, "remark")?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
         self.account_mut(d.user).pending_deposits -= 1;
-        events.push(resolved(order, d.user, false, false, remark));
+        events.push(resolved(order, d.user, false, OrderStatus::Rejected, remark));
         Ok(Reply::Done)
     }
 
+    /// Pending → processing: an admin accepted the withdrawal and pays it out; the money
+    /// stays frozen until [`Engine::complete_withdrawal`] or [`Engine::fail_withdrawal`].
     pub(crate) fn approve_withdrawal(
         &mut self,
         order: OrderId,
         events: &mut Vec<Event>,
     ) -> CommandResult {
-        let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        let w = self.withdrawals.get_mut(&order).ok_or(EngineError::OrderNotFound)?;
+        if w.status != OrderStatus::Pending {
+            return Err(EngineError::OrderWrongState);
+        }
+        w.status = OrderStatus::Processing;
+        let user = w.user;
+        events.push(resolved(order, user, true, OrderStatus::Processing, String::new()));
+        Ok(Reply::Done)
+    }
+
+    /// Processing → completed: the payout left; frozen is debited, the fee goes to the house.
+    pub(crate) fn complete_withdrawal(
+        &mut self,
+        order: OrderId,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let w = self.take_withdrawal(order, OrderStatus::Processing)?;
         let account = self.account_mut(w.user);
-        account.pending_withdrawals -= 1;
         account.real.frozen -= w.amount;
         self.ledger.house += w.fee;
         self.ledger.withdrawals_paid += w.actual;
@@ -246,25 +264,61 @@ impl Engine {
             order,
             events,
         );
-        events.push(resolved(order, w.user, true, true, String::new()));
+        events.push(resolved(order, w.user, true, OrderStatus::Completed, String::new()));
         Ok(Reply::Done)
     }
 
+    /// Pending → rejected, with the admin's remark; the amount returns to available.
     pub(crate) fn reject_withdrawal(
         &mut self,
         order: OrderId,
         remark: String,
         events: &mut Vec<Event>,
     ) -> CommandResult {
+        self.return_withdrawal(order, OrderStatus::Pending, OrderStatus::Rejected, remark, events)
+    }
+
+    /// Processing → failed, with the admin's remark; the amount returns to available.
+    pub(crate) fn fail_withdrawal(
+        &mut self,
+        order: OrderId,
+        remark: String,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        self.return_withdrawal(order, OrderStatus::Processing, OrderStatus::Failed, remark, events)
+    }
+
+    fn return_withdrawal(
+        &mut self,
+        order: OrderId,
+        from: OrderStatus,
+        to: OrderStatus,
+        remark: String,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
         require_text(&remark, "remark")?;
-        let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        let w = self.take_withdrawal(order, from)?;
         let account = self.account_mut(w.user);
-        account.pending_withdrawals -= 1;
         account.real.frozen -= w.amount;
         account.real.available += w.amount;
         self.wallet_event(w.user, AccountKind::Real, None, Decimal::ZERO, order, events);
-        events.push(resolved(order, w.user, true, false, remark));
+        events.push(resolved(order, w.user, true, to, remark));
         Ok(Reply::Done)
+    }
+
+    /// Removes a withdrawal that is in `state`; anything else changes nothing.
+    fn take_withdrawal(
+        &mut self,
+        order: OrderId,
+        state: OrderStatus,
+    ) -> Result<WithdrawOrder, EngineError> {
+        let w = self.withdrawals.get(&order).ok_or(EngineError::OrderNotFound)?;
+        if w.status != state {
+            return Err(EngineError::OrderWrongState);
+        }
+        let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
+        self.account_mut(w.user).pending_withdrawals -= 1;
+        Ok(w)
     }
 
     fn take_order_id(&mut self) -> OrderId {
@@ -278,8 +332,8 @@ fn resolved(
     order: OrderId,
     user: UserId,
     withdrawal: bool,
-    approved: bool,
+    status: OrderStatus,
     remark: String,
 ) -> Event {
-    Event::OrderResolved { order, user, withdrawal, approved, remark }
+    Event::OrderResolved { order, user, withdrawal, status, remark }
 }

@@ -10,13 +10,13 @@ use rkyv::with::{Inline, Map};
 
 use crate::engine::{Book, Indexes, Ledger};
 use crate::types::{
-    Account, Admin, Contract, ContractId, DepositOrder, OrderId, Product, Rule, SessionId,
-    Settings, TickRef, User, WithdrawOrder,
+    Account, Admin, Contract, ContractId, DepositAccount, DepositOrder, OrderId, Product, Rule,
+    SessionId, Settings, TickRef, User, WithdrawOrder,
 };
 use crate::Engine;
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// The persisted part of the engine.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
@@ -41,6 +41,8 @@ struct Snapshot {
     rules: Vec<Rule>,
     /// Settings.
     settings: Settings,
+    /// Where deposits are paid.
+    deposit_accounts: Vec<DepositAccount>,
     /// Open contracts, sorted by id.
     contracts: Vec<Contract>,
     /// Pending deposits, sorted by id.
@@ -78,6 +80,8 @@ struct SnapshotRef<'a> {
     rules: &'a Vec<Rule>,
     #[rkyv(with = Inline)]
     settings: &'a Settings,
+    #[rkyv(with = Inline)]
+    deposit_accounts: &'a Vec<DepositAccount>,
     #[rkyv(with = Map<Inline>)]
     contracts: Vec<&'a Contract>,
     #[rkyv(with = Map<Inline>)]
@@ -131,6 +135,7 @@ impl Engine {
             last_ticks: self.books.iter().map(|b| b.last).collect(),
             rules: &self.rules,
             settings: &self.settings,
+            deposit_accounts: &self.deposit_accounts,
             contracts,
             deposits: self.deposits.values().collect(),
             withdrawals: self.withdrawals.values().collect(),
@@ -171,6 +176,7 @@ impl Engine {
             products: s.products,
             rules: s.rules,
             settings: s.settings,
+            deposit_accounts: s.deposit_accounts,
             contracts: Default::default(),
             deposits: s.deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
             withdrawals: s.withdrawals.into_iter().map(|w| (w.id, w)).collect(),
@@ -258,6 +264,14 @@ mod tests {
         );
         let action = AdminAction::FundHouse { amount: rust_decimal::Decimal::from(1_000) };
         run(&mut engine, Command::Admin { admin: 1, action: Box::new(action) });
+        let account = crate::types::DepositAccount {
+            method: crate::types::PayMethod::UsdtTrc20,
+            name: "Platform".into(),
+            number: "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz".into(),
+            bank: String::new(),
+        };
+        let action = AdminAction::SetDepositAccounts(vec![account]);
+        run(&mut engine, Command::Admin { admin: 1, action: Box::new(action) });
         let owned = Snapshot {
             version: SNAPSHOT_VERSION,
             applied_index: engine.applied_index,
@@ -269,6 +283,7 @@ mod tests {
             last_ticks: engine.books.iter().map(|b| b.last).collect(),
             rules: engine.rules.clone(),
             settings: engine.settings.clone(),
+            deposit_accounts: engine.deposit_accounts.clone(),
             contracts: Vec::new(),
             deposits: Vec::new(),
             withdrawals: Vec::new(),

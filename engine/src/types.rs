@@ -111,6 +111,21 @@ pub enum PayMethod {
 }
 }
 
+archived! {
+/// Where users pay a deposit by one method: the platform's bank account, or its USDT address
+/// on the method's network. Set in system config, shown in the deposit form.
+pub struct DepositAccount {
+    /// The method these details are for.
+    pub method: PayMethod,
+    /// Account holder (bank) or a label (USDT).
+    pub name: String,
+    /// Account number (bank) or address (USDT).
+    pub number: String,
+    /// Bank name; empty for USDT.
+    pub bank: String,
+}
+}
+
 archived_copy! {
 /// What a change of a wallet's total is, as a bill (decisions §3).
 pub enum BillType {
@@ -639,10 +654,14 @@ archived_copy! {
 pub enum OrderStatus {
     /// Waiting for an admin.
     Pending,
-    /// Approved: money moved.
+    /// A withdrawal approved by an admin and being paid out; its amount stays frozen.
+    Processing,
+    /// Done: a deposit credited, a withdrawal paid out.
     Completed,
-    /// Refused with a remark.
+    /// Refused with a remark; a withdrawal's amount is returned.
     Rejected,
+    /// A withdrawal whose payout failed; its amount is returned.
+    Failed,
 }
 }
 
@@ -691,6 +710,8 @@ pub struct WithdrawOrder {
     pub destination: Destination,
     /// Creation time (ms).
     pub created_ms: u64,
+    /// Pending, or Processing once an admin approved it (the only two states it is kept in).
+    pub status: OrderStatus,
 }
 }
 

@@ -15,7 +15,7 @@ use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
 use engine::types::{
     AccountKind, Chain, Destination, Direction, Outcome, PayMethod, Symbol, TickRef,
 };
-use engine::{Engine, Event, Reply, Settlement, Stamp};
+use engine::{Engine, EngineError, Event, Reply, Settlement, Stamp};
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 
@@ -50,9 +50,11 @@ enum Op {
         user: u32,
         cents: i64,
     },
+    /// Approve, reject, mark paid or mark failed (0..4) an open withdrawal, whatever its
+    /// state: the wrong state is refused and changes nothing.
     DecideWithdrawal {
         nth: usize,
-        approve: bool,
+        decision: u8,
     },
     Transfer {
         from: u32,
@@ -85,7 +87,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (user.clone(), 1_000i64..200_000).prop_map(|(user, cents)| Op::Deposit { user, cents }),
         1 => (0usize..4, any::<bool>()).prop_map(|(nth, approve)| Op::DecideDeposit { nth, approve }),
         1 => (user.clone(), 1_000i64..100_000).prop_map(|(user, cents)| Op::Withdraw { user, cents }),
-        1 => (0usize..4, any::<bool>()).prop_map(|(nth, approve)| Op::DecideWithdrawal { nth, approve }),
+        2 => (0usize..4, 0u8..4).prop_map(|(nth, decision)| Op::DecideWithdrawal { nth, decision }),
         1 => (user.clone(), user.clone(), 1i64..50_000).prop_map(|(from, to, cents)| Op::Transfer { from, to, cents }),
         1 => (user.clone(), -20_000i64..20_000).prop_map(|(user, cents)| Op::Adjust { user, cents }),
         1 => user.clone().prop_map(|user| Op::ResetDemo { user }),
@@ -252,14 +254,15 @@ impl Run {
                     address: "0xabc".into(),
                 }),
             },
-            Op::DecideWithdrawal { nth, approve } => {
-                let Some(order) = h.engine.pending_withdrawals().nth(nth).map(|w| w.id) else {
+            Op::DecideWithdrawal { nth, decision } => {
+                let Some(order) = h.engine.open_withdrawals().nth(nth).map(|w| w.id) else {
                     return;
                 };
-                let action = if approve {
-                    AdminAction::ApproveWithdrawal { order }
-                } else {
-                    AdminAction::RejectWithdrawal { order, remark: "no".into() }
+                let action = match decision {
+                    0 => AdminAction::ApproveWithdrawal { order },
+                    1 => AdminAction::RejectWithdrawal { order, remark: "no".into() },
+                    2 => AdminAction::CompleteWithdrawal { order },
+                    _ => AdminAction::FailWithdrawal { order, remark: "bank refused".into() },
                 };
                 Command::Admin { admin: 1, action: Box::new(action) }
             }
@@ -282,8 +285,30 @@ impl Run {
                 Command::Admin { admin: 1, action: Box::new(AdminAction::UpdateSettings(settings)) }
             }
         };
+        // Money may not leave within 24 h of a password change (withdrawals and transfers).
+        let money_out_from = match &command {
+            Command::Transfer { from, .. } => Some(*from),
+            Command::RequestWithdrawal { user, .. } => Some(*user),
+            _ => None,
+        };
+        let blocked = money_out_from.and_then(|u| h.engine.user(u)).is_some_and(|u| {
+            u.password_changed_ms != 0
+                && h.now_ms
+                    < u.password_changed_ms
+                        + engine::constants::WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS
+        });
         let before = h.engine.content_hash();
-        let refused = h.run(command).is_err();
+        let result = h.run(command);
+        if blocked {
+            assert!(
+                matches!(
+                    result,
+                    Err(EngineError::TransferBlocked | EngineError::WithdrawalBlocked)
+                ),
+                "money left within 24 h of a password change: {op:?} gave {result:?}"
+            );
+        }
+        let refused = result.is_err();
         if refused {
             assert_eq!(h.engine.content_hash(), before, "a refused command changed the state");
         }

@@ -260,9 +260,54 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     };
     let w = h.engine.account(kim).unwrap().real.clone();
     assert_eq!((w.available, w.frozen), (dec("400"), dec("100")));
+    // Approved: processing, the money still frozen until the payout is marked.
     h.admin(AdminAction::ApproveWithdrawal { order });
+    assert_eq!(h.engine.account(kim).unwrap().real.frozen, dec("100"));
+    let reject = AdminAction::RejectWithdrawal { order, remark: "late".into() };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(reject) }),
+        Err(EngineError::OrderWrongState)
+    );
+    let again = AdminAction::ApproveWithdrawal { order };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(again) }),
+        Err(EngineError::OrderWrongState)
+    );
+    h.admin(AdminAction::CompleteWithdrawal { order });
     assert_eq!(h.engine.account(kim).unwrap().real.frozen, dec("0"));
     assert_eq!(h.engine.ledger().withdrawals_paid, dec("98.00")); // 1 % + 1 USDT fee
+    let twice = AdminAction::CompleteWithdrawal { order };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(twice) }),
+        Err(EngineError::OrderNotFound)
+    );
+    h.check();
+
+    // A payout that fails returns the money; a pending order cannot be marked paid or failed.
+    let order = match h.ok(Command::RequestWithdrawal {
+        user: kim,
+        amount: dec("40"),
+        destination: Box::new(to()),
+    }) {
+        Reply::OrderCreated { order } => order,
+        other => panic!("{other:?}"),
+    };
+    let early = AdminAction::CompleteWithdrawal { order };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(early) }),
+        Err(EngineError::OrderWrongState)
+    );
+    let early = AdminAction::FailWithdrawal { order, remark: "x".into() };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(early) }),
+        Err(EngineError::OrderWrongState)
+    );
+    h.admin(AdminAction::ApproveWithdrawal { order });
+    assert_eq!(h.available(kim, Real), dec("360"));
+    h.admin(AdminAction::FailWithdrawal { order, remark: "bank refused".into() });
+    let w = h.engine.account(kim).unwrap().real.clone();
+    assert_eq!((w.available, w.frozen), (dec("400"), dec("0")));
+    assert_eq!(h.engine.ledger().withdrawals_paid, dec("98.00"));
     h.check();
 
     let order = match h.ok(Command::RequestWithdrawal {

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::types::{AccountKind, BillType, Direction, Outcome, TickRef};
+use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
 use engine::{Engine, Event, Settlement};
 use market_feed::archive::TickArchive;
 use rust_decimal::Decimal;
@@ -174,7 +174,8 @@ pub struct OrderRow {
     pub details: serde_json::Value,
     /// Receipt upload name (deposits).
     pub receipt: Option<String>,
-    /// pending, completed, rejected.
+    /// pending, processing (a withdrawal approved, being paid out), completed, rejected or
+    /// failed (a withdrawal whose payout failed; the money returned).
     pub status: String,
     /// The admin's remark on rejection.
     pub remark: String,
@@ -333,6 +334,17 @@ pub const BILL_TYPES: [&str; 10] = [
     "transfer_out",
     "adjustment",
 ];
+
+/// The API name of a deposit's or withdrawal's status.
+pub fn order_status_name(status: OrderStatus) -> &'static str {
+    match status {
+        OrderStatus::Pending => "pending",
+        OrderStatus::Processing => "processing",
+        OrderStatus::Completed => "completed",
+        OrderStatus::Rejected => "rejected",
+        OrderStatus::Failed => "failed",
+    }
+}
 
 pub(crate) fn outcome_name(outcome: Outcome) -> &'static str {
     match outcome {
@@ -859,11 +871,13 @@ impl<'a> Writer<'a> {
                 };
                 self.order(row)?;
             }
-            Event::OrderResolved { order, user, approved, remark, .. } => {
+            Event::OrderResolved { order, user, status, remark, .. } => {
                 self.update(&key(ORDER, *user, *order), |row: &mut OrderRow| {
-                    row.status = if *approved { "completed" } else { "rejected" }.into();
+                    row.status = order_status_name(*status).into();
                     row.remark.clone_from(remark);
-                    row.completed_at = Some(now);
+                    if *status != OrderStatus::Processing {
+                        row.completed_at = Some(now);
+                    }
                 })?;
             }
             Event::SessionStarted { user, session, device, ip } => {

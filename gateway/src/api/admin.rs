@@ -45,6 +45,9 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(withdraw_pending))
         .routes(routes!(withdraw_approve))
         .routes(routes!(withdraw_reject))
+        .routes(routes!(withdraw_paid))
+        .routes(routes!(deposit_accounts, set_deposit_accounts))
+        .routes(routes!(withdraw_failed))
         .routes(routes!(products))
         .routes(routes!(update_product))
         .routes(routes!(basic_info))
@@ -269,7 +272,10 @@ async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashb
                 deposits_approved: l.deposits_approved.to_string(),
                 withdrawals_paid: l.withdrawals_paid.to_string(),
                 pending_deposits: e.pending_deposits().count(),
-                pending_withdrawals: e.pending_withdrawals().count(),
+                pending_withdrawals: e
+                    .open_withdrawals()
+                    .filter(|w| w.status == engine::types::OrderStatus::Pending)
+                    .count(),
                 totals,
             }
         })
@@ -668,13 +674,22 @@ async fn withdraw_orders(
 #[utoipa::path(get, path = "/api/admin/withdraw-orders/pending-count", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Count>), (status = 401, body = ErrorEnvelope)))]
 async fn withdraw_pending(State(state): State<AppState>, _admin: Admin) -> Answer<Count> {
-    ok(Count { count: state.query(|e| e.pending_withdrawals().count()).await? })
+    ok(Count {
+        count: state
+            .query(|e| {
+                e.open_withdrawals()
+                    .filter(|w| w.status == engine::types::OrderStatus::Pending)
+                    .count()
+            })
+            .await?,
+    })
 }
 
-/// Approve a withdraw order: frozen funds are paid out.
+/// Approve a pending withdraw order: it becomes `processing` while it is paid out; the funds
+/// stay frozen until it is marked paid (`completed`) or failed.
 #[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/approve", tag = "admin", security(("admin" = [])),
     params(("id" = u64, Path, description = "Order id")),
-    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_approve(
     State(state): State<AppState>,
     admin: Admin,
@@ -685,10 +700,10 @@ async fn withdraw_approve(
     ok(Empty {})
 }
 
-/// Reject a withdraw order with a remark: the funds are unfrozen.
+/// Reject a pending withdraw order with a remark: the funds are unfrozen.
 #[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/reject", tag = "admin", security(("admin" = [])), request_body = RemarkBody,
     params(("id" = u64, Path, description = "Order id")),
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_reject(
     State(state): State<AppState>,
     admin: Admin,
@@ -699,6 +714,78 @@ async fn withdraw_reject(
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
     act(&state, &admin, AdminAction::RejectWithdrawal { order: id, remark }).await?;
     ok(Empty {})
+}
+
+/// Mark a processing withdraw order paid out: the frozen funds leave, `completed`.
+#[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/paid", tag = "admin", security(("admin" = [])),
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+async fn withdraw_paid(
+    State(state): State<AppState>,
+    admin: Admin,
+    PathValue(id): PathValue<u64>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    act(&state, &admin, AdminAction::CompleteWithdrawal { order: id }).await?;
+    ok(Empty {})
+}
+
+/// Mark a processing withdraw order failed with a remark: the funds return to the user,
+/// `failed`.
+#[utoipa::path(post, path = "/api/admin/withdraw-orders/{id}/failed", tag = "admin", security(("admin" = [])), request_body = RemarkBody,
+    params(("id" = u64, Path, description = "Order id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+async fn withdraw_failed(
+    State(state): State<AppState>,
+    admin: Admin,
+    PathValue(id): PathValue<u64>,
+    Body(body): Body<RemarkBody>,
+) -> Answer<Empty> {
+    admin.can_act()?;
+    let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
+    act(&state, &admin, AdminAction::FailWithdrawal { order: id, remark }).await?;
+    ok(Empty {})
+}
+
+/// `PUT /api/admin/system/deposit-accounts`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DepositAccountsBody {
+    /// One account per payment method at most.
+    #[schema(required = true, max_items = 3)]
+    pub accounts: Vec<dto::DepositAccountView>,
+}
+
+/// Where users pay deposits, per method.
+#[utoipa::path(get, path = "/api/admin/system/deposit-accounts", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Vec<dto::DepositAccountView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn deposit_accounts(
+    State(state): State<AppState>,
+    _admin: Admin,
+) -> Answer<Vec<dto::DepositAccountView>> {
+    ok(state
+        .query(|e| e.deposit_accounts().iter().map(dto::DepositAccountView::of).collect())
+        .await?)
+}
+
+/// Replace where users pay deposits: at most one account per method; a bank transfer names
+/// its bank, a USDT method gives an address. Shown to users in the deposit form.
+#[utoipa::path(put, path = "/api/admin/system/deposit-accounts", tag = "admin", security(("admin" = [])),
+    request_body = DepositAccountsBody,
+    responses((status = 200, body = Envelope<Vec<dto::DepositAccountView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn set_deposit_accounts(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<DepositAccountsBody>,
+) -> Answer<Vec<dto::DepositAccountView>> {
+    admin.can_act()?;
+    if body.accounts.len() > 3 {
+        return Err(ApiError::invalid("accounts", "deposit_fields"));
+    }
+    let accounts =
+        body.accounts.iter().map(dto::DepositAccountView::parse).collect::<Result<Vec<_>, _>>()?;
+    act(&state, &admin, AdminAction::SetDepositAccounts(accounts)).await?;
+    deposit_accounts(State(state), admin).await
 }
 
 /// A product in the back-office.

@@ -3,7 +3,7 @@
 
 use engine::types::{AccountKind, Chain, Destination, Direction, PayMethod};
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::ApiError;
@@ -74,7 +74,13 @@ names! {
 
 names! {
     /// A deposit or withdrawal order's state.
-    OrderStatus { Pending = "pending", Completed = "completed", Rejected = "rejected" }
+    OrderStatus {
+        Pending = "pending",
+        Processing = "processing",
+        Completed = "completed",
+        Rejected = "rejected",
+        Failed = "failed",
+    }
 }
 
 names! {
@@ -359,6 +365,46 @@ pub fn pay_method(value: &str) -> Result<PayMethod, ApiError> {
         "usdt_trc20" => Ok(PayMethod::UsdtTrc20),
         "usdt_erc20" => Ok(PayMethod::UsdtErc20),
         _ => Err(ApiError::invalid("method", "method")),
+    }
+}
+
+/// Where users pay a deposit by one method (system config).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DepositAccountView {
+    /// The payment method these details are for.
+    #[schema(required = true, inline, value_type = PayMethodParam)]
+    pub method: String,
+    /// Account holder (bank transfer) or a label (USDT).
+    #[schema(required = true, min_length = 1, max_length = 100)]
+    pub name: String,
+    /// Account number (bank transfer) or the USDT address.
+    #[schema(required = true, min_length = 1, max_length = 100)]
+    pub number: String,
+    /// Bank name: required for a bank transfer, empty for USDT.
+    #[schema(max_length = 100)]
+    pub bank: String,
+}
+
+impl DepositAccountView {
+    /// The API view of the engine's record.
+    pub fn of(a: &engine::types::DepositAccount) -> DepositAccountView {
+        DepositAccountView {
+            method: pay_method_name(a.method).into(),
+            name: a.name.clone(),
+            number: a.number.clone(),
+            bank: a.bank.clone(),
+        }
+    }
+
+    /// The engine's record, checked field by field.
+    pub fn parse(&self) -> Result<engine::types::DepositAccount, ApiError> {
+        Ok(engine::types::DepositAccount {
+            method: pay_method(&self.method)?,
+            name: text("name", &self.name, FIELD_CHARS_MAX, "deposit_fields")?,
+            number: text("number", &self.number, FIELD_CHARS_MAX, "deposit_fields")?,
+            bank: optional_text("bank", &self.bank, FIELD_CHARS_MAX)?,
+        })
     }
 }
 

@@ -124,6 +124,7 @@ impl From<EngineError> for ApiError {
             | EngineError::DemoHasOpenContracts
             | EngineError::ProductHasOpenContracts
             | EngineError::TooManyPendingOrders
+            | EngineError::OrderWrongState
             | EngineError::TooManyOpenContracts
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,

@@ -27,6 +27,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(balance))
         .routes(routes!(reset_demo))
         .routes(routes!(deposits, create_deposit))
+        .routes(routes!(deposit_info))
+        .routes(routes!(recipient))
         .routes(routes!(withdraw_info))
         .routes(routes!(withdrawals, create_withdrawal))
         .routes(routes!(addresses, add_address))
@@ -137,6 +139,75 @@ async fn deposits(
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
     my_orders(state.history().await?, user.id, "deposit", &query)
+}
+
+/// What the deposit form needs: the limits and where to pay.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DepositInfo {
+    /// Smallest amount.
+    pub min_amount: String,
+    /// Largest amount.
+    pub max_amount: String,
+    /// The platform's receiving details per method; a method missing here cannot be used yet.
+    pub accounts: Vec<dto::DepositAccountView>,
+}
+
+/// Deposit limits and the platform's receiving details per payment method.
+#[utoipa::path(get, path = "/api/wallet/deposit-info", tag = "wallet", security(("user" = [])),
+    responses((status = 200, body = Envelope<DepositInfo>), (status = 401, body = ErrorEnvelope)))]
+async fn deposit_info(State(state): State<AppState>, _user: User) -> Answer<DepositInfo> {
+    let info = state
+        .query(|e| DepositInfo {
+            min_amount: e.settings().deposit_min.to_string(),
+            max_amount: e.settings().deposit_max.to_string(),
+            accounts: e.deposit_accounts().iter().map(dto::DepositAccountView::of).collect(),
+        })
+        .await?;
+    ok(info)
+}
+
+/// Who a transfer would go to, shown before the sender confirms.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Recipient {
+    /// UID.
+    pub uid: u32,
+    /// Nickname, else username.
+    pub name: String,
+}
+
+/// `GET /api/wallet/recipient` query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RecipientQuery {
+    /// The recipient's UID (needed: a missing one is refused with VALIDATION).
+    #[param(minimum = 1)]
+    pub uid: Option<u32>,
+}
+
+/// The name of a transfer's recipient, by UID (404 USER_NOT_FOUND).
+#[utoipa::path(get, path = "/api/wallet/recipient", tag = "wallet", security(("user" = [])), params(RecipientQuery),
+    responses((status = 200, body = Envelope<Recipient>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+async fn recipient(
+    State(state): State<AppState>,
+    _user: User,
+    Params(query): Params<RecipientQuery>,
+) -> Answer<Recipient> {
+    let uid = query.uid.filter(|&uid| uid > 0).ok_or_else(|| ApiError::invalid("uid", "uid"))?;
+    let found = state
+        .query(move |e| {
+            e.user(uid).map(|u| Recipient {
+                uid,
+                name: if u.profile.nickname.is_empty() {
+                    u.username.clone()
+                } else {
+                    u.profile.nickname.clone()
+                },
+            })
+        })
+        .await?;
+    ok(found.ok_or_else(|| ApiError::from(engine::EngineError::UserNotFound))?)
 }
 
 /// `POST /api/wallet/deposits`.

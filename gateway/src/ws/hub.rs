@@ -315,9 +315,9 @@ impl Hub {
                     self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
                 }
                 Event::Wallet(change) => self.to_user(change.user, || protocol::balance(change)),
-                Event::OrderResolved { order, user, withdrawal, approved, remark } => {
+                Event::OrderResolved { order, user, withdrawal, status, remark } => {
                     self.to_user(*user, || {
-                        protocol::order_resolved(*order, *withdrawal, *approved, remark)
+                        protocol::order_resolved(*order, *withdrawal, *status, remark)
                     });
                 }
                 Event::Notice { title, body } if !self.users.is_empty() => {

@@ -18,7 +18,7 @@
 
 use bytes::Bytes;
 use engine::event::{Settlement, WalletChange};
-use engine::types::{Contract, Symbol, TickRef};
+use engine::types::{Contract, OrderStatus, Symbol, TickRef};
 use market_feed::candles::CandleUpdate;
 use market_feed::market::TickUpdate;
 use market_feed::types::Period;
@@ -456,14 +456,19 @@ pub fn balance(change: &WalletChange) -> Bytes {
 struct NotificationView<'a> {
     kind: &'static str,
     order: u64,
+    /// processing, completed, rejected or failed.
+    status: &'static str,
+    /// True for processing and completed.
     approved: bool,
     remark: &'a str,
 }
 
-/// `{"type":"notification","data":{kind: deposit|withdrawal, order, approved, remark}}`.
-pub fn order_resolved(order: u64, withdrawal: bool, approved: bool, remark: &str) -> Bytes {
+/// `{"type":"notification","data":{kind: deposit|withdrawal, order, status, approved, remark}}`.
+pub fn order_resolved(order: u64, withdrawal: bool, status: OrderStatus, remark: &str) -> Bytes {
     let kind = if withdrawal { "withdrawal" } else { "deposit" };
-    frame("notification", None, NotificationView { kind, order, approved, remark })
+    let approved = matches!(status, OrderStatus::Processing | OrderStatus::Completed);
+    let status = crate::readmodel::order_status_name(status);
+    frame("notification", None, NotificationView { kind, order, status, approved, remark })
 }
 
 /// A system notice.

@@ -109,6 +109,53 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     assert_eq!(h.get(&url, Some(&token)).status, StatusCode::OK);
     assert_eq!(h.get(&url, Some(&admin)).status, StatusCode::OK);
 
+    // Where to pay: none until an admin sets it, then per method; bad details change nothing.
+    let info = h.get("/api/wallet/deposit-info", Some(&token));
+    assert_eq!(
+        (info.ok()["minAmount"].as_str(), info.ok()["accounts"].as_array().map(Vec::len)),
+        (Some("10"), Some(0))
+    );
+    let accounts = json!({"accounts": [
+        {"method": "usdt_trc20", "name": "Platform TRC20", "number": "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz", "bank": ""},
+        {"method": "bank_transfer", "name": "Trading Ltd", "number": "DE89370400440532013000", "bank": "Example Bank"},
+    ]});
+    let put = |body: Value| {
+        h.call(Method::PUT, "/api/admin/system/deposit-accounts", Some(&admin), Some(body))
+    };
+    put(json!({"accounts": [{"method": "bank_transfer", "name": "X", "number": "1", "bank": ""}]}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    put(json!({"accounts": [{"method": "usdt_erc20", "name": "X", "number": "not an address!", "bank": ""}]}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    put(json!({"accounts": [{"method": "paypal", "name": "X", "number": "1", "bank": "B"}]}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.call(Method::PUT, "/api/admin/system/deposit-accounts", Some(&token), Some(accounts.clone()))
+        .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    assert_eq!(put(accounts).ok().as_array().unwrap().len(), 2);
+    let info = h.get("/api/wallet/deposit-info", Some(&token));
+    let shown = &info.ok()["accounts"];
+    assert_eq!(
+        (shown[0]["method"].as_str(), shown[0]["bank"].as_str()),
+        (Some("bank_transfer"), Some("Example Bank"))
+    );
+    assert_eq!(shown[1]["number"], "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz");
+    let audit = h.get("/api/admin/audit", Some(&admin));
+    assert!(audit.ok()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["action"] == "set_deposit_accounts"));
+
+    // A transfer's recipient is named before the sender confirms.
+    let named = h.get(&format!("/api/wallet/recipient?uid={other_uid}"), Some(&token));
+    assert_eq!(named.ok()["name"], "liam");
+    h.get("/api/wallet/recipient?uid=99999", Some(&token))
+        .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
+    h.get("/api/wallet/recipient?uid=abc", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/wallet/recipient", Some(&token)).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get(&format!("/api/wallet/recipient?uid={other_uid}"), None)
+        .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+
     let deposit = |receipt: &str| json!({"amount": "500", "method": "bank_transfer", "accountName": "Kate", "accountNumber": "123", "bankName": "Bank", "receipt": receipt});
     let missing = h.post("/api/wallet/deposits", Some(&token), deposit(""));
     assert_eq!(missing.message(), "Please upload the payment receipt");
@@ -174,6 +221,67 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     );
     assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "400");
 
+    // Approved: processing with the money frozen, then paid (completed) or failed (returned).
+    let payout = |amount: &str| {
+        let w = withdraw(json!({"method": "wallet", "addressPosition": 0, "amount": amount}));
+        w.ok()["orderId"].as_u64().unwrap()
+    };
+    let (paid, failed) = (payout("20"), payout("30"));
+    assert_eq!(h.get("/api/admin/withdraw-orders/pending-count", Some(&admin)).ok()["count"], 2);
+    let act = |id: u64, what: &str| {
+        h.post(
+            &format!("/api/admin/withdraw-orders/{id}/{what}"),
+            Some(&admin),
+            json!({"remark": "bank refused"}),
+        )
+    };
+    act(paid, "paid").fails(StatusCode::CONFLICT, "ORDER_WRONG_STATE");
+    act(paid, "approve").ok();
+    act(failed, "approve").ok();
+    assert_eq!(h.get("/api/admin/withdraw-orders/pending-count", Some(&admin)).ok()["count"], 0);
+    let status = |id: u64| {
+        let listed = h.get("/api/wallet/withdrawals", Some(&token));
+        let items = listed.ok()["items"].as_array().unwrap().clone();
+        let row = items.into_iter().find(|r| r["id"] == id).unwrap();
+        (row["status"].as_str().unwrap().to_owned(), row["completedAt"].is_null())
+    };
+    assert_eq!(status(paid), ("processing".into(), true));
+    let refused = act(paid, "reject");
+    refused.fails(StatusCode::CONFLICT, "ORDER_WRONG_STATE");
+    assert_eq!(refused.message(), "This order is not in a state that allows this action");
+    let balance = h.get("/api/wallet/balance", Some(&token));
+    assert_eq!(
+        (balance.ok()["available"].as_str(), balance.ok()["frozen"].as_str()),
+        (Some("350"), Some("50"))
+    );
+    act(paid, "paid").ok();
+    act(failed, "failed").ok();
+    act(failed, "failed").fails(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND");
+    assert_eq!(status(paid), ("completed".into(), false));
+    assert_eq!(status(failed), ("failed".into(), false));
+    let balance = h.get("/api/wallet/balance", Some(&token));
+    assert_eq!(
+        (balance.ok()["available"].as_str(), balance.ok()["frozen"].as_str()),
+        (Some("380"), Some("0"))
+    );
+    let processing = h.get("/api/admin/withdraw-orders?status=failed", Some(&admin));
+    assert_eq!(processing.ok()["items"][0]["remark"], "bank refused");
+    h.post(
+        "/api/wallet/withdrawals",
+        Some(&token),
+        json!({"method": "wallet", "addressPosition": 0, "amount": "15"}),
+    )
+    .ok();
+    let open = h.get("/api/wallet/withdrawals?status=pending", Some(&token));
+    assert_eq!(open.ok()["total"], 1);
+    let cancel_id = open.ok()["items"][0]["id"].as_u64().unwrap();
+    h.post(
+        &format!("/api/admin/withdraw-orders/{cancel_id}/reject"),
+        Some(&admin),
+        json!({"remark": "test"}),
+    )
+    .ok();
+
     // Bills with type filter and totals.
     let bills = h.get("/api/wallet/bills", Some(&token));
     let types: Vec<&str> = bills.ok()["items"]
@@ -182,10 +290,10 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .iter()
         .map(|b| b["type"].as_str().unwrap())
         .collect();
-    assert_eq!(types, ["transfer_out", "deposit"]);
+    assert_eq!(types, ["withdraw", "transfer_out", "deposit"]);
     assert_eq!(
         (bills.ok()["totalIn"].as_str(), bills.ok()["totalOut"].as_str()),
-        (Some("500"), Some("-100"))
+        (Some("500"), Some("-120"))
     );
     let deposits_only =
         h.get("/api/wallet/bills?type=deposit&start=2020-01-01&end=2999-12-31", Some(&token));

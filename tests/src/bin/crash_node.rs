@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
-use engine::types::{AccountKind, Destination, Direction, OrderId, PayMethod, UserId};
+use engine::types::{AccountKind, Destination, Direction, OrderId, OrderStatus, PayMethod, UserId};
 use engine::{Engine, Reply, Stamp};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -103,6 +103,8 @@ enum Creates {
     Nothing,
     Deposit,
     Withdrawal,
+    /// An approved withdrawal, now processing until it is paid out or fails.
+    Payout(OrderId),
 }
 
 /// One producer thread: its own users, admin and product (see `tests::crash`).
@@ -119,6 +121,8 @@ struct Producer {
     deposits: Vec<OrderId>,
     /// Pending withdrawal orders of this producer's users.
     withdrawals: Vec<OrderId>,
+    /// Approved withdrawals being paid out.
+    payouts: Vec<OrderId>,
     /// Price of this producer's product, in cents.
     price_cents: i64,
 }
@@ -127,16 +131,24 @@ impl Producer {
     /// Picks up the orders earlier runs left pending.
     fn new(p: u32, handle: Handle<Engine>, seed: u64) -> Result<Producer, String> {
         let owned = move |user: UserId| (user - 1) / USERS_PER_PRODUCER == p;
-        let (deposits, withdrawals) = handle
+        let (deposits, (withdrawals, payouts)) = handle
             .query(move |engine: &Engine| {
                 let deposits = engine.pending_deposits().filter(|d| owned(d.user));
-                let withdrawals = engine.pending_withdrawals().filter(|w| owned(w.user));
-                (deposits.map(|d| d.id).collect(), withdrawals.map(|w| w.id).collect())
+                let withdrawals = engine.open_withdrawals().filter(|w| owned(w.user));
+                let (pending, processing): (Vec<_>, Vec<_>) =
+                    withdrawals.partition(|w| w.status == OrderStatus::Pending);
+                (
+                    deposits.map(|d| d.id).collect(),
+                    (
+                        pending.iter().map(|w| w.id).collect(),
+                        processing.iter().map(|w| w.id).collect(),
+                    ),
+                )
             })
             .map_err(text)?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let price_cents = 100_000 + rng.gen_range(0..10_000) as i64;
-        Ok(Producer { p, handle, rng, seq: 0, deposits, withdrawals, price_cents })
+        Ok(Producer { p, handle, rng, seq: 0, deposits, withdrawals, payouts, price_cents })
     }
 
     fn run(mut self) -> Result<(), String> {
@@ -149,6 +161,7 @@ impl Producer {
                 (Ok(Reply::OrderCreated { order }), Creates::Withdrawal) => {
                     self.withdrawals.push(*order)
                 }
+                (Ok(_), Creates::Payout(order)) => self.payouts.push(order),
                 _ => {}
             }
             let stream = producer_stream(self.p);
@@ -179,7 +192,8 @@ impl Producer {
             73..=79 if !self.deposits.is_empty() => (self.decide_deposit(), Creates::Nothing),
             73..=89 => (self.transfer(), Creates::Nothing),
             90..=94 => (self.withdrawal(), Creates::Withdrawal),
-            _ if !self.withdrawals.is_empty() => (self.decide_withdrawal(), Creates::Nothing),
+            95..=97 if !self.withdrawals.is_empty() => self.decide_withdrawal(),
+            _ if !self.payouts.is_empty() => (self.settle_payout(), Creates::Nothing),
             _ => (self.adjust(), Creates::Nothing),
         }
     }
@@ -247,12 +261,22 @@ impl Producer {
         }
     }
 
-    fn decide_withdrawal(&mut self) -> Command {
+    fn decide_withdrawal(&mut self) -> (Command, Creates) {
         let order = Self::take(&mut self.rng, &mut self.withdrawals);
         if self.rng.gen_range(0..3) == 0 {
-            self.admin(AdminAction::RejectWithdrawal { order, remark: "check".into() })
+            let remark = "check".into();
+            (self.admin(AdminAction::RejectWithdrawal { order, remark }), Creates::Nothing)
         } else {
-            self.admin(AdminAction::ApproveWithdrawal { order })
+            (self.admin(AdminAction::ApproveWithdrawal { order }), Creates::Payout(order))
+        }
+    }
+
+    fn settle_payout(&mut self) -> Command {
+        let order = Self::take(&mut self.rng, &mut self.payouts);
+        if self.rng.gen_range(0..4) == 0 {
+            self.admin(AdminAction::FailWithdrawal { order, remark: "bank refused".into() })
+        } else {
+            self.admin(AdminAction::CompleteWithdrawal { order })
         }
     }
 
