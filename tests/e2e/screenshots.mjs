@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DESKTOP, PHONE, launch, openPage } from './lib/browser.mjs';
-import { Server } from './lib/server.mjs';
+import { ADMIN_PASSWORD, Server } from './lib/server.mjs';
 
 const OUT = join(import.meta.dirname, 'artifacts/screens');
 const languages = process.argv[2] ? process.argv[2].split(',') : ['en-US', 'ar-AR'];
@@ -16,6 +16,22 @@ await server.addRule(5);
 const username = `shots${Date.now().toString(36)}`;
 await server.api('POST', '/login/register', { body: { username, email: `${username}@example.com`, password: 'secret1' } });
 const login = await server.api('POST', '/login/login', { body: { username, password: 'secret1' } });
+// Real money in the wallet: a deposit approved, one withdrawal pending, one paid out.
+const { token: admin } = await server.api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+await server.api('PUT', '/admin/system/deposit-accounts', {
+  token: admin,
+  body: {
+    accounts: [
+      { method: 'bank_transfer', name: 'Trading Ltd', number: 'DE89370400440532013000', bank: 'Example Bank' },
+      { method: 'usdt_trc20', name: 'Platform TRC20', number: 'TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz', bank: '' },
+    ],
+  },
+});
+await server.api('POST', '/admin/users/' + login.user.uid + '/adjust', { token: admin, body: { amount: '1250', reason: 'screenshots' } });
+await server.api('POST', '/wallet/addresses', { token: login.token, body: { label: 'Main', chain: 'tron', address: 'TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz', isDefault: true } });
+for (const amount of ['100', '40']) await server.api('POST', '/wallet/withdrawals', { token: login.token, body: { method: 'wallet', addressPosition: 0, amount } });
+const withdrawals = await server.api('GET', '/admin/withdraw-orders?status=pending', { token: admin });
+await server.api('POST', `/admin/withdraw-orders/${withdrawals.items.at(-1).id}/approve`, { token: admin, body: {} });
 // A settled contract for the records, and one running for the trade screen.
 await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 'BTCUSDT', direction: 'up', amount: '25', duration: 5, account: 'demo' } });
 await new Promise((r) => setTimeout(r, 9_000));
@@ -96,6 +112,35 @@ for (const language of languages) {
     await page.goto(`${server.origin}/account`);
     await page.getByTestId('available-balance').waitFor();
     await shoot(page, dir, '16-account');
+    await page.locator('main .account-balance .chip').first().click(); // the real account
+    await page.locator('.wallet-action').first().waitFor();
+    await shoot(page, dir, '16b-account-real');
+    await page.locator('.wallet-action').nth(0).click();
+    await page.locator('.receiving dl').waitFor();
+    await shoot(page, dir, '19-deposit');
+    await page.locator('.dialog form button[type=submit]').click();
+    await shoot(page, dir, '20-deposit-errors');
+    await page.keyboard.press('Escape');
+    await page.locator('.wallet-action').nth(1).click();
+    await page.locator('.address-row').first().waitFor();
+    await page.locator('.dialog input[inputmode=decimal]').fill('120.5');
+    await shoot(page, dir, '21-withdraw');
+    await page.keyboard.press('Escape');
+    await page.locator('.wallet-action').nth(2).click();
+    await page.locator('.dialog form').waitFor();
+    await shoot(page, dir, '22-transfer');
+    await page.keyboard.press('Escape');
+    await page.locator('.wallet-action').nth(3).click();
+    await page.getByRole('tab').nth(1).click();
+    await page.locator('.order-row').first().waitFor();
+    await shoot(page, dir, '23-bill-withdrawals');
+    await page.keyboard.press('Escape');
+    await page.goto(`${server.origin}/account/wallet`);
+    await page.locator('.bill-row').first().waitFor();
+    await shoot(page, dir, '24-wallet');
+    await page.goto(`${server.origin}/account/history`);
+    await page.locator('.bill-row').first().waitFor();
+    await shoot(page, dir, '25-history');
     await page.locator('.header-tools .icon-button[aria-haspopup="dialog"]').click();
     await shoot(page, dir, '17-notifications');
     await page.keyboard.press('Escape');

@@ -17,6 +17,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   trade: ['trade'],
   records: ['records'],
   account: ['account'],
+  wallet: ['wallet'],
   notifications: ['notifications'],
 };
 

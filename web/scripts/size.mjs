@@ -17,7 +17,9 @@ const ROUTES = {
   stocks: { module: 'src/app/routes/stock-list.tsx', sections: ['markets'], shell: true },
   trade: { module: 'src/app/routes/trade-detail.tsx', sections: ['trade', 'markets'], shell: true, budgetKiB: 220 },
   'contract-record': { module: 'src/app/routes/contract-record.tsx', sections: ['records'], shell: true },
-  account: { module: 'src/app/routes/account-page.tsx', sections: ['account'], shell: true },
+  account: { module: 'src/app/routes/account-page.tsx', sections: ['account', 'wallet'], shell: true },
+  wallet: { module: 'src/app/routes/wallet-page.tsx', sections: ['wallet'], shell: true },
+  history: { module: 'src/app/routes/history-page.tsx', sections: ['wallet'], shell: true },
 };
 
 function closure(key, seen = new Set()) {

@@ -1,10 +1,12 @@
 /**
- * The account centre's first part: who is signed in (UID, name), the chosen account's
- * balances, language, and sign-out with a confirmation. Money actions (deposit, withdraw,
- * transfer, bills), profile and security are the next part of the web app.
+ * The account centre (spec §2): who is signed in (UID, name), the chosen account's balances,
+ * the money actions (composed in by the route: Deposit, Withdraw, Transfer, Bill; for the demo
+ * account, its reset), links to the wallet and the transaction history, language, and
+ * sign-out with a confirmation.
  */
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { Avatar } from '@/components/avatar';
 import { Dialog } from '@/components/dialog';
@@ -13,7 +15,15 @@ import { formatMoney, formatPercent } from '@/lib/format';
 import { useSession } from '@/stores/session';
 import { type AccountKind, useWallet } from '@/stores/wallet';
 
-export function AccountCentre({ onSignOut }: { onSignOut(): Promise<void> }) {
+interface AccountCentreProps {
+  onSignOut(): Promise<void>;
+  /** The money actions for the real account. */
+  actions?: ReactNode;
+  /** What the demo account offers instead (its reset). */
+  demo?: ReactNode;
+}
+
+export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) {
   const { t, i18n } = useTranslation();
   const user = useSession((s) => s.user);
   const account = useWallet((s) => s.account);
@@ -72,6 +82,15 @@ export function AccountCentre({ onSignOut }: { onSignOut(): Promise<void> }) {
           </div>
         </dl>
       </div>
+      {account === 'real' ? actions : demo}
+      <nav className="card account-list" aria-label={t('account.more')}>
+        <Link to="/account/wallet" className="account-item account-link">
+          {t('account.wallet')}
+        </Link>
+        <Link to="/account/history" className="account-item account-link">
+          {t('account.history')}
+        </Link>
+      </nav>
       <div className="card account-list">
         <div className="account-item">
           <span>{t('header.language')}</span>

@@ -39,6 +39,8 @@ interface DecisionFrame {
   kind: 'deposit' | 'withdrawal';
   order: number;
   approved: boolean;
+  /** processing (a withdrawal approved, being paid out), completed, rejected or failed. */
+  status: 'processing' | 'completed' | 'rejected' | 'failed';
   remark: string;
 }
 
@@ -87,10 +89,10 @@ export function useNotificationFeed(): void {
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
   useWsEvent<DecisionFrame>('notification', ({ data }) =>
     announce({
-      id: `${data.kind}-${data.order}-${data.approved ? 'approved' : 'rejected'}`,
+      id: `${data.kind}-${data.order}-${data.status}`,
       type: 'system',
       priority: 'high',
-      titleKey: `notifications.${data.kind}.${data.approved ? 'approved' : 'rejected'}`,
+      titleKey: `notifications.${data.kind}.${data.status}`,
       messageKey: data.remark ? 'notifications.orderRemark' : 'notifications.order',
       params: { order: data.order, remark: data.remark },
       time: Date.now(),

@@ -1,0 +1,59 @@
+/**
+ * Reset the demo account to its starting virtual balance, after a confirmation. The server
+ * refuses while demo contracts are open; the refusal is shown as it comes.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Dialog } from '@/components/dialog';
+import { errorMessage } from '@/lib/api-client';
+import { toast } from '@/stores/toast';
+import { useWallet } from '@/stores/wallet';
+
+import { walletApi } from '../api';
+
+export function DemoReset() {
+  const { t } = useTranslation();
+  const account = useWallet((s) => s.account);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (account !== 'demo') return null;
+  const reset = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await walletApi.resetDemo();
+      await useWallet.getState().load();
+      setConfirming(false);
+      toast.success(t('wallet.demo.done'));
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="btn btn-secondary btn-block" onClick={() => setConfirming(true)}>
+        {t('wallet.demo.reset')}
+      </button>
+      <Dialog open={confirming} title={t('wallet.demo.reset')} onClose={() => setConfirming(false)}>
+        <p>{t('wallet.demo.confirm')}</p>
+        {error && (
+          <div className="form-error" role="alert">
+            {error}
+          </div>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)}>
+            {t('app.cancel')}
+          </button>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void reset()}>
+            {t('wallet.demo.resetNow')}
+          </button>
+        </div>
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,60 @@
+import { screen, within } from '@testing-library/react';
+import { beforeEach, vi } from 'vitest';
+
+import { mockApi } from '@/testing/api';
+import { renderAt } from '@/testing/render';
+import { useWallet } from '@/stores/wallet';
+
+import { TransactionHistory } from './transaction-history';
+
+const bill = (id: number, type: string, amount: string) => ({ id, account: 'real', type, amount, balance: '100', reference: 1, status: 'completed', time: 1_795_132_800_000 + id });
+
+beforeEach(() => {
+  vi.unstubAllGlobals();
+  useWallet.setState({ account: 'real' });
+});
+
+test('totals, a type filter and local-day dates go to the server; an end before the start is refused', async () => {
+  const api = mockApi({
+    'GET /api/wallet/bills': (_, url) =>
+      url.searchParams.get('type') === 'reward'
+        ? { data: { items: [], total: 0, totalIn: '0', totalOut: '0', byType: [] } }
+        : { data: { items: [bill(2, 'deposit', '500'), bill(1, 'transfer_out', '-100')], total: 2, totalIn: '500', totalOut: '-100', byType: [] } },
+  });
+  const { user } = renderAt(<TransactionHistory />);
+  expect(await screen.findByText('Transfer out')).toBeInTheDocument();
+  expect(screen.getByTestId('history-count')).toHaveTextContent('2');
+  expect(within(screen.getByLabelText('Totals')).getByText('+500.00')).toBeInTheDocument();
+  expect(within(screen.getByLabelText('Totals')).getByText('-100.00')).toBeInTheDocument();
+
+  await user.selectOptions(screen.getByLabelText('Type'), 'reward');
+  expect(await screen.findByText('No transactions match these filters')).toBeInTheDocument();
+  const last = () => api.calls.filter((c) => c.key === 'GET /api/wallet/bills').at(-1)!.url.searchParams;
+  expect(last().get('type')).toBe('reward');
+
+  await user.type(screen.getByLabelText('Start date'), '2026-11-20');
+  expect(last().get('start')).toBe(String(new Date(2026, 10, 20).getTime()));
+  await user.type(screen.getByLabelText('End date'), '2026-11-19');
+  expect(await screen.findByText('The end date is before the start date')).toBeInTheDocument();
+  expect(last().get('end')).toBeNull();
+  await user.clear(screen.getByLabelText('End date'));
+  await user.type(screen.getByLabelText('End date'), '2026-11-21');
+  expect(last().get('end')).toBe(String(new Date(2026, 10, 22).getTime() - 1));
+  expect(screen.queryByText('The end date is before the start date')).not.toBeInTheDocument();
+});
+
+test('pages, and a failed load offers a retry', async () => {
+  let fail = true;
+  const api = mockApi({
+    'GET /api/wallet/bills': (_, url) =>
+      fail ? { status: 500, code: 'INTERNAL', message: 'Server error' } : { data: { items: [bill(Number(url.searchParams.get('page')), 'fee', '-1')], total: 45, totalIn: '0', totalOut: '-45', byType: [] } },
+  });
+  const { user } = renderAt(<TransactionHistory />);
+  expect(await screen.findByText('Server error')).toBeInTheDocument();
+  fail = false;
+  await user.click(screen.getByRole('button', { name: 'Retry' }));
+  expect(await screen.findByText('Page 1 of 3')).toBeInTheDocument();
+  await user.click(screen.getByRole('button', { name: 'Next' }));
+  expect(await screen.findByText('Page 2 of 3')).toBeInTheDocument();
+  expect(api.calls.at(-1)!.url.searchParams.get('page')).toBe('2');
+});

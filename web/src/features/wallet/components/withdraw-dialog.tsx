@@ -1,0 +1,279 @@
+/**
+ * The withdrawal modal (spec §2 and §5, decisions §4): to a saved or new wallet address or a
+ * bank card; the fee and the actual amount as the user types (the server's rate and fixed fee,
+ * decimal arithmetic); min, max and the available balance; the 24 h block after a password
+ * change with its end time; the 2FA code when 2FA is on.
+ */
+import { type FormEvent, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Dialog } from '@/components/dialog';
+import { Field } from '@/components/field';
+import { TrashIcon } from '@/components/icons';
+import { ErrorState, Spinner } from '@/components/states';
+import { Tabs } from '@/components/tabs';
+import { ApiError, errorMessage } from '@/lib/api-client';
+import { formatDateTime, formatMoney } from '@/lib/format';
+
+import { type Chain, type WithdrawInfo, type WithdrawRequest, walletApi } from '../api';
+import { checkAddress, checkAmount, checkBank, checkTotp, withdrawalFee } from '../validation';
+
+type Method = 'wallet' | 'bank';
+type Errors = Partial<Record<'amount' | 'address' | 'bank' | 'totp' | 'form', string>>;
+const CHAINS: Chain[] = ['tron', 'eth'];
+
+/** The block's end as a sentence, or nothing when money may leave. */
+export function BlockedNotice({ until, action }: { until: number | null; action: 'withdraw' | 'transfer' }) {
+  const { t, i18n } = useTranslation();
+  if (until === null || until <= Date.now()) return null;
+  return (
+    <div className="notice notice-warning" role="alert">
+      {t(`wallet.blocked.${action}`, { time: formatDateTime(until, i18n.language) })}
+    </div>
+  );
+}
+
+export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone?(order: number): void }) {
+  const { t, i18n } = useTranslation();
+  const [info, setInfo] = useState<WithdrawInfo | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [method, setMethod] = useState<Method>('wallet');
+  const [amount, setAmount] = useState('');
+  const [position, setPosition] = useState<number | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [chain, setChain] = useState<Chain>('tron');
+  const [address, setAddress] = useState('');
+  const [label, setLabel] = useState('');
+  const [bank, setBank] = useState({ accountName: '', accountNumber: '', bankName: '' });
+  const [totp, setTotp] = useState('');
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<number | null>(null);
+
+  const load = () => {
+    setLoadError(null);
+    walletApi.withdrawInfo().then(
+      (answer) => {
+        setInfo(answer);
+        const preferred = answer.addresses.find((a) => a.isDefault) ?? answer.addresses[0];
+        setPosition(preferred ? preferred.position : null);
+        setAdding(answer.addresses.length === 0);
+      },
+      (e: unknown) => setLoadError(errorMessage(e)),
+    );
+  };
+  useEffect(() => {
+    if (!open) return;
+    setCreated(null);
+    setErrors({});
+    load();
+  }, [open]);
+
+  const money = (v: string) => formatMoney(v, i18n.language);
+  const preview = info ? withdrawalFee(amount, info.feeRate, info.feeFixed) : null;
+  const blocked = info?.blockedUntil !== null && info?.blockedUntil !== undefined && info.blockedUntil > Date.now();
+
+  const saveAddress = async () => {
+    const problem = checkAddress(chain, address);
+    if (problem) {
+      setErrors({ address: t(problem) });
+      return;
+    }
+    setBusy(true);
+    try {
+      const makeDefault = !info?.addresses.length;
+      const list = await walletApi.addAddress({ label: label.trim(), chain, address: address.trim(), isDefault: makeDefault });
+      setInfo((i) => (i ? { ...i, addresses: list } : i));
+      const saved = list.find((a) => a.address === address.trim() && a.chain === chain);
+      setPosition(saved ? saved.position : null);
+      setAdding(false);
+      setAddress('');
+      setLabel('');
+      setErrors({});
+    } catch (e) {
+      setErrors({ address: errorMessage(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const removeAddress = async (at: number) => {
+    try {
+      const list = await walletApi.removeAddress(at);
+      setInfo((i) => (i ? { ...i, addresses: list } : i));
+      const preferred = list.find((a) => a.isDefault) ?? list[0];
+      setPosition(preferred ? preferred.position : null);
+      if (list.length === 0) setAdding(true);
+    } catch (e) {
+      setErrors({ form: errorMessage(e) });
+    }
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!info || busy || blocked) return;
+    const amountCheck = checkAmount(amount, info.minAmount, info.maxAmount, info.available);
+    const next: Errors = {
+      amount: amountCheck ? t(amountCheck.key, amountCheck.args) : undefined,
+      address: method === 'wallet' && position === null ? t('wallet.validation.addressRequired') : undefined,
+      bank: method === 'bank' && checkBank(bank) ? t(checkBank(bank)!) : undefined,
+      totp: info.requiresTwoFactor && checkTotp(totp) ? t(checkTotp(totp)!) : undefined,
+    };
+    setErrors(next);
+    if (Object.values(next).some(Boolean)) return;
+    const totpCode = info.requiresTwoFactor ? totp.trim() : undefined;
+    const body: WithdrawRequest =
+      method === 'wallet'
+        ? { method, amount: amount.trim(), addressPosition: position!, totpCode }
+        : { method, amount: amount.trim(), accountName: bank.accountName.trim(), accountNumber: bank.accountNumber.trim(), bankName: bank.bankName.trim(), totpCode };
+    setBusy(true);
+    try {
+      const answer = await walletApi.withdraw(body);
+      setCreated(answer.orderId);
+      onDone?.(answer.orderId);
+      setAmount('');
+      setTotp('');
+    } catch (e) {
+      const code = e instanceof ApiError ? e.code : '';
+      const field: keyof Errors =
+        code === 'AMOUNT_OUT_OF_RANGE' || code === 'INSUFFICIENT_BALANCE' ? 'amount' : code === 'TOTP_REQUIRED' || code === 'INVALID_TOTP' ? 'totp' : 'form';
+      setErrors({ [field]: errorMessage(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog open={open} title={t('wallet.withdraw.title')} onClose={onClose} className="dialog-form">
+      {created !== null ? (
+        <div className="form-done" role="status">
+          <p>{t('wallet.withdraw.created', { id: created })}</p>
+          <p className="muted">{t('wallet.withdraw.pendingNote')}</p>
+          <button type="button" className="btn btn-primary btn-block" onClick={onClose}>
+            {t('app.close')}
+          </button>
+        </div>
+      ) : loadError ? (
+        <ErrorState text={loadError} onRetry={load} />
+      ) : !info ? (
+        <Spinner />
+      ) : (
+        <form className="form" noValidate onSubmit={submit}>
+          <BlockedNotice until={info.blockedUntil} action="withdraw" />
+          <Tabs
+            label={t('wallet.withdraw.method')}
+            value={method}
+            onChange={(m) => {
+              setMethod(m);
+              setErrors({});
+            }}
+            items={[
+              { key: 'wallet', label: t('wallet.withdraw.toWallet') },
+              { key: 'bank', label: t('wallet.withdraw.toBank') },
+            ]}
+          />
+          {method === 'wallet' ? (
+            <fieldset className="field">
+              <legend className="field-label">{t('wallet.withdraw.addresses')}</legend>
+              {info.addresses.length > 0 && (
+                <ul className="address-list">
+                  {info.addresses.map((a) => (
+                    <li key={a.position} className="address-row">
+                      <label className="address-choice">
+                        <input type="radio" name="withdraw-address" checked={position === a.position} onChange={() => setPosition(a.position)} />
+                        <span>
+                          <strong>{a.label || t(`wallet.chain.${a.chain}`)}</strong> <span className="muted">{t(`wallet.chain.${a.chain}`)}</span>
+                          {a.isDefault && <span className="pill">{t('wallet.withdraw.default')}</span>}
+                          <span className="ltr break muted address-text">{a.address}</span>
+                        </span>
+                      </label>
+                      <button type="button" className="icon-button" aria-label={t('wallet.withdraw.removeAddress', { address: a.address })} onClick={() => void removeAddress(a.position)}>
+                        <TrashIcon />
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {adding ? (
+                <div className="card-inset add-address">
+                  <label className="field-label" htmlFor="withdraw-chain">
+                    {t('wallet.network')}
+                  </label>
+                  <select id="withdraw-chain" className="input" value={chain} onChange={(e) => setChain(e.target.value as Chain)}>
+                    {CHAINS.map((c) => (
+                      <option key={c} value={c}>
+                        {t(`wallet.chain.${c}`)}
+                      </option>
+                    ))}
+                  </select>
+                  <Field label={t('wallet.address')} dir="ltr" autoComplete="off" value={address} onChange={(e) => setAddress(e.target.value)} error={errors.address} />
+                  <Field label={t('wallet.withdraw.label')} autoComplete="off" maxLength={40} value={label} onChange={(e) => setLabel(e.target.value)} />
+                  <button type="button" className="btn btn-secondary btn-small" disabled={busy} onClick={() => void saveAddress()}>
+                    {t('wallet.withdraw.saveAddress')}
+                  </button>
+                </div>
+              ) : (
+                <>
+                  {errors.address && (
+                    <div className="field-error" role="alert">
+                      {errors.address}
+                    </div>
+                  )}
+                  <button type="button" className="btn btn-ghost btn-small" onClick={() => setAdding(true)}>
+                    {t('wallet.withdraw.addAddress')}
+                  </button>
+                </>
+              )}
+            </fieldset>
+          ) : (
+            <>
+              <Field label={t('wallet.cardName')} autoComplete="name" value={bank.accountName} onChange={(e) => setBank({ ...bank, accountName: e.target.value })} />
+              <Field label={t('wallet.accountNumber')} dir="ltr" autoComplete="off" value={bank.accountNumber} onChange={(e) => setBank({ ...bank, accountNumber: e.target.value })} />
+              <Field label={t('wallet.bankName')} autoComplete="off" value={bank.bankName} onChange={(e) => setBank({ ...bank, bankName: e.target.value })} error={errors.bank} />
+            </>
+          )}
+          <Field
+            label={t('wallet.amount')}
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+            error={errors.amount}
+            hint={t('wallet.withdraw.limits', { min: money(info.minAmount), max: money(info.maxAmount), available: money(info.available) })}
+            after={
+              <button type="button" className="btn btn-ghost btn-small" onClick={() => setAmount(info.available)}>
+                {t('wallet.withdraw.all')}
+              </button>
+            }
+          />
+          <dl className="fee-preview" aria-live="polite">
+            <div>
+              <dt>{t('wallet.withdraw.fee')}</dt>
+              <dd className="num" data-testid="withdraw-fee">
+                {preview ? `${money(preview.fee)} USDT` : '--'}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('wallet.withdraw.actual')}</dt>
+              <dd className="num" data-testid="withdraw-actual">
+                {preview ? `${money(preview.actual)} USDT` : '--'}
+              </dd>
+            </div>
+          </dl>
+          {info.requiresTwoFactor && (
+            <Field label={t('wallet.totp')} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={totp} onChange={(e) => setTotp(e.target.value)} error={errors.totp} />
+          )}
+          <p className="muted small">{t('wallet.withdraw.passwordNotice')}</p>
+          {errors.form && (
+            <div className="form-error" role="alert">
+              {errors.form}
+            </div>
+          )}
+          <button type="submit" className="btn btn-primary btn-block" disabled={busy || blocked}>
+            {t('wallet.withdraw.submit')}
+          </button>
+        </form>
+      )}
+    </Dialog>
+  );
+}

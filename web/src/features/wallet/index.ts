@@ -1,0 +1,5 @@
+/** The wallet: balances, money actions and their modals, bills. */
+export { WalletActions } from './components/wallet-actions';
+export { WalletView } from './components/wallet-view';
+export { TransactionHistory } from './components/transaction-history';
+export { DemoReset } from './components/demo-reset';
