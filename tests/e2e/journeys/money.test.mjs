@@ -21,6 +21,14 @@ describe('money: deposit, withdrawals and a transfer', () => {
   let friend;
 
   const balanceFigure = () => page.getByTestId('available-balance').innerText();
+
+  /** Opens the notification centre, waits for a title, closes it. */
+  async function notified(title) {
+    await page.locator('button[aria-haspopup="dialog"]').click();
+    await dialog().getByRole('tab', { name: /^System/ }).click();
+    await dialog().getByText(title).first().waitFor();
+    await page.keyboard.press('Escape');
+  }
   const dialog = () => page.getByRole('dialog');
 
   /** Decides the newest order of a kind through the admin API. */
@@ -62,10 +70,10 @@ describe('money: deposit, withdrawals and a transfer', () => {
     assert.equal(await balanceFigure(), '0.00 USDT');
     await page.getByRole('button', { name: 'Deposit', exact: true }).click();
     await dialog().getByText('DE89370400440532013000').waitFor();
-    await dialog().getByLabel('Amount').fill('500');
-    await dialog().getByLabel('Your account name').fill('Kate');
-    await dialog().getByLabel('Your account number').fill('123456');
-    await dialog().getByLabel('Bank name').fill('My Bank');
+    await dialog().getByLabel('Amount', { exact: true }).fill('500');
+    await dialog().getByLabel('Your account name', { exact: true }).fill('Kate');
+    await dialog().getByLabel('Your account number', { exact: true }).fill('123456');
+    await dialog().getByLabel('Your bank name', { exact: true }).fill('My Bank');
     await dialog().getByLabel('Payment receipt (image)').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: PNG });
     await dialog().getByText('Uploaded').waitFor();
     await dialog().getByRole('button', { name: 'Submit deposit' }).click();
@@ -74,16 +82,16 @@ describe('money: deposit, withdrawals and a transfer', () => {
 
     await decide('recharge', 'approve');
     await page.getByTestId('available-balance').getByText('500.00').waitFor();
-    await page.getByText('Deposit completed').first().waitFor();
+    await notified('Deposit completed');
   });
 
   test('a withdrawal rejected by an admin unfreezes the money, and the bill says why', async () => {
     await page.getByRole('button', { name: 'Withdraw', exact: true }).click();
     await dialog().getByLabel('Network').selectOption('tron');
-    await dialog().getByLabel('Wallet address').fill(ADDRESS);
+    await dialog().getByLabel('Wallet address', { exact: true }).fill(ADDRESS);
     await dialog().getByRole('button', { name: 'Save address' }).click();
     await dialog().getByRole('radio').first().waitFor();
-    await dialog().getByLabel('Amount').fill('50');
+    await dialog().getByLabel('Amount', { exact: true }).fill('50');
     assert.equal(await dialog().getByTestId('withdraw-fee').innerText(), '1.50 USDT');
     assert.equal(await dialog().getByTestId('withdraw-actual').innerText(), '48.50 USDT');
     await dialog().getByRole('button', { name: 'Submit withdrawal' }).click();
@@ -102,12 +110,12 @@ describe('money: deposit, withdrawals and a transfer', () => {
 
   test('a withdrawal approved is processing, then completed when paid out', async () => {
     await page.getByRole('button', { name: 'Withdraw', exact: true }).click();
-    await dialog().getByLabel('Amount').fill('100');
+    await dialog().getByLabel('Amount', { exact: true }).fill('100');
     await dialog().getByRole('button', { name: 'Submit withdrawal' }).click();
     await dialog().getByText(/Withdrawal order #\d+ submitted\./).waitFor();
     await dialog().getByRole('button', { name: 'Close' }).first().click();
     const id = await decide('withdraw', 'approve');
-    await page.getByText('Withdrawal approved: being paid out').first().waitFor();
+    await notified('Withdrawal approved: being paid out');
     await page.getByRole('button', { name: 'Bill', exact: true }).click();
     await dialog().getByRole('tab', { name: 'Withdrawals' }).click();
     const row = dialog().getByTestId(`order-${id}`);
@@ -118,6 +126,7 @@ describe('money: deposit, withdrawals and a transfer', () => {
     await page.getByTestId('available-balance').getByText('400.00').waitFor();
 
     await page.goto(`${server.origin}/account/wallet`);
+    await page.getByTestId('wallet-available').getByText('400.00').waitFor();
     assert.equal(await page.getByTestId('wallet-frozen').innerText(), '0.00');
     await page.getByRole('link', { name: 'View all' }).click();
     await page.waitForURL(/\/account\/history$/);
@@ -128,8 +137,8 @@ describe('money: deposit, withdrawals and a transfer', () => {
   test('a transfer names the recipient first; within 24 h of a password change it is refused', async () => {
     await page.goto(`${server.origin}/account`);
     await page.getByRole('button', { name: 'Transfer', exact: true }).click();
-    await dialog().getByLabel('Recipient UID').fill(String(friend.uid));
-    await dialog().getByLabel('Amount').fill('25');
+    await dialog().getByLabel('Recipient UID', { exact: true }).fill(String(friend.uid));
+    await dialog().getByLabel('Amount', { exact: true }).fill('25');
     await dialog().getByRole('button', { name: 'Next' }).click();
     await dialog().getByText(`Send 25.00 USDT to liam_money (UID ${friend.uid})? A transfer cannot be undone.`).waitFor();
     await dialog().getByRole('button', { name: 'Send', exact: true }).click();

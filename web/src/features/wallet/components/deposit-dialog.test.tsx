@@ -28,7 +28,7 @@ test('the limits and where to pay are shown before sending; a method not set up 
   expect(screen.getByRole('button', { name: 'Copy Account number' })).toBeInTheDocument();
   await user.click(screen.getByLabelText('USDT-TRC20'));
   expect(screen.getByText('TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz')).toBeInTheDocument();
-  expect(screen.queryByLabelText('Bank name')).not.toBeInTheDocument();
+  expect(screen.queryByLabelText('Your bank name')).not.toBeInTheDocument();
   await user.click(screen.getByLabelText('USDT-ERC20'));
   expect(screen.getByText(/This payment method is not available yet/)).toBeInTheDocument();
   expect(screen.getByRole('button', { name: 'Submit deposit' })).toBeDisabled();
@@ -52,7 +52,7 @@ test('the receipt goes up with its progress, then the deposit is sent with its n
   await user.type(screen.getByLabelText('Amount'), '500');
   await user.type(screen.getByLabelText('Your account name'), 'Kate');
   await user.type(screen.getByLabelText('Your account number'), '123456');
-  await user.type(screen.getByLabelText('Bank name'), 'My Bank');
+  await user.type(screen.getByLabelText('Your bank name'), 'My Bank');
   await user.upload(screen.getByLabelText('Payment receipt (image)'), new File(['png'], 'r.png', { type: 'image/png' }));
   const request = xhr.last!;
   expect(request.url).toBe('/api/upload');

@@ -198,7 +198,7 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
             onChange={(e) => setAccountNumber(e.target.value)}
             error={errors.accountNumber}
           />
-          {bank && <Field label={t('wallet.bankName')} autoComplete="off" value={bankName} onChange={(e) => setBankName(e.target.value)} error={errors.bankName} />}
+          {bank && <Field label={t('wallet.deposit.yourBankName')} autoComplete="off" value={bankName} onChange={(e) => setBankName(e.target.value)} error={errors.bankName} />}
           <div className="field">
             <label className="field-label" htmlFor={`${methodId}-receipt`}>
               {t('wallet.deposit.receipt')}
