@@ -15,7 +15,9 @@ export function BillList({ bills }: { bills: Bill[] }) {
         return (
           <li key={b.id} className="bill-row">
             <span className="bill-type">{t(`wallet.billType.${b.type}`)}</span>
-            <span className={`num bill-amount ${tone}`}>{formatMoney(b.amount, lang, true)}</span>
+            <span className={`num bill-amount ${tone}`}>
+              <bdi dir="ltr">{formatMoney(b.amount, lang, true)}</bdi>
+            </span>
             <span className="muted bill-time">{formatDateTime(b.time, lang)}</span>
             <span className="muted num bill-balance">{t('wallet.balanceAfter', { balance: formatMoney(b.balance, lang) })}</span>
           </li>

@@ -129,11 +129,15 @@ export function TransactionHistory() {
           </div>
           <div>
             <dt>{t('wallet.history.in')}</dt>
-            <dd className="num up">{money(data.totalIn)}</dd>
+            <dd className="num up">
+              <bdi dir="ltr">{money(data.totalIn)}</bdi>
+            </dd>
           </div>
           <div>
             <dt>{t('wallet.history.out')}</dt>
-            <dd className="num down">{money(data.totalOut)}</dd>
+            <dd className="num down">
+              <bdi dir="ltr">{money(data.totalOut)}</bdi>
+            </dd>
           </div>
         </dl>
       )}

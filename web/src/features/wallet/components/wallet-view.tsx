@@ -83,7 +83,7 @@ export function WalletView() {
           <div>
             <dt>{t('wallet.change24h')}</dt>
             <dd className={`num ${change.startsWith('-') ? 'down' : 'up'}`}>
-              {balance ? `${formatMoney(change, i18n.language, true)} (${formatPercent(balance.change24hPercent, i18n.language)})` : '--'}
+              <bdi dir="ltr">{balance ? `${formatMoney(change, i18n.language, true)} (${formatPercent(balance.change24hPercent, i18n.language)})` : '--'}</bdi>
             </dd>
           </div>
         </dl>
