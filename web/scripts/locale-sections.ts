@@ -18,6 +18,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   records: ['records'],
   account: ['account'],
   wallet: ['wallet'],
+  invite: ['invite'],
   notifications: ['notifications'],
 };
 

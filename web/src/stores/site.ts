@@ -13,6 +13,9 @@ export interface SiteInfo {
   inviteCodeRequired: boolean;
 }
 
+/** Customer service hours (spec §9). */
+export const SUPPORT_HOURS = '9:00-21:00';
+
 /** The spec's default name in the layout, until the server answers. */
 export const DEFAULT_SITE_NAME = 'Trading Pro';
 

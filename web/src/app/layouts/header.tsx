@@ -11,15 +11,13 @@ import { LanguageSwitcher } from '@/components/language-switcher';
 import { NotificationBell } from '@/features/notifications';
 import { useDevice } from '@/stores/device';
 import { useSession } from '@/stores/session';
-import { DEFAULT_SITE_NAME, useSite } from '@/stores/site';
+import { DEFAULT_SITE_NAME, SUPPORT_HOURS, useSite } from '@/stores/site';
 
 import { AccountSwitch } from './account-switch';
 import { AvatarMenu } from './avatar-menu';
 import { ConnectionDot } from './connection';
 import { navItems } from './nav-items';
 
-/** Customer service hours (spec §9). */
-export const SUPPORT_HOURS = '9:00-21:00';
 
 function CustomerService() {
   const { t } = useTranslation();

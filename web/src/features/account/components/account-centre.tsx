@@ -15,6 +15,8 @@ import { formatMoney, formatPercent } from '@/lib/format';
 import { useSession } from '@/stores/session';
 import { type AccountKind, useWallet } from '@/stores/wallet';
 
+import { AboutAndService } from './about-and-service';
+
 interface AccountCentreProps {
   onSignOut(): Promise<void>;
   /** The money actions for the real account. */
@@ -90,6 +92,10 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/history" className="account-item account-link">
           {t('account.history')}
         </Link>
+        <Link to="/account/invitations" className="account-item account-link">
+          {t('account.invitations')}
+        </Link>
+        <AboutAndService />
       </nav>
       <div className="card account-list">
         <div className="account-item">

@@ -1,0 +1,29 @@
+/** The user's invitation code, their team over three generations, and the rewards earned. */
+import { api } from '@/lib/api';
+
+export interface Invite {
+  code: string;
+  /** The server's link, under its configured public origin. */
+  link: string;
+  /** Reward rate per generation (1, 2, 3) on invitees' settled real stakes. */
+  rewardRates: string[];
+}
+
+export interface Generation {
+  generation: number;
+  count: number;
+  certified: number;
+  notCertified: number;
+}
+
+export const invitationsApi = {
+  invite: () => api.get<Invite>('/invite'),
+  team: () => api.get<Generation[]>('/invite/team'),
+  /** Every reward bill of the real account: the total in is what was earned. */
+  rewards: () => api.get<{ total: number; totalIn: string }>('/wallet/bills', { query: { account: 'real', type: 'reward', page: 1, pageSize: 1 } }),
+};
+
+/** `{origin}/login/register?code=CODE` (decisions §5) on the origin this page came from. */
+export function inviteLink(origin: string, code: string): string {
+  return `${origin}/login/register?code=${encodeURIComponent(code)}`;
+}

@@ -1,0 +1,2 @@
+/** My invitations: link, code, QR, team and rewards. */
+export { Invitations } from './components/invitations';
