@@ -666,6 +666,7 @@ async fn invite(State(state): State<AppState>, user: User) -> Answer<Invite> {
 
 /// One generation of the team.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Generation {
     /// 1, 2 or 3.
     pub generation: u8,

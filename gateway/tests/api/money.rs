@@ -339,7 +339,12 @@ fn remaining_routes_succeed() {
         h.post("/api/user/email/verify", Some(&token), json!({"code": code})).ok()["emailVerified"],
         true
     );
-    assert_eq!(h.get("/api/invite/team", Some(&token)).ok().as_array().unwrap().len(), 3);
+    let team = h.get("/api/invite/team", Some(&token));
+    assert_eq!(team.ok().as_array().unwrap().len(), 3);
+    assert_eq!(
+        (team.ok()[0]["generation"].as_u64(), team.ok()[0]["notCertified"].as_u64()),
+        (Some(1), Some(0))
+    );
     let address =
         json!({"label": "t", "chain": "tron", "address": "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz"});
     assert_eq!(
