@@ -19,6 +19,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   account: ['account'],
   wallet: ['wallet'],
   invite: ['invite'],
+  security: ['security'],
   notifications: ['notifications'],
 };
 

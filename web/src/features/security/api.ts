@@ -1,0 +1,32 @@
+/** Password, two-factor authentication, live sessions and the sign-in history. */
+import { api } from '@/lib/api';
+import type { Page } from '@/lib/api-client';
+
+export interface SessionView {
+  id: number;
+  device: string;
+  ip: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The session making the call: this browser. */
+  current: boolean;
+}
+
+export interface LoginRow {
+  session: number;
+  device: string;
+  ip: string;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+export const securityApi = {
+  changePassword: (body: { oldPassword: string; newPassword: string; confirmPassword: string }) => api.post<unknown>('/user/password', body),
+  twoFactor: () => api.get<{ enabled: boolean }>('/user/2fa'),
+  setup: () => api.post<{ secret: string; otpauthUrl: string }>('/user/2fa/setup', {}),
+  enable: (secret: string, code: string) => api.post<{ enabled: boolean }>('/user/2fa/enable', { secret, code }),
+  disable: (code: string) => api.post<{ enabled: boolean }>('/user/2fa/disable', { secret: '', code }),
+  sessions: () => api.get<SessionView[]>('/user/sessions'),
+  endSession: (id: number) => api.delete<unknown>(`/user/sessions/${id}`),
+  loginHistory: (page: number, pageSize: number) => api.get<Page<LoginRow>>('/user/login-history', { query: { page, pageSize } }),
+};
