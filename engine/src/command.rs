@@ -142,6 +142,15 @@ pub enum Command {
         /// What they do.
         action: Box<AdminAction>,
     },
+    /// Give a user without a verified e-mail (a wallet sign-in, or one who registered with an
+    /// address they cannot reach) a new one, already verified: the gateway checked a code sent
+    /// to it. Refused if another user has the address or this user's is verified already.
+    SetVerifiedEmail {
+        /// Whose.
+        user: UserId,
+        /// The address, as typed (matched case-insensitively).
+        email: String,
+    },
 }
 }
 

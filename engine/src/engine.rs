@@ -213,6 +213,9 @@ impl Engine {
             }
             Command::EndAdminSession { admin, session } => self.end_admin_session(admin, session),
             Command::Admin { admin, action } => self.admin_command(admin, *action, events),
+            Command::SetVerifiedEmail { user, email } => {
+                self.set_verified_email(user, email, events)
+            }
         }
     }
 

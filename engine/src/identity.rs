@@ -247,6 +247,31 @@ impl Engine {
         Ok(Reply::Done)
     }
 
+    pub(crate) fn set_verified_email(
+        &mut self,
+        user: UserId,
+        email: String,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        let current = self.user_of(user)?;
+        if current.email_verified || !valid_email(&email) {
+            return Err(EngineError::Invalid("email"));
+        }
+        let key = email.to_lowercase();
+        if self.idx.email.get(&key).is_some_and(|&owner| owner != user) {
+            return Err(EngineError::EmailExists);
+        }
+        if let Some(old) = current.email.as_ref().map(|e| e.to_lowercase()) {
+            self.idx.email.remove(&old);
+        }
+        self.idx.email.insert(key, user);
+        let u = self.user_mut(user);
+        u.email = Some(email);
+        u.email_verified = true;
+        events.push(Event::UserUpdated { user });
+        Ok(Reply::Done)
+    }
+
     pub(crate) fn set_totp(
         &mut self,
         user: UserId,

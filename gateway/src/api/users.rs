@@ -728,23 +728,51 @@ pub(crate) async fn set_avatar(state: &AppState, id: u32, url: String) -> ApiRes
     replace_profile(state, id, move |p| p.avatar = url).await
 }
 
-/// Send a code to verify the signed-in user's e-mail.
-#[utoipa::path(post, path = "/api/user/email/send-code", tag = "account", security(("user" = [])),
+/// `POST /api/user/email/send-code`: no address to verify the one on file, or a new one.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct NewEmailBody {
+    /// A new address for a user without a verified one (a wallet sign-in): the code goes there
+    /// and the address is saved only when the code comes back. Empty: the address on file.
+    #[schema(max_length = 254)]
+    pub email: String,
+}
+
+/// The address a code is for: a new one (checked and not used by anyone else), or the one on
+/// file. A verified address cannot be replaced this way.
+async fn email_to_verify(state: &AppState, id: u32, typed: &str) -> ApiResult<(String, bool)> {
+    let found =
+        state.query(move |e| e.user(id).map(|u| (u.email.clone(), u.email_verified))).await?;
+    let (on_file, verified) = found.ok_or_else(ApiError::unauthorized)?;
+    if verified {
+        return Err(ApiError::bad("EMAIL_ALREADY_VERIFIED"));
+    }
+    if typed.is_empty() {
+        let email = on_file.ok_or_else(|| ApiError::invalid("email", "email_required"))?;
+        return Ok((email, false));
+    }
+    let email = dto::email(typed)?;
+    let address = email.clone();
+    let taken = state.query(move |e| e.user_by_email(&address).is_some_and(|u| u.id != id)).await?;
+    if taken {
+        return Err(engine::EngineError::EmailExists.into());
+    }
+    let new = on_file.is_none_or(|f| !f.eq_ignore_ascii_case(&email));
+    Ok((email, new))
+}
+
+/// Send a code to verify the signed-in user's e-mail: the one on file, or a new one for a
+/// user without a verified address (a wallet sign-in adds an e-mail this way).
+#[utoipa::path(post, path = "/api/user/email/send-code", tag = "account", security(("user" = [])), request_body = NewEmailBody,
     responses((status = 200, body = Envelope<CodeSent>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn email_send_code(
     State(state): State<AppState>,
     user: User,
     client: Client,
     headers: axum::http::HeaderMap,
+    Body(body): Body<NewEmailBody>,
 ) -> Answer<CodeSent> {
-    let id = user.id;
-    let found =
-        state.query(move |e| e.user(id).map(|u| (u.email.clone(), u.email_verified))).await?;
-    let (email, verified) = found.ok_or_else(ApiError::unauthorized)?;
-    let email = email.ok_or_else(|| ApiError::invalid("email", "email_required"))?;
-    if verified {
-        return Err(ApiError::bad("EMAIL_ALREADY_VERIFIED"));
-    }
+    let (email, _) = email_to_verify(&state, user.id, body.email.trim()).await?;
     ok(send_code_to(
         &state,
         &client,
@@ -756,16 +784,19 @@ async fn email_send_code(
     .await?)
 }
 
-/// `{code}`.
+/// `{code}`, and the new address when one was sent a code.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct CodeBody {
     /// The 6-digit code.
     #[schema(required = true, pattern = "^[0-9]{6}$")]
     pub code: String,
+    /// The new address the code was sent to; empty for the address on file.
+    #[schema(max_length = 254)]
+    pub email: String,
 }
 
-/// Verify the e-mail with the code sent to it.
+/// Verify the e-mail with the code sent to it; a new address is saved, verified, only now.
 #[utoipa::path(post, path = "/api/user/email/verify", tag = "account", security(("user" = [])), request_body = CodeBody,
     responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn email_verify(
@@ -775,14 +806,17 @@ async fn email_verify(
 ) -> Answer<UserView> {
     let code = dto::code(&body.code)?;
     let id = user.id;
-    let email = state.query(move |e| e.user(id).and_then(|u| u.email.clone())).await?;
-    let email = email.ok_or_else(|| ApiError::invalid("email", "email_required"))?;
+    let (email, new) = email_to_verify(&state, id, body.email.trim()).await?;
     limit(state.limits.code_check.allow(&email))?;
     state
         .codes
         .check(Purpose::Verify, &email, &code, state.now())
         .map_err(|_| ApiError::bad("INVALID_CODE"))?;
-    state.submit(Command::VerifyEmail { user: id }).await?;
+    if new {
+        state.submit(Command::SetVerifiedEmail { user: id, email }).await?;
+    } else {
+        state.submit(Command::VerifyEmail { user: id }).await?;
+    }
     ok(state.query(move |e| user_view(e, id)).await?.ok_or_else(ApiError::unauthorized)?)
 }
 

@@ -310,6 +310,7 @@ fn wallet_login_with_signatures_from_real_wallet_libraries() {
     let h = start();
     let key = "0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63";
     let other_key = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318";
+    let mut wallet_token = String::new();
     for chain in ["eth", "tron"] {
         let (address, _) = npm_sign(chain, key, "x");
         let nonce =
@@ -364,7 +365,36 @@ fn wallet_login_with_signatures_from_real_wallet_libraries() {
         let second = attempt(&signature, &nonce);
         assert_eq!(second.ok()["isNewUser"], false);
         assert_eq!(second.ok()["user"]["uid"], data["user"]["uid"]);
+        wallet_token = second.ok()["token"].as_str().unwrap().to_owned();
     }
+    // A wallet user has no e-mail: they add one, proven by a code sent to it.
+    let token = Some(wallet_token.as_str());
+    h.post("/api/user/email/send-code", token, json!({}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.post("/api/user/email/send-code", token, json!({"email": "not-an-email"}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.register("taken", None);
+    h.post("/api/user/email/send-code", token, json!({"email": "TAKEN@example.com"}))
+        .fails(StatusCode::BAD_REQUEST, "EMAIL_EXISTS");
+    h.post("/api/user/email/send-code", token, json!({"email": "wally@example.com"})).ok();
+    let code = h.outbox_code();
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    h.post("/api/user/email/verify", token, json!({"code": wrong, "email": "wally@example.com"}))
+        .fails(StatusCode::BAD_REQUEST, "INVALID_CODE");
+    assert!(h.get("/api/user/profile", token).ok()["email"].is_null(), "nothing saved yet");
+    let verified = h.post(
+        "/api/user/email/verify",
+        token,
+        json!({"code": code, "email": "wally@example.com"}),
+    );
+    assert_eq!(
+        (verified.ok()["email"].as_str(), verified.ok()["emailVerified"].as_bool()),
+        (Some("wally@example.com"), Some(true))
+    );
+    // The address now signs in by e-mail code, and a verified address is not replaced this way.
+    h.post("/api/user/email/send-code", token, json!({"email": "other@example.com"}))
+        .fails(StatusCode::BAD_REQUEST, "EMAIL_ALREADY_VERIFIED");
+    h.post("/api/login/send-code", None, json!({"email": "wally@example.com"})).ok();
     // A nonce issued for MetaMask (eth), validly signed, does not sign in as Trust Wallet: the
     // same key and scheme, but another account.
     let (address, _) = npm_sign("eth", key, "x");
