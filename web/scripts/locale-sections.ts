@@ -20,6 +20,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   wallet: ['wallet'],
   invite: ['invite'],
   security: ['security'],
+  profile: ['profile'],
   notifications: ['notifications'],
 };
 

@@ -56,10 +56,10 @@ export function AvatarMenu() {
             <strong>{name}</strong>
             <span className="muted num">UID {user?.uid}</span>
           </div>
-          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account')}>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account/profile')}>
             {t('header.profile')}
           </button>
-          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account')}>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account/security')}>
             {t('header.settings')}
           </button>
           {user?.loginType !== 'wallet' && (

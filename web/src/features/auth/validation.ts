@@ -2,6 +2,8 @@
  * The sign-in rules of spec §5. Each check answers the catalogue key of its message, or
  * nothing when the value is good; forms show the first failing rule under each field.
  */
+import { checkEmail } from '@/lib/validation';
+
 export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 20;
 export const PASSWORD_MIN = 6;
@@ -11,7 +13,7 @@ export const INVITE_CODE_LENGTH = 8;
 
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export { checkEmail };
 
 export function checkUsername(value: string, strict = false): string | undefined {
   const name = value.trim();
@@ -36,12 +38,6 @@ export function checkStrongPassword(value: string): string | undefined {
   return undefined;
 }
 
-export function checkEmail(value: string): string | undefined {
-  const email = value.trim();
-  if (!email) return 'auth.validation.emailRequired';
-  if (!EMAIL.test(email)) return 'auth.validation.emailInvalid';
-  return undefined;
-}
 
 export function checkCode(value: string): string | undefined {
   const code = value.trim();

@@ -92,6 +92,9 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/history" className="account-item account-link">
           {t('account.history')}
         </Link>
+        <Link to="/account/profile" className="account-item account-link">
+          {t('account.profile')}
+        </Link>
         <Link to="/account/security" className="account-item account-link">
           {t('account.security')}
         </Link>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
 
-import { SendCodeButton } from './send-code-button';
+import { SendCodeButton } from '@/components/send-code-button';
 
 interface EmailCodeFieldsProps {
   email: string;

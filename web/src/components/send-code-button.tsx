@@ -1,5 +1,5 @@
 /**
- * "Send code": checks the e-mail field first, then counts down 60 s ("Resend in N seconds");
+ * "Send code" (sign-in by e-mail, password reset, adding an e-mail): checks the e-mail field first, then counts down 60 s ("Resend in N seconds");
  * if the send fails it is enabled again at once (spec §4).
  */
 import { useState } from 'react';
@@ -7,8 +7,8 @@ import { useTranslation } from 'react-i18next';
 
 import { errorMessage } from '@/lib/api-client';
 
-import { useCountdown } from '../hooks/use-countdown';
-import { checkEmail } from '../validation';
+import { useCountdown } from '@/lib/use-countdown';
+import { checkEmail } from '@/lib/validation';
 
 interface SendCodeButtonProps {
   email: string;

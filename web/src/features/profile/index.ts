@@ -1,0 +1,2 @@
+/** Profile: avatar, nickname, bio, phone, e-mail. */
+export { Profile } from './components/profile';

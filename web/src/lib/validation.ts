@@ -1,0 +1,11 @@
+/** Checks shared by more than one feature. Each answers the catalogue key of its message. */
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An e-mail address: required, and shaped like one (spec §5). */
+export function checkEmail(value: string): string | undefined {
+  const email = value.trim();
+  if (!email) return 'auth.validation.emailRequired';
+  if (!EMAIL.test(email)) return 'auth.validation.emailInvalid';
+  return undefined;
+}
