@@ -149,6 +149,18 @@ for (const language of languages) {
     await page.goto(`${server.origin}/account/history`);
     await page.locator('.bill-row').first().waitFor();
     await shoot(page, dir, '25-history');
+    await page.goto(`${server.origin}/account/invitations`);
+    await page.getByTestId('invite-code').waitFor();
+    await shoot(page, dir, '26-invitations');
+    await page.goto(`${server.origin}/account/profile`);
+    await page.locator('.profile-avatar').waitFor();
+    await shoot(page, dir, '27-profile');
+    await page.goto(`${server.origin}/account/security`);
+    await page.locator('.session-row').first().waitFor();
+    await shoot(page, dir, '28-security');
+    await page.locator('.security .card').nth(1).locator('button').first().click();
+    await page.locator('.twofa-setup .invite-qr svg').waitFor();
+    await shoot(page, dir, '29-security-2fa-setup');
     await page.locator('.header-tools .icon-button[aria-haspopup="dialog"]').click();
     await shoot(page, dir, '17-notifications');
     await page.keyboard.press('Escape');

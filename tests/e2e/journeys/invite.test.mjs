@@ -41,7 +41,7 @@ describe('invitations', () => {
     assert.match(code, /^[A-HJ-NP-Z2-9]{8}$/);
     link = (await page.getByTestId('invite-link').innerText()).trim();
     assert.equal(link, `${server.origin}/login/register?code=${code}`);
-    await page.getByRole('img', { name: 'QR code of your invitation link' }).locator('svg').waitFor();
+    await page.getByRole('img', { name: 'QR code of your invitation link' }).waitFor();
     assert.equal(await page.getByTestId('generation-1').locator('td').first().innerText(), '0');
   });
 

@@ -68,7 +68,7 @@ describe('security: sessions and two-factor authentication', () => {
 
   test('two-factor authentication turns on with a code from the authenticator', async () => {
     await page.getByRole('button', { name: 'Enable' }).click();
-    await page.getByRole('img', { name: 'QR code for your authenticator app' }).locator('svg').waitFor();
+    await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
     secret = (await page.getByTestId('twofa-secret').innerText()).trim();
     assert.match(secret, /^[A-Z2-7]{16,}$/);
     await page.getByLabel('Authenticator code', { exact: true }).fill(totp());

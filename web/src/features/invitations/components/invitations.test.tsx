@@ -32,7 +32,7 @@ test('the link on this origin, the code, a QR of the link, the team by generatio
   expect(screen.getByTestId('invite-link')).toHaveTextContent(link);
   // The QR code encodes the link (qrcode.react draws it as one SVG path).
   const qr = screen.getByRole('img', { name: 'QR code of your invitation link' });
-  expect(qr.querySelector('svg path')).not.toBeNull();
+  expect(qr.querySelector('path')).not.toBeNull();
   expect(screen.getByTestId('generation-1')).toHaveTextContent(/Generation 1\s*3\s*2\s*1/);
   expect(screen.getByTestId('generation-2')).toHaveTextContent(/Generation 2\s*1\s*0\s*1/);
   expect(screen.getByText('Generation 1: 0.5% of each settled real stake')).toBeInTheDocument();

@@ -46,8 +46,8 @@ export function Invitations() {
         {t('invite.title')}
       </h1>
       <div className="card invite-card">
-        <div className="invite-qr" role="img" aria-label={t('invite.qr')}>
-          <QRCodeSVG value={link} size={168} marginSize={2} bgColor="#ffffff" fgColor="#0b0e14" />
+        <div className="invite-qr">
+          <QRCodeSVG value={link} title={t('invite.qr')} size={168} marginSize={2} bgColor="#ffffff" fgColor="#0b0e14" />
         </div>
         <dl className="detail-pairs invite-pairs">
           <div>

@@ -125,8 +125,8 @@ export function TwoFactor() {
       {step.kind === 'setup' && (
         <div className="twofa-setup">
           <p>{t('security.twoFactor.scan')}</p>
-          <div className="invite-qr" role="img" aria-label={t('security.twoFactor.qr')}>
-            <QRCodeSVG value={step.url} size={168} marginSize={2} bgColor="#ffffff" fgColor="#0b0e14" />
+          <div className="invite-qr">
+            <QRCodeSVG value={step.url} title={t('security.twoFactor.qr')} size={168} marginSize={2} bgColor="#ffffff" fgColor="#0b0e14" />
           </div>
           <div className="twofa-secret">
             <span className="muted small">{t('security.twoFactor.secret')}</span>
