@@ -6,8 +6,8 @@ use rust_decimal::Decimal;
 use crate::money::RkyvDecimal;
 use crate::types::{
     archived, AccountKind, AdminId, Category, Chain, DepositAccount, Destination, Direction,
-    MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol, UserId,
-    WalletBinding,
+    MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol,
+    TradingLimits, UserId, WalletBinding,
 };
 
 archived! {
@@ -150,6 +150,14 @@ pub enum Command {
         user: UserId,
         /// The address, as typed (matched case-insensitively).
         email: String,
+    },
+    /// Set the user's own responsible-trading limits (tightening at once, loosening after
+    /// 24 hours, self-exclusion only extended).
+    SetTradingLimits {
+        /// Whose.
+        user: UserId,
+        /// What they ask for.
+        limits: Box<TradingLimits>,
     },
 }
 }

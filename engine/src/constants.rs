@@ -54,3 +54,6 @@ pub const AMOUNT_MAX_USDT: i64 = 1_000_000_000_000;
 pub const WEEK_MINUTES: u32 = 7 * 24 * 60;
 /// Closed windows in one product's weekly schedule.
 pub const MARKET_CLOSURES_MAX: usize = 16;
+
+/// A loosened responsible-trading limit takes effect this long after it was asked for.
+pub const LIMIT_LOOSEN_DELAY_MS: u64 = 24 * 3_600 * 1_000;

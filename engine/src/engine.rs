@@ -11,8 +11,8 @@ use crate::event::{CommandResult, Event, WalletChange};
 use crate::slab::{Slab, SlotRef};
 use crate::types::{
     Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositAccount,
-    DepositOrder, OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User, UserId,
-    WithdrawOrder,
+    DepositOrder, LimitsState, OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User,
+    UserId, WithdrawOrder,
 };
 use crate::EngineError;
 
@@ -111,6 +111,8 @@ pub struct Engine {
     pub(crate) settings: Settings,
     /// Where deposits are paid, at most one per method, in method order.
     pub(crate) deposit_accounts: Vec<DepositAccount>,
+    /// Responsible-trading limits of the users who set any.
+    pub(crate) limits: BTreeMap<UserId, LimitsState>,
     /// Open contracts.
     pub(crate) contracts: Slab,
     /// Pending deposits.
@@ -152,6 +154,7 @@ impl Engine {
             rules: defaults::rules(),
             settings: defaults::settings(),
             deposit_accounts: Vec::new(),
+            limits: BTreeMap::new(),
             contracts: Slab::default(),
             deposits: BTreeMap::new(),
             withdrawals: BTreeMap::new(),
@@ -215,6 +218,9 @@ impl Engine {
             Command::Admin { admin, action } => self.admin_command(admin, *action, events),
             Command::SetVerifiedEmail { user, email } => {
                 self.set_verified_email(user, email, events)
+            }
+            Command::SetTradingLimits { user, limits } => {
+                self.set_trading_limits(user, *limits, events)
             }
         }
     }

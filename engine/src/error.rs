@@ -89,6 +89,21 @@ pub enum EngineError {
     /// No such pending order.
     #[error("order not found")]
     OrderNotFound,
+    /// The user excluded themselves from trading until a time.
+    #[error("self-excluded from trading")]
+    SelfExcluded {
+        /// The exclusion's end (ms).
+        until_ms: u64,
+    },
+    /// The order would pass the user's daily loss limit.
+    #[error("daily loss limit reached")]
+    DailyLossLimit,
+    /// The order would pass the user's daily turnover limit.
+    #[error("daily turnover limit reached")]
+    DailyTurnoverLimit,
+    /// The user's own limit of open contracts is reached.
+    #[error("open contracts limit reached")]
+    OpenContractsLimit,
     /// The order is not in the state the action needs (a withdrawal being paid out cannot
     /// be rejected, a pending one cannot be marked paid or failed).
     #[error("order not in the right state")]
@@ -156,6 +171,10 @@ impl EngineError {
             EngineError::ContractNotFound => "CONTRACT_NOT_FOUND",
             EngineError::OrderNotFound => "ORDER_NOT_FOUND",
             EngineError::OrderWrongState => "ORDER_WRONG_STATE",
+            EngineError::SelfExcluded { .. } => "SELF_EXCLUDED",
+            EngineError::DailyLossLimit => "DAILY_LOSS_LIMIT",
+            EngineError::DailyTurnoverLimit => "DAILY_TURNOVER_LIMIT",
+            EngineError::OpenContractsLimit => "OPEN_CONTRACTS_LIMIT",
             EngineError::RuleNotFound => "RULE_NOT_FOUND",
             EngineError::AddressNotFound => "ADDRESS_NOT_FOUND",
             EngineError::TooManyPendingOrders => "TOO_MANY_PENDING_ORDERS",

@@ -28,6 +28,7 @@ mod admin;
 mod funds;
 mod identity;
 mod invariants;
+mod limits;
 #[cfg(feature = "wal")]
 pub mod machine;
 mod slab;

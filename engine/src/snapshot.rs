@@ -10,8 +10,8 @@ use rkyv::with::{Inline, Map};
 
 use crate::engine::{Book, Indexes, Ledger};
 use crate::types::{
-    Account, Admin, Contract, ContractId, DepositAccount, DepositOrder, OrderId, Product, Rule,
-    SessionId, Settings, TickRef, User, WithdrawOrder,
+    Account, Admin, Contract, ContractId, DepositAccount, DepositOrder, LimitsState, OrderId,
+    Product, Rule, SessionId, Settings, TickRef, User, UserId, WithdrawOrder,
 };
 use crate::Engine;
 
@@ -43,6 +43,8 @@ struct Snapshot {
     settings: Settings,
     /// Where deposits are paid.
     deposit_accounts: Vec<DepositAccount>,
+    /// Responsible-trading limits, by user.
+    limits: Vec<(UserId, LimitsState)>,
     /// Open contracts, sorted by id.
     contracts: Vec<Contract>,
     /// Pending deposits, sorted by id.
@@ -82,6 +84,7 @@ struct SnapshotRef<'a> {
     settings: &'a Settings,
     #[rkyv(with = Inline)]
     deposit_accounts: &'a Vec<DepositAccount>,
+    limits: Vec<(UserId, LimitsState)>,
     #[rkyv(with = Map<Inline>)]
     contracts: Vec<&'a Contract>,
     #[rkyv(with = Map<Inline>)]
@@ -136,6 +139,7 @@ impl Engine {
             rules: &self.rules,
             settings: &self.settings,
             deposit_accounts: &self.deposit_accounts,
+            limits: self.limits.iter().map(|(&u, l)| (u, l.clone())).collect(),
             contracts,
             deposits: self.deposits.values().collect(),
             withdrawals: self.withdrawals.values().collect(),
@@ -177,6 +181,7 @@ impl Engine {
             rules: s.rules,
             settings: s.settings,
             deposit_accounts: s.deposit_accounts,
+            limits: s.limits.into_iter().collect(),
             contracts: Default::default(),
             deposits: s.deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
             withdrawals: s.withdrawals.into_iter().map(|w| (w.id, w)).collect(),
@@ -284,6 +289,7 @@ mod tests {
             rules: engine.rules.clone(),
             settings: engine.settings.clone(),
             deposit_accounts: engine.deposit_accounts.clone(),
+            limits: Vec::new(),
             contracts: Vec::new(),
             deposits: Vec::new(),
             withdrawals: Vec::new(),

@@ -59,6 +59,7 @@ impl Engine {
         if open >= self.settings.open_contracts_per_user_max {
             return Err(EngineError::TooManyOpenContracts);
         }
+        self.check_trading_limits(o.user, o.account, o.stake, fee, account.open_real)?;
         let payout_rate = rule.payout_rate;
         let reserved = match o.account {
             AccountKind::Real => {
@@ -108,6 +109,7 @@ impl Engine {
                 symbol: o.symbol,
             });
         }
+        self.count_accepted(&contract);
         let at = self.contracts.insert(contract);
         self.books[usize::from(product_at)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
@@ -255,6 +257,7 @@ impl Engine {
                 stake + fee
             }
         };
+        self.count_settled(&contract, credited);
         let account = self.account_mut(contract.user);
         *account.open_mut(contract.account) -= 1;
         let wallet = account.wallet_mut(contract.account);

@@ -112,6 +112,47 @@ pub enum PayMethod {
 }
 
 archived! {
+/// A user's responsible-trading limits (decisions §7b). `None` means no limit. The money limits
+/// count the real account only; self-exclusion stops all trading, demo included.
+#[derive(Default)]
+pub struct TradingLimits {
+    /// Most net loss a UTC day may reach, counting every open stake and fee as lost.
+    #[rkyv(with = rkyv::with::Map<RkyvDecimal>)]
+    pub daily_loss: Option<Decimal>,
+    /// Most stakes a UTC day may accept.
+    #[rkyv(with = rkyv::with::Map<RkyvDecimal>)]
+    pub daily_turnover: Option<Decimal>,
+    /// Most real contracts open at once.
+    pub open_contracts: Option<u32>,
+    /// Remind the user after this many minutes of a session (the app shows it).
+    pub session_reminder_minutes: Option<u32>,
+    /// No trading before this time (ms); 0 = not excluded.
+    pub excluded_until_ms: u64,
+}
+}
+
+archived! {
+/// A user's limits in force, a loosening waiting out its 24 hours, and today's counters.
+#[derive(Default)]
+pub struct LimitsState {
+    /// In force now.
+    pub current: TradingLimits,
+    /// What the user last asked for, in force from `pending_from_ms` (a loosening).
+    pub pending: Option<TradingLimits>,
+    /// When `pending` takes over.
+    pub pending_from_ms: u64,
+    /// The UTC day (ms / 86 400 000) the counters are for.
+    pub day: u64,
+    /// Today's worst-case net loss: stakes and fees accepted, less what settlements returned.
+    #[rkyv(with = RkyvDecimal)]
+    pub day_loss: Decimal,
+    /// Today's accepted stakes.
+    #[rkyv(with = RkyvDecimal)]
+    pub day_turnover: Decimal,
+}
+}
+
+archived! {
 /// Where users pay a deposit by one method: the platform's bank account, or its USDT address
 /// on the method's network. Set in system config, shown in the deposit form.
 pub struct DepositAccount {

@@ -73,6 +73,14 @@ enum Op {
     },
     /// Reward rates per mille for generations 1-3, changed while contracts are open.
     SetRewardRates([i64; 3]),
+    /// Responsible-trading limits: a daily loss limit (cents), an open-contract limit, and a
+    /// self-exclusion of some hours.
+    SetLimits {
+        user: u32,
+        loss_cents: Option<i64>,
+        open: Option<u32>,
+        exclude_hours: u64,
+    },
     Snapshot,
 }
 
@@ -91,8 +99,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (user.clone(), user.clone(), 1i64..50_000).prop_map(|(from, to, cents)| Op::Transfer { from, to, cents }),
         1 => (user.clone(), -20_000i64..20_000).prop_map(|(user, cents)| Op::Adjust { user, cents }),
         1 => user.clone().prop_map(|user| Op::ResetDemo { user }),
-        1 => user.prop_map(|user| Op::SetPassword { user }),
+        1 => user.clone().prop_map(|user| Op::SetPassword { user }),
         1 => prop::array::uniform3(0i64..=100).prop_map(Op::SetRewardRates),
+        1 => (user.clone(), prop::option::of(100i64..20_000), prop::option::of(1u32..4), prop_oneof![3 => Just(0u64), 1 => 1u64..48])
+            .prop_map(|(user, loss_cents, open, exclude_hours)| Op::SetLimits { user, loss_cents, open, exclude_hours }),
         1 => Just(Op::Snapshot),
     ]
 }
@@ -279,6 +289,19 @@ impl Run {
             Op::SetPassword { user } => {
                 Command::SetPassword { user, password_hash: "h2".into(), keep_session: None }
             }
+            Op::SetLimits { user, loss_cents, open, exclude_hours } => Command::SetTradingLimits {
+                user,
+                limits: Box::new(engine::types::TradingLimits {
+                    daily_loss: loss_cents.map(cents),
+                    open_contracts: open,
+                    excluded_until_ms: if exclude_hours == 0 {
+                        0
+                    } else {
+                        h.now_ms + exclude_hours * 3_600_000
+                    },
+                    ..Default::default()
+                }),
+            },
             Op::SetRewardRates(per_mille) => {
                 let mut settings = h.engine.settings().clone();
                 settings.reward_rates = per_mille.iter().map(|&r| Decimal::new(r, 3)).collect();
@@ -297,6 +320,11 @@ impl Run {
                     < u.password_changed_ms
                         + engine::constants::WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS
         });
+        // A real order, whose money the limits count (self-exclusion stops demo orders too).
+        let order_of = match &command {
+            Command::PlaceOrder(o) => Some((o.user, o.account == AccountKind::Real)),
+            _ => None,
+        };
         let before = h.engine.content_hash();
         let result = h.run(command);
         if blocked {
@@ -309,6 +337,16 @@ impl Run {
             );
         }
         let refused = result.is_err();
+        // An accepted order never takes the day past the user's own limits.
+        if let (Ok(Reply::OrderAccepted { .. }), Some((user, real))) = (&result, order_of) {
+            if let Some(state) = h.engine.trading_limits(user, h.now_ms) {
+                let l = &state.current;
+                assert!(h.now_ms >= l.excluded_until_ms, "traded while self-excluded: {op:?}");
+                if let (true, Some(max)) = (real, l.daily_loss) {
+                    assert!(state.day_loss <= max, "loss limit passed: {op:?} {state:?}");
+                }
+            }
+        }
         if refused {
             assert_eq!(h.engine.content_hash(), before, "a refused command changed the state");
         }

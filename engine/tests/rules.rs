@@ -563,3 +563,67 @@ fn market_hours_cannot_change_under_open_contracts() {
     h.admin(upsert(closed_now));
     h.check();
 }
+
+#[test]
+fn responsible_trading_limits_tighten_at_once_loosen_after_24h_and_exclusion_only_grows() {
+    use engine::types::TradingLimits;
+    let mut h = Harness::new();
+    let ann = h.funded_user("ann", "1000");
+    let set = |h: &mut Harness, limits: TradingLimits| {
+        h.run(Command::SetTradingLimits { user: ann, limits: Box::new(limits) })
+    };
+    let loss = |v: &str| TradingLimits { daily_loss: Some(dec(v)), ..TradingLimits::default() };
+
+    // A loss limit of 25: open stakes count as lost, so 10 + 10 pass and a third 10 does not.
+    set(&mut h, loss("25")).unwrap();
+    contract_id(h.order(ann, Real, btc(), Up, "10", 60));
+    contract_id(h.order(ann, Real, btc(), Up, "10", 60));
+    let before = h.engine.content_hash();
+    assert_eq!(h.order(ann, Real, btc(), Up, "10", 60), Err(EngineError::DailyLossLimit));
+    // Demo money is not limited by it.
+    contract_id(h.order(ann, Demo, btc(), Up, "10", 60));
+    assert_ne!(h.engine.content_hash(), before);
+
+    // Loosening waits 24 hours; tightening is at once.
+    set(&mut h, loss("500")).unwrap();
+    let state = h.engine.trading_limits(ann, h.now_ms).unwrap();
+    assert_eq!((state.current.daily_loss, state.pending_from_ms > 0), (Some(dec("25")), true));
+    assert_eq!(h.order(ann, Real, btc(), Up, "10", 60), Err(EngineError::DailyLossLimit));
+    set(&mut h, TradingLimits { open_contracts: Some(2), ..loss("500") }).unwrap();
+    assert_eq!(h.engine.trading_limits(ann, h.now_ms).unwrap().current.open_contracts, Some(2));
+    h.advance(24 * 3_600_000);
+    // A new day and the loosening in force: 500 of loss, but at most 2 open contracts (both
+    // from yesterday are still open: the feed has not moved).
+    assert_eq!(
+        h.engine.trading_limits(ann, h.now_ms).unwrap().current.daily_loss,
+        Some(dec("500"))
+    );
+    assert_eq!(h.order(ann, Real, btc(), Up, "10", 60), Err(EngineError::OpenContractsLimit));
+    set(&mut h, TradingLimits { daily_turnover: Some(dec("15")), ..TradingLimits::default() })
+        .unwrap();
+    // Dropping the open-contracts limit is a loosening; the turnover limit binds now.
+    h.advance(24 * 3_600_000);
+    contract_id(h.order(ann, Real, btc(), Up, "10", 60));
+    assert_eq!(h.order(ann, Real, btc(), Up, "10", 60), Err(EngineError::DailyTurnoverLimit));
+
+    // Self-exclusion stops all trading, cannot be shortened, and survives a restart.
+    let until = h.now_ms + 7 * 24 * 3_600_000;
+    set(&mut h, TradingLimits { excluded_until_ms: until, ..TradingLimits::default() }).unwrap();
+    assert_eq!(
+        h.order(ann, Demo, btc(), Up, "10", 60),
+        Err(EngineError::SelfExcluded { until_ms: until })
+    );
+    set(&mut h, TradingLimits::default()).unwrap();
+    h.advance(2 * 24 * 3_600_000);
+    assert_eq!(h.engine.trading_limits(ann, h.now_ms).unwrap().current.excluded_until_ms, until);
+    let restored = engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap();
+    assert_eq!(restored.trading_limits(ann, h.now_ms).unwrap().current.excluded_until_ms, until);
+    assert_eq!(restored.content_hash(), h.engine.content_hash());
+    h.advance(6 * 24 * 3_600_000);
+    contract_id(h.order(ann, Demo, btc(), Up, "10", 60));
+    // Nonsense limits are refused and change nothing.
+    let before = h.engine.content_hash();
+    assert_eq!(set(&mut h, loss("-5")), Err(EngineError::Invalid("limits")));
+    assert_eq!(h.engine.content_hash(), before);
+    h.check();
+}

@@ -106,11 +106,23 @@ impl ApiError {
     }
 }
 
+/// `2026-11-30 12:00 UTC`: a time in a message, the same in every language.
+pub fn utc_minute(ms: u64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
+    i64::try_from(ms / 1_000)
+        .ok()
+        .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
+        .and_then(|t| t.format(format).ok())
+        .unwrap_or_default()
+}
+
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> ApiError {
         let code = error.code();
         let status = match &error {
-            EngineError::Forbidden | EngineError::AccountFrozen => StatusCode::FORBIDDEN,
+            EngineError::Forbidden
+            | EngineError::AccountFrozen
+            | EngineError::SelfExcluded { .. } => StatusCode::FORBIDDEN,
             EngineError::UserNotFound
             | EngineError::AdminNotFound
             | EngineError::SessionNotFound
@@ -125,6 +137,9 @@ impl From<EngineError> for ApiError {
             | EngineError::ProductHasOpenContracts
             | EngineError::TooManyPendingOrders
             | EngineError::OrderWrongState
+            | EngineError::DailyLossLimit
+            | EngineError::DailyTurnoverLimit
+            | EngineError::OpenContractsLimit
             | EngineError::TooManyOpenContracts
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
@@ -137,6 +152,7 @@ impl From<EngineError> for ApiError {
             | EngineError::AmountOutOfRange { min, max } => {
                 api = api.arg("min", min).arg("max", max);
             }
+            EngineError::SelfExcluded { until_ms } => api = api.arg("until", utc_minute(until_ms)),
             EngineError::Invalid(field) => {
                 api.key = "api.error.VALIDATION".into();
                 api.args.push(("field", field.to_string()));

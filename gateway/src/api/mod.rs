@@ -17,6 +17,7 @@ pub mod dto;
 pub mod error;
 pub mod fairness;
 pub mod i18n;
+pub mod limits;
 pub mod system;
 pub mod trade;
 pub mod uploads;
@@ -234,6 +235,7 @@ struct ApiDoc;
 pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(users::routes())
+        .merge(limits::routes())
         .merge(trade::routes())
         .merge(wallet::routes())
         .merge(admin::routes())

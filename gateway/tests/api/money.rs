@@ -465,3 +465,50 @@ fn uploads_have_a_quota_and_a_rate_limit() {
     assert_eq!(answers[..10], [StatusCode::OK; 10], "{answers:?}");
     assert_eq!(answers[10], StatusCode::TOO_MANY_REQUESTS);
 }
+
+/// Responsible trading: the user's own limits refuse orders with a clear message; tightening
+/// is at once, loosening waits; an admin can read the limits and has no call to change them.
+#[test]
+fn responsible_trading_limits_refuse_orders_and_admins_only_read_them() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("rita");
+    let put =
+        |body: Value| h.call(Method::PUT, "/api/user/trading-limits", Some(&token), Some(body));
+    let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
+    assert!(h.get("/api/user/trading-limits", Some(&token)).ok()["current"]["dailyLoss"].is_null());
+    put(json!({"dailyLoss": "abc"})).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    put(json!({"openContracts": 0})).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+
+    let until = 4_102_444_800_000_u64; // 2100-01-01
+    let set = put(json!({"dailyLoss": "50", "excludedUntil": until}));
+    assert_eq!(set.ok()["current"]["dailyLoss"], "50");
+    assert_eq!(set.ok()["current"]["excludedUntil"], until);
+    let refused = h.post("/api/trade/orders", Some(&token), order.clone());
+    refused.fails(StatusCode::FORBIDDEN, "SELF_EXCLUDED");
+    assert_eq!(
+        refused.message(),
+        "You have excluded yourself from trading until 2100-01-01 00:00 UTC"
+    );
+
+    // Loosening: asked for, shown as pending, not in force; the exclusion cannot be shortened.
+    let loose = put(json!({"dailyLoss": "500"}));
+    assert_eq!(loose.ok()["current"]["dailyLoss"], "50");
+    assert_eq!(loose.ok()["current"]["excludedUntil"], until);
+    assert_eq!(loose.ok()["pending"]["dailyLoss"], "500");
+    assert!(loose.ok()["pendingFrom"].as_u64().is_some());
+
+    // The admin sees them, and no admin route changes them.
+    let seen = h.get(&format!("/api/admin/users/{uid}/trading-limits"), Some(&admin));
+    assert_eq!(seen.ok()["current"]["excludedUntil"], until);
+    h.get("/api/admin/users/99999/trading-limits", Some(&admin))
+        .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
+    h.call(
+        Method::PUT,
+        &format!("/api/admin/users/{uid}/trading-limits"),
+        Some(&admin),
+        Some(json!({})),
+    )
+    .fails(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+    h.get("/api/user/trading-limits", Some(&admin)).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
