@@ -21,6 +21,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   invite: ['invite'],
   security: ['security'],
   profile: ['profile'],
+  responsible: ['responsible'],
   notifications: ['notifications'],
 };
 

@@ -20,6 +20,7 @@ const ROUTES = {
   account: { module: 'src/app/routes/account-page.tsx', sections: ['account', 'wallet'], shell: true },
   wallet: { module: 'src/app/routes/wallet-page.tsx', sections: ['wallet'], shell: true },
   history: { module: 'src/app/routes/history-page.tsx', sections: ['wallet'], shell: true },
+  responsible: { module: 'src/app/routes/responsible-page.tsx', sections: ['responsible'], shell: true },
   profile: { module: 'src/app/routes/profile-page.tsx', sections: ['profile'], shell: true },
   security: { module: 'src/app/routes/security-page.tsx', sections: ['security'], shell: true },
   invitations: { module: 'src/app/routes/invitations-page.tsx', sections: ['invite'], shell: true },

@@ -39,6 +39,7 @@ export function createRouter() {
             { path: 'account', loader: requireUser, lazy: () => screen(import('./routes/account-page'), ['account', 'wallet']) },
             { path: 'account/wallet', loader: requireUser, lazy: () => screen(import('./routes/wallet-page'), ['wallet']) },
             { path: 'account/history', loader: requireUser, lazy: () => screen(import('./routes/history-page'), ['wallet']) },
+            { path: 'account/responsible-trading', loader: requireUser, lazy: () => screen(import('./routes/responsible-page'), ['responsible']) },
             { path: 'account/profile', loader: requireUser, lazy: () => screen(import('./routes/profile-page'), ['profile']) },
             { path: 'account/security', loader: requireUser, lazy: () => screen(import('./routes/security-page'), ['security']) },
             { path: 'account/invitations', loader: requireUser, lazy: () => screen(import('./routes/invitations-page'), ['invite']) },

@@ -7,6 +7,7 @@ import { Outlet } from 'react-router';
 
 import { useWalletSessionCheck } from '@/features/auth';
 import { NotificationDialog, useNotificationFeed } from '@/features/notifications';
+import { useSessionReminder } from '@/features/responsible';
 import { useDevice } from '@/stores/device';
 
 import { BottomNav } from './bottom-nav';
@@ -19,6 +20,7 @@ export function Component() {
   const deviceClass = useDevice((s) => s.deviceClass);
   useShellEffects();
   useNotificationFeed();
+  useSessionReminder();
   useWalletSessionCheck();
   return (
     <div className={`shell shell-${deviceClass}`}>

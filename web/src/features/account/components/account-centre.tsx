@@ -98,6 +98,9 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/security" className="account-item account-link">
           {t('account.security')}
         </Link>
+        <Link to="/account/responsible-trading" className="account-item account-link">
+          {t('account.responsible')}
+        </Link>
         <Link to="/account/invitations" className="account-item account-link">
           {t('account.invitations')}
         </Link>

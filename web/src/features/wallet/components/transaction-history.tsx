@@ -12,7 +12,7 @@ import { formatMoney } from '@/lib/format';
 import { useWallet } from '@/stores/wallet';
 
 import { BILL_TYPES, type BillType, type Bills, walletApi } from '../api';
-import { checkRange, dayEndMs, dayStartMs } from '../dates';
+import { checkRange, dayEndMs, dayStartMs } from '@/lib/dates';
 import { BillList } from './bill-list';
 
 export const HISTORY_PAGE_SIZE = 20;
