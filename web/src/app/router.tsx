@@ -40,6 +40,7 @@ export function createRouter() {
             { path: 'account/wallet', loader: requireUser, lazy: () => screen(import('./routes/wallet-page'), ['wallet']) },
             { path: 'account/history', loader: requireUser, lazy: () => screen(import('./routes/history-page'), ['wallet']) },
             { path: 'account/responsible-trading', loader: requireUser, lazy: () => screen(import('./routes/responsible-page'), ['responsible']) },
+            { path: 'account/notifications', loader: requireUser, lazy: () => import('./routes/notifications-page') },
             { path: 'account/profile', loader: requireUser, lazy: () => screen(import('./routes/profile-page'), ['profile']) },
             { path: 'account/security', loader: requireUser, lazy: () => screen(import('./routes/security-page'), ['security']) },
             { path: 'account/invitations', loader: requireUser, lazy: () => screen(import('./routes/invitations-page'), ['invite']) },

@@ -2,3 +2,4 @@
 export { NotificationBell } from './components/notification-bell';
 export { NotificationDialog } from './components/notification-dialog';
 export { useNotificationFeed } from './hooks/use-notification-feed';
+export { NotificationSettings } from './components/notification-settings';

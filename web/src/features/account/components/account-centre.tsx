@@ -98,6 +98,9 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/security" className="account-item account-link">
           {t('account.security')}
         </Link>
+        <Link to="/account/notifications" className="account-item account-link">
+          {t('account.notifications')}
+        </Link>
         <Link to="/account/responsible-trading" className="account-item account-link">
           {t('account.responsible')}
         </Link>

@@ -14,6 +14,7 @@ import { useSession } from '@/stores/session';
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
 import { useNotifications } from '../stores/notifications';
+import { usePreferences } from '../stores/preferences';
 
 interface SettledFrame {
   contractId: number;
@@ -76,8 +77,16 @@ export function useNotificationFeed(): void {
     void useNotifications.getState().load();
   }, []);
 
+  // The user's switches for trade and system notifications, read at sign-in.
+  useEffect(() => {
+    if (signedIn) usePreferences.getState().load().catch(() => undefined);
+    else usePreferences.getState().reset();
+  }, [signedIn]);
+
   const announce = (item: StoredNotification) => {
     if (!signedIn) return;
+    // Trade and system notifications the user turned off are neither kept nor sounded.
+    if (!usePreferences.getState().settings[item.type]) return;
     void useNotifications.getState().add(item);
     if (useNotifications.getState().sound) playTone();
     if (item.priority === 'high') {
