@@ -11,6 +11,8 @@ export const StorageKey = {
   adminInfo: 'admin_info',
   lastVisitedStock: 'lastVisitedStock',
   notificationSound: 'notificationSound',
+  /** Beyond the spec: the time of the newest system notice already shown as a modal. */
+  noticeSeen: 'noticeSeen',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

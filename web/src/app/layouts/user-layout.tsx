@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Outlet } from 'react-router';
 
 import { useWalletSessionCheck } from '@/features/auth';
-import { NotificationDialog, useNotificationFeed } from '@/features/notifications';
+import { NoticeModal, NotificationDialog, useNotificationFeed } from '@/features/notifications';
 import { useSessionReminder } from '@/features/responsible';
 import { useDevice } from '@/stores/device';
 
@@ -34,6 +34,7 @@ export function Component() {
       </main>
       {deviceClass !== 'desktop' && <BottomNav />}
       <NotificationDialog />
+      <NoticeModal />
     </div>
   );
 }

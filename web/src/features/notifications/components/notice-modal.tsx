@@ -1,0 +1,58 @@
+/**
+ * A system notice (spec §2 modal) is shown once as a modal, when it arrives or at the next
+ * visit if it came while the user was away; afterwards it lives in the notification centre.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Dialog } from '@/components/dialog';
+import { api } from '@/lib/api';
+import type { Page } from '@/lib/api-client';
+import { formatDateTime } from '@/lib/format';
+import { StorageKey, readKey, writeKey } from '@/lib/storage';
+import { useWsEvent } from '@/lib/ws';
+import { useSession } from '@/stores/session';
+
+interface Notice {
+  title: string;
+  body: string;
+  time: number;
+}
+
+const seen = () => Number(readKey(StorageKey.noticeSeen) ?? '0') || 0;
+
+export function NoticeModal() {
+  const { t, i18n } = useTranslation();
+  const signedIn = useSession((s) => s.token !== null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+
+  useEffect(() => {
+    if (!signedIn) return;
+    api.get<Page<Notice>>('/notices', { query: { page: 1, pageSize: 1 } }).then(
+      ({ items }) => {
+        const newest = items[0];
+        if (newest && newest.time > seen()) setNotice(newest);
+      },
+      () => undefined,
+    );
+  }, [signedIn]);
+  useWsEvent<Notice>('notice', ({ data }) => {
+    if (data.time > seen()) setNotice(data);
+  });
+
+  const close = () => {
+    if (notice) writeKey(StorageKey.noticeSeen, String(notice.time));
+    setNotice(null);
+  };
+  return (
+    <Dialog open={notice !== null} title={notice?.title ?? ''} onClose={close}>
+      <p className="notice-body">{notice?.body}</p>
+      <p className="muted small">{notice ? formatDateTime(notice.time, i18n.language) : ''}</p>
+      <div className="dialog-actions">
+        <button type="button" className="btn btn-primary btn-block" onClick={close}>
+          {t('notifications.noticeOk')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
