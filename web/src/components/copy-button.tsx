@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 
 import { toast } from '@/stores/toast';
 
-import { CopyIcon } from './icons';
+import { type IconProps, Svg } from './icons';
 
 export async function copyText(text: string): Promise<boolean> {
   try {
@@ -35,3 +35,10 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     </button>
   );
 }
+
+const CopyIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="9" y="9" width="13" height="13" rx="2" />
+    <path d="M5 15H4a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h9a2 2 0 0 1 2 2v1" />
+  </Svg>
+);

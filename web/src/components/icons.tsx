@@ -1,9 +1,9 @@
 /** Inline icons (no icon service can be reached). Decorative: the buttons carry the labels. */
 import type { SVGProps } from 'react';
 
-type IconProps = SVGProps<SVGSVGElement>;
+export type IconProps = SVGProps<SVGSVGElement>;
 
-function Svg(props: IconProps & { children: React.ReactNode }) {
+export function Svg(props: IconProps & { children: React.ReactNode }) {
   const { children, ...rest } = props;
   return (
     <svg
@@ -113,34 +113,5 @@ export const ArrowUpIcon = (p: IconProps) => (
 export const ArrowDownIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="M12 5v14M19 12l-7 7-7-7" />
-  </Svg>
-);
-export const CopyIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <rect x="9" y="9" width="13" height="13" rx="2" />
-    <path d="M5 15H4a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h9a2 2 0 0 1 2 2v1" />
-  </Svg>
-);
-export const DepositIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M12 3v12M7 10l5 5 5-5" />
-    <path d="M4 21h16" />
-  </Svg>
-);
-export const WithdrawIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M12 21V9M7 14l5-5 5 5" />
-    <path d="M4 3h16" />
-  </Svg>
-);
-export const TransferIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M4 8h14l-4-4M20 16H6l4 4" />
-  </Svg>
-);
-export const BillIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M6 2h12v20l-3-2-3 2-3-2-3 2z" />
-    <path d="M9 7h6M9 11h6M9 15h4" />
   </Svg>
 );

@@ -6,10 +6,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { BillIcon, DepositIcon, TransferIcon, WithdrawIcon } from '@/components/icons';
 import { useWallet } from '@/stores/wallet';
 
 import { BillDialog } from './bill-dialog';
+import { BillIcon, DepositIcon, TransferIcon, WithdrawIcon } from './icons';
 import { DepositDialog } from './deposit-dialog';
 import { TransferDialog } from './transfer-dialog';
 import { WithdrawDialog } from './withdraw-dialog';
