@@ -155,6 +155,12 @@ for (const language of languages) {
     await page.goto(`${server.origin}/account/profile`);
     await page.locator('.profile-avatar').waitFor();
     await shoot(page, dir, '27-profile');
+    await page.goto(`${server.origin}/account/notifications`);
+    await page.getByRole('switch').first().waitFor();
+    await shoot(page, dir, '30-notification-settings');
+    await page.goto(`${server.origin}/account/responsible-trading`);
+    await page.locator('.responsible-now').waitFor();
+    await shoot(page, dir, '31-responsible-trading');
     await page.goto(`${server.origin}/account/security`);
     await page.locator('.session-row').first().waitFor();
     await shoot(page, dir, '28-security');

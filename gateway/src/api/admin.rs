@@ -747,9 +747,10 @@ async fn withdraw_failed(
     ok(Empty {})
 }
 
-/// `PUT /api/admin/system/deposit-accounts`.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(default, rename_all = "camelCase")]
+/// `PUT /api/admin/system/deposit-accounts`. `accounts` is required: a body without it must
+/// not clear every method's details.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct DepositAccountsBody {
     /// One account per payment method at most.
     #[schema(required = true, max_items = 3)]

@@ -177,24 +177,15 @@ pub struct Recipient {
     pub name: String,
 }
 
-/// `GET /api/wallet/recipient` query.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct RecipientQuery {
-    /// The recipient's UID (needed: a missing one is refused with VALIDATION).
-    #[param(minimum = 1)]
-    pub uid: Option<u32>,
-}
-
 /// The name of a transfer's recipient, by UID (404 USER_NOT_FOUND).
-#[utoipa::path(get, path = "/api/wallet/recipient", tag = "wallet", security(("user" = [])), params(RecipientQuery),
+#[utoipa::path(get, path = "/api/wallet/recipient/{uid}", tag = "wallet", security(("user" = [])),
+    params(("uid" = u32, Path, description = "The recipient's UID")),
     responses((status = 200, body = Envelope<Recipient>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn recipient(
     State(state): State<AppState>,
     _user: User,
-    Params(query): Params<RecipientQuery>,
+    PathValue(uid): PathValue<u32>,
 ) -> Answer<Recipient> {
-    let uid = query.uid.filter(|&uid| uid > 0).ok_or_else(|| ApiError::invalid("uid", "uid"))?;
     let found = state
         .query(move |e| {
             e.user(uid).map(|u| Recipient {

@@ -128,6 +128,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     put(json!({"accounts": [{"method": "paypal", "name": "X", "number": "1", "bank": "B"}]}))
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    put(json!({})).fails(StatusCode::BAD_REQUEST, "VALIDATION");
     h.call(Method::PUT, "/api/admin/system/deposit-accounts", Some(&token), Some(accounts.clone()))
         .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
     assert_eq!(put(accounts).ok().as_array().unwrap().len(), 2);
@@ -146,14 +147,13 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .any(|r| r["action"] == "set_deposit_accounts"));
 
     // A transfer's recipient is named before the sender confirms.
-    let named = h.get(&format!("/api/wallet/recipient?uid={other_uid}"), Some(&token));
+    let named = h.get(&format!("/api/wallet/recipient/{other_uid}"), Some(&token));
     assert_eq!(named.ok()["name"], "liam");
-    h.get("/api/wallet/recipient?uid=99999", Some(&token))
+    h.get("/api/wallet/recipient/99999", Some(&token))
         .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
-    h.get("/api/wallet/recipient?uid=abc", Some(&token))
-        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
-    h.get("/api/wallet/recipient", Some(&token)).fails(StatusCode::BAD_REQUEST, "VALIDATION");
-    h.get(&format!("/api/wallet/recipient?uid={other_uid}"), None)
+    h.get("/api/wallet/recipient/abc", Some(&token)).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/wallet/recipient/0", Some(&token)).fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
+    h.get(&format!("/api/wallet/recipient/{other_uid}"), None)
         .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 
     let deposit = |receipt: &str| json!({"amount": "500", "method": "bank_transfer", "accountName": "Kate", "accountNumber": "123", "bankName": "Bank", "receipt": receipt});

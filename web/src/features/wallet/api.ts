@@ -119,7 +119,7 @@ export const walletApi = {
   withdraw: (body: WithdrawRequest) => api.post<{ orderId: number; status: OrderStatus }>('/wallet/withdrawals', body),
   addAddress: (body: { label: string; chain: Chain; address: string; isDefault: boolean }) => api.post<SavedAddress[]>('/wallet/addresses', body),
   removeAddress: (position: number) => api.delete<SavedAddress[]>(`/wallet/addresses/${position}`),
-  recipient: (uid: number) => api.get<{ uid: number; name: string }>('/wallet/recipient', { query: { uid } }),
+  recipient: (uid: number) => api.get<{ uid: number; name: string }>(`/wallet/recipient/${uid}`),
   transfer: (body: { toUid: number; amount: string; totpCode?: string }) => api.post<Record<string, never>>('/wallet/transfers', body),
   resetDemo: () => api.post<unknown>('/wallet/demo/reset', {}),
 };

@@ -13,7 +13,8 @@ beforeEach(() => vi.unstubAllGlobals());
 test('the recipient is named before anything moves, and the transfer is sent once on confirmation', async () => {
   const api = mockApi({
     'GET /api/wallet/withdraw-info': () => ({ data: info }),
-    'GET /api/wallet/recipient': (_, url) => (url.searchParams.get('uid') === '42' ? { data: { uid: 42, name: 'liam' } } : { status: 404, code: 'USER_NOT_FOUND', message: 'User not found' }),
+    'GET /api/wallet/recipient/42': () => ({ data: { uid: 42, name: 'liam' } }),
+    'GET /api/wallet/recipient/41': () => ({ status: 404, code: 'USER_NOT_FOUND', message: 'User not found' }),
     'POST /api/wallet/transfers': () => ({ data: {} }),
   });
   const { user } = renderAt(<TransferDialog open onClose={() => undefined} />);
