@@ -57,3 +57,6 @@ pub const MARKET_CLOSURES_MAX: usize = 16;
 
 /// A loosened responsible-trading limit takes effect this long after it was asked for.
 pub const LIMIT_LOOSEN_DELAY_MS: u64 = 24 * 3_600 * 1_000;
+
+/// The longest self-exclusion one request may ask for (five years, as regulated peers offer).
+pub const SELF_EXCLUSION_MAX_MS: u64 = 5 * 365 * 24 * 3_600 * 1_000;

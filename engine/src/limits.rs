@@ -9,7 +9,7 @@
 
 use rust_decimal::Decimal;
 
-use crate::constants::LIMIT_LOOSEN_DELAY_MS;
+use crate::constants::{LIMIT_LOOSEN_DELAY_MS, SELF_EXCLUSION_MAX_MS};
 use crate::event::{CommandResult, Event, Reply};
 use crate::money::is_valid_amount;
 use crate::types::{AccountKind, Contract, LimitsState, TradingLimits, UserId};
@@ -77,6 +77,7 @@ impl Engine {
             || !money_ok(asked.daily_turnover)
             || !count_ok(asked.open_contracts)
             || !count_ok(asked.session_reminder_minutes)
+            || asked.excluded_until_ms > self.now_ms.saturating_add(SELF_EXCLUSION_MAX_MS)
         {
             return Err(EngineError::Invalid("limits"));
         }

@@ -624,6 +624,11 @@ fn responsible_trading_limits_tighten_at_once_loosen_after_24h_and_exclusion_onl
     // Nonsense limits are refused and change nothing.
     let before = h.engine.content_hash();
     assert_eq!(set(&mut h, loss("-5")), Err(EngineError::Invalid("limits")));
+    let forever = TradingLimits {
+        excluded_until_ms: h.now_ms + 6 * 365 * 86_400_000,
+        ..TradingLimits::default()
+    };
+    assert_eq!(set(&mut h, forever), Err(EngineError::Invalid("limits")), "at most five years");
     assert_eq!(h.engine.content_hash(), before);
     h.check();
 }

@@ -16,7 +16,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(limits, set_limits)).routes(routes!(admin_limits))
 }
 
-/// One set of limits; a missing or null value means no limit.
+/// One set of limits; a missing or null value means no limit (an empty string is refused).
 #[derive(Debug, Default, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 #[serde(default, rename_all = "camelCase")]
 pub struct LimitsView {
@@ -32,7 +32,8 @@ pub struct LimitsView {
     /// A reminder after this many minutes of a session.
     #[schema(minimum = 1, maximum = 100_000)]
     pub session_reminder_minutes: Option<u32>,
-    /// No trading at all (demo included) before this time (ms since the epoch).
+    /// No trading at all (demo included) before this time (ms since the epoch), at most five
+    /// years ahead.
     #[schema(maximum = 9_007_199_254_740_991_u64)]
     pub excluded_until: Option<u64>,
 }
@@ -50,7 +51,7 @@ impl LimitsView {
 
     fn parse(&self) -> Result<TradingLimits, ApiError> {
         let money = |field: &'static str, v: &Option<String>| {
-            v.as_deref().filter(|s| !s.is_empty()).map(|s| dto::amount(field, s)).transpose()
+            v.as_deref().map(|s| dto::amount(field, s)).transpose()
         };
         let count = |field: &'static str, v: Option<u32>| match v {
             Some(n) if !(1..=100_000).contains(&n) => Err(ApiError::invalid(field, "limits")),

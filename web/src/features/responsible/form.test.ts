@@ -14,6 +14,7 @@ test('a self-exclusion runs to the end of the chosen local day, which must be in
   const parsed = parseLimits({ ...empty, excludeUntil: '2026-11-30' }, NOW);
   expect(parsed).toEqual({ limits: expect.objectContaining({ excludedUntil: new Date(2026, 11, 1).getTime() }) });
   expect(parseLimits({ ...empty, excludeUntil: '2026-11-22' }, NOW)).toEqual({ errors: { excludeUntil: 'responsible.validation.date' } });
+  expect(parseLimits({ ...empty, excludeUntil: '2040-01-01' }, NOW)).toEqual({ errors: { excludeUntil: 'responsible.validation.tooFar' } });
 });
 
 test('bad values name their field', () => {

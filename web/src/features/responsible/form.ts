@@ -15,6 +15,9 @@ export interface LimitsForm {
   excludeUntil: string;
 }
 
+/** The engine's longest self-exclusion: five years. */
+export const EXCLUSION_MAX_MS = 5 * 365 * 24 * 3_600_000;
+
 const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const COUNT = /^[1-9]\d{0,4}$/;
 
@@ -39,6 +42,7 @@ export function parseLimits(form: LimitsForm, now: number): { limits: Limits } |
   if (form.excludeUntil) {
     const end = dayEndMs(form.excludeUntil);
     if (end === null || end + 1 <= now) errors.excludeUntil = 'responsible.validation.date';
+    else if (end + 1 > now + EXCLUSION_MAX_MS) errors.excludeUntil = 'responsible.validation.tooFar';
     else excludedUntil = end + 1;
   }
   const limits: Limits = {
