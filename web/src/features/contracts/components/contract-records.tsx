@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
+import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { Tabs } from '@/components/tabs';
 import { type Page, errorMessage } from '@/lib/api-client';
@@ -85,7 +86,6 @@ export function ContractRecords() {
   useWsEvent('resync', refreshSoon);
 
   if (!signedIn) return <LoginRequired />;
-  const pages = data ? Math.max(1, Math.ceil(data.total / RECORDS_PAGE_SIZE)) : 1;
   return (
     <section aria-labelledby="records-title">
       <h1 id="records-title" className="page-title">
@@ -130,17 +130,7 @@ export function ContractRecords() {
           ))}
         </ul>
       )}
-      {data && data.total > RECORDS_PAGE_SIZE && (
-        <nav className="pager" aria-label={t('records.paging')}>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('records.prev')}
-          </button>
-          <span className="muted">{t('records.page', { page, pages })}</span>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('records.next')}
-          </button>
-        </nav>
-      )}
+      {data && <Pager page={page} total={data.total} pageSize={RECORDS_PAGE_SIZE} onPage={setPage} />}
       {selected !== null && <ContractDetails id={selected} onClose={() => setSelected(null)} />}
     </section>
   );

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Avatar } from '@/components/avatar';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { SendCodeButton } from '@/components/send-code-button';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
@@ -134,11 +135,7 @@ function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }
           </button>
         </>
       )}
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <FormError text={error} />
     </form>
   );
 }
@@ -206,11 +203,7 @@ export function Profile() {
           <textarea id="profile-bio" className="input textarea" maxLength={500} rows={3} value={form.bio} onChange={(e) => setForm({ ...form, bio: e.target.value })} />
         </div>
         <Field label={t('profile.phone')} type="tel" autoComplete="tel" dir="ltr" value={form.phone} onChange={(e) => setForm({ ...form, phone: e.target.value })} error={phoneError} />
-        {error && (
-          <div className="form-error" role="alert">
-            {error}
-          </div>
-        )}
+        <FormError text={error} />
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {t('profile.save')}
         </button>

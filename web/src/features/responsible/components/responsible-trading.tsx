@@ -8,6 +8,7 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
+import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
@@ -122,11 +123,7 @@ export function ResponsibleTrading() {
         <Field label={t('responsible.sessionReminderField')} inputMode="numeric" value={form.sessionReminderMinutes} onChange={set('sessionReminderMinutes')} error={errors.sessionReminderMinutes && t(errors.sessionReminderMinutes)} />
         <Field label={t('responsible.excludeUntil')} type="date" value={form.excludeUntil} onChange={set('excludeUntil')} error={errors.excludeUntil && t(errors.excludeUntil)} hint={t('responsible.excludeHint')} />
         <p className="muted small">{t('responsible.rules')}</p>
-        {error && (
-          <div className="form-error" role="alert">
-            {error}
-          </div>
-        )}
+        <FormError text={error} />
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {t('responsible.save')}
         </button>

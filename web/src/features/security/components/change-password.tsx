@@ -6,6 +6,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { errorMessage } from '@/lib/api-client';
 import { useSession } from '@/stores/session';
 import { toast } from '@/stores/toast';
@@ -53,11 +54,7 @@ export function ChangePassword({ onChanged }: { onChanged?(): void }) {
       <Field label={t('security.password.new')} type="password" autoComplete="new-password" value={form.next} onChange={set('next')} />
       <Field label={t('security.password.confirm')} type="password" autoComplete="new-password" value={form.confirm} onChange={set('confirm')} />
       <p className="muted small">{t('security.password.notice')}</p>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <FormError text={error} />
       <button type="submit" className="btn btn-primary" disabled={busy}>
         {t(hasPassword ? 'security.password.submit' : 'security.password.setSubmit')}
       </button>

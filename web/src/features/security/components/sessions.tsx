@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { type Page, errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
@@ -86,8 +87,6 @@ export function LoginHistory() {
     }
   }, [page]);
   useEffect(() => void load(), [load]);
-
-  const pages = data ? Math.max(1, Math.ceil(data.total / HISTORY_PAGE_SIZE)) : 1;
   return (
     <section className="card" aria-labelledby="logins-title">
       <h2 id="logins-title" className="section-title">
@@ -114,17 +113,7 @@ export function LoginHistory() {
           ))}
         </ul>
       )}
-      {data && data.total > HISTORY_PAGE_SIZE && (
-        <nav className="pager" aria-label={t('security.history.paging')}>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('security.history.prev')}
-          </button>
-          <span className="muted">{t('security.history.page', { page, pages })}</span>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('security.history.next')}
-          </button>
-        </nav>
-      )}
+      {data && <Pager page={page} total={data.total} pageSize={HISTORY_PAGE_SIZE} onPage={setPage} />}
     </section>
   );
 }

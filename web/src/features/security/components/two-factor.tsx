@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 
 import { CopyButton } from '@/components/copy-button';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { toast } from '@/stores/toast';
@@ -69,11 +70,7 @@ export function TwoFactor() {
   const codeForm = (submit: string) => (
     <form className="form" noValidate onSubmit={confirm}>
       <Field label={t('security.twoFactor.code')} inputMode="numeric" autoComplete="one-time-code" dir="ltr" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <FormError text={error} />
       <div className="dialog-actions">
         <button
           type="button"
@@ -109,11 +106,7 @@ export function TwoFactor() {
       {step.kind === 'loading' && <Spinner />}
       {step.kind === 'off' && (
         <>
-          {error && (
-            <div className="form-error" role="alert">
-              {error}
-            </div>
-          )}
+          <FormError text={error} />
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void run(async () => {
             const setup = await securityApi.setup();
             setStep({ kind: 'setup', secret: setup.secret, url: setup.otpauthUrl });

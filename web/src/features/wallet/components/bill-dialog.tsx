@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
+import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { Tabs } from '@/components/tabs';
 import { type Page, errorMessage } from '@/lib/api-client';
@@ -102,8 +103,6 @@ export function BillDialog({ open, onClose, initial = 'deposit' }: { open: boole
   }, [open, load]);
   useWsEvent('notification', () => open && void load());
   useWsEvent('balance', () => open && void load());
-
-  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
   return (
     <Dialog open={open} title={t('wallet.bill.title')} onClose={onClose} className="dialog-form">
       <Tabs
@@ -131,17 +130,7 @@ export function BillDialog({ open, onClose, initial = 'deposit' }: { open: boole
           ))}
         </ul>
       )}
-      {data && data.total > PAGE_SIZE && (
-        <nav className="pager" aria-label={t('wallet.paging')}>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('wallet.prev')}
-          </button>
-          <span className="muted">{t('wallet.page', { page, pages })}</span>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('wallet.next')}
-          </button>
-        </nav>
-      )}
+      {data && <Pager page={page} total={data.total} pageSize={PAGE_SIZE} onPage={setPage} />}
     </Dialog>
   );
 }

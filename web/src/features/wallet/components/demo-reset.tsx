@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
+import { FormError } from '@/components/form-error';
 import { errorMessage } from '@/lib/api-client';
 import { toast } from '@/stores/toast';
 import { useWallet } from '@/stores/wallet';
@@ -40,11 +41,7 @@ export function DemoReset() {
       </button>
       <Dialog open={confirming} title={t('wallet.demo.reset')} onClose={() => setConfirming(false)}>
         <p>{t('wallet.demo.confirm')}</p>
-        {error && (
-          <div className="form-error" role="alert">
-            {error}
-          </div>
-        )}
+        <FormError text={error} />
         <div className="dialog-actions">
           <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)}>
             {t('app.cancel')}

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 
 import { CopyButton } from '@/components/copy-button';
 import { Dialog } from '@/components/dialog';
+import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
 import { ErrorState, Spinner } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
@@ -225,11 +226,7 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
               </div>
             )}
           </div>
-          {errors.form && (
-            <div className="form-error" role="alert">
-              {errors.form}
-            </div>
-          )}
+          <FormError text={errors.form} />
           <button type="submit" className="btn btn-primary btn-block" disabled={busy || !account}>
             {t('wallet.deposit.submit')}
           </button>

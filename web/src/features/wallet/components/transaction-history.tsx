@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
@@ -67,7 +68,6 @@ export function TransactionHistory() {
   };
 
   const money = (v: string) => formatMoney(v, i18n.language, true);
-  const pages = data ? Math.max(1, Math.ceil(data.total / HISTORY_PAGE_SIZE)) : 1;
   return (
     <section aria-labelledby="history-title">
       <h1 id="history-title" className="page-title">
@@ -152,17 +152,7 @@ export function TransactionHistory() {
           <BillList bills={data.items} />
         </div>
       )}
-      {data && data.total > HISTORY_PAGE_SIZE && (
-        <nav className="pager" aria-label={t('wallet.paging')}>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('wallet.prev')}
-          </button>
-          <span className="muted">{t('wallet.page', { page, pages })}</span>
-          <button type="button" className="btn btn-small btn-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('wallet.next')}
-          </button>
-        </nav>
-      )}
+      {data && <Pager page={page} total={data.total} pageSize={HISTORY_PAGE_SIZE} onPage={setPage} />}
     </section>
   );
 }

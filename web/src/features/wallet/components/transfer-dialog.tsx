@@ -8,6 +8,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
+import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
 import { ErrorState, Spinner } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
@@ -104,11 +105,7 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
       ) : recipient ? (
         <div className="form">
           <p className="confirm-text">{t('wallet.transfer.confirm', { amount: money(amount), name: recipient.name, uid: recipient.uid })}</p>
-          {errors.form && (
-            <div className="form-error" role="alert">
-              {errors.form}
-            </div>
-          )}
+          <FormError text={errors.form} />
           <div className="dialog-actions">
             <button type="button" className="btn btn-secondary" disabled={busy} onClick={() => setRecipient(null)}>
               {t('wallet.transfer.back')}
@@ -135,11 +132,7 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
           {info.requiresTwoFactor && (
             <Field label={t('wallet.totp')} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={totp} onChange={(e) => setTotp(e.target.value)} error={errors.totp} />
           )}
-          {errors.form && (
-            <div className="form-error" role="alert">
-              {errors.form}
-            </div>
-          )}
+          <FormError text={errors.form} />
           <button type="submit" className="btn btn-primary btn-block" disabled={busy || blocked}>
             {t('wallet.transfer.next')}
           </button>

@@ -8,6 +8,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
+import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
 import { TrashIcon } from '@/components/icons';
 import { ErrorState, Spinner } from '@/components/states';
@@ -264,11 +265,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
             <Field label={t('wallet.totp')} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={totp} onChange={(e) => setTotp(e.target.value)} error={errors.totp} />
           )}
           <p className="muted small">{t('wallet.withdraw.passwordNotice')}</p>
-          {errors.form && (
-            <div className="form-error" role="alert">
-              {errors.form}
-            </div>
-          )}
+          <FormError text={errors.form} />
           <button type="submit" className="btn btn-primary btn-block" disabled={busy || blocked}>
             {t('wallet.withdraw.submit')}
           </button>
