@@ -8,8 +8,8 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
-import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatMoney } from '@/lib/format';

@@ -9,14 +9,15 @@ import { useTranslation } from 'react-i18next';
 
 import { CopyButton } from '@/components/copy-button';
 import { Dialog } from '@/components/dialog';
-import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
 
 import { type DepositInfo, PAY_METHODS, type PayMethod, walletApi } from '../api';
 import { type AmountCheck, checkAmount, checkReceipt } from '../validation';
+import { FormDone } from './form-done';
 
 type Errors = Partial<Record<'amount' | 'accountName' | 'accountNumber' | 'bankName' | 'receipt' | 'form', string>>;
 
@@ -120,13 +121,7 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
   return (
     <Dialog open={open} title={t('wallet.deposit.title')} onClose={onClose} className="dialog-form">
       {created !== null ? (
-        <div className="form-done" role="status">
-          <p>{t('wallet.deposit.created', { id: created })}</p>
-          <p className="muted">{t('wallet.deposit.pendingNote')}</p>
-          <button type="button" className="btn btn-primary btn-block" onClick={onClose}>
-            {t('app.close')}
-          </button>
-        </div>
+        <FormDone text={t('wallet.deposit.created', { id: created })} note={t('wallet.deposit.pendingNote')} onClose={onClose} />
       ) : loadError ? (
         <ErrorState text={loadError} onRetry={load} />
       ) : !info ? (

@@ -8,14 +8,15 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
-import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
 
 import { type WithdrawInfo, walletApi } from '../api';
 import { checkTotp, checkUid } from '../validation';
+import { FormDone } from './form-done';
 import { BlockedNotice } from './withdraw-dialog';
 
 type Errors = Partial<Record<'uid' | 'amount' | 'totp' | 'form', string>>;
@@ -92,12 +93,7 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
   return (
     <Dialog open={open} title={t('wallet.transfer.title')} onClose={onClose} className="dialog-form">
       {done ? (
-        <div className="form-done" role="status">
-          <p>{t('wallet.transfer.done', { amount: money(amount), name: recipient?.name ?? '', uid: recipient?.uid ?? '' })}</p>
-          <button type="button" className="btn btn-primary btn-block" onClick={onClose}>
-            {t('app.close')}
-          </button>
-        </div>
+        <FormDone text={t('wallet.transfer.done', { amount: money(amount), name: recipient?.name ?? '', uid: recipient?.uid ?? '' })} onClose={onClose} />
       ) : loadError ? (
         <ErrorState text={loadError} onRetry={load} />
       ) : !info ? (

@@ -8,8 +8,8 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
-import { FormError } from '@/components/form-error';
 import { Field } from '@/components/field';
+import { FormError } from '@/components/form-error';
 import { TrashIcon } from '@/components/icons';
 import { ErrorState, Spinner } from '@/components/states';
 import { Tabs } from '@/components/tabs';
@@ -18,6 +18,7 @@ import { formatDateTime, formatMoney } from '@/lib/format';
 
 import { type Chain, type WithdrawInfo, type WithdrawRequest, walletApi } from '../api';
 import { checkAddress, checkAmount, checkBank, checkTotp, withdrawalFee } from '../validation';
+import { FormDone } from './form-done';
 
 type Method = 'wallet' | 'bank';
 type Errors = Partial<Record<'amount' | 'address' | 'bank' | 'totp' | 'form', string>>;
@@ -147,13 +148,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
   return (
     <Dialog open={open} title={t('wallet.withdraw.title')} onClose={onClose} className="dialog-form">
       {created !== null ? (
-        <div className="form-done" role="status">
-          <p>{t('wallet.withdraw.created', { id: created })}</p>
-          <p className="muted">{t('wallet.withdraw.pendingNote')}</p>
-          <button type="button" className="btn btn-primary btn-block" onClick={onClose}>
-            {t('app.close')}
-          </button>
-        </div>
+        <FormDone text={t('wallet.withdraw.created', { id: created })} note={t('wallet.withdraw.pendingNote')} onClose={onClose} />
       ) : loadError ? (
         <ErrorState text={loadError} onRetry={load} />
       ) : !info ? (
