@@ -27,15 +27,7 @@ await server.api('PUT', '/admin/system/deposit-accounts', {
     ],
   },
 });
-const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
-const form = new FormData();
-form.append('file', new Blob([png], { type: 'image/png' }), 'receipt.png');
-const uploaded = await (await fetch(`${server.origin}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${login.token}` }, body: form })).json();
-const deposit = await server.api('POST', '/wallet/deposits', {
-  token: login.token,
-  body: { amount: '1250', method: 'bank_transfer', accountName: 'Shots', accountNumber: '123456', bankName: 'My Bank', receipt: uploaded.data.name },
-});
-await server.api('POST', `/admin/recharge-orders/${deposit.orderId}/approve`, { token: admin, body: {} });
+await server.fund(login.token, '1250');
 await server.api('POST', '/wallet/addresses', { token: login.token, body: { label: 'Main', chain: 'tron', address: 'TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz', isDefault: true } });
 for (const amount of ['100', '40']) await server.api('POST', '/wallet/withdrawals', { token: login.token, body: { method: 'wallet', addressPosition: 0, amount } });
 const withdrawals = await server.api('GET', '/admin/withdraw-orders?status=pending', { token: admin });

@@ -741,19 +741,24 @@ pub struct NewEmailBody {
 /// The address a code is for: a new one (checked and not used by anyone else), or the one on
 /// file. A verified address cannot be replaced this way.
 async fn email_to_verify(state: &AppState, id: u32, typed: &str) -> ApiResult<(String, bool)> {
-    let found =
-        state.query(move |e| e.user(id).map(|u| (u.email.clone(), u.email_verified))).await?;
-    let (on_file, verified) = found.ok_or_else(ApiError::unauthorized)?;
+    let typed = if typed.is_empty() { None } else { Some(dto::email(typed)?) };
+    let wanted = typed.clone();
+    // One look at the engine: this user's address, and whether someone else has the new one.
+    let found = state
+        .query(move |e| {
+            let taken =
+                wanted.as_deref().is_some_and(|w| e.user_by_email(w).is_some_and(|u| u.id != id));
+            e.user(id).map(|u| (u.email.clone(), u.email_verified, taken))
+        })
+        .await?;
+    let (on_file, verified, taken) = found.ok_or_else(ApiError::unauthorized)?;
     if verified {
         return Err(ApiError::bad("EMAIL_ALREADY_VERIFIED"));
     }
-    if typed.is_empty() {
+    let Some(email) = typed else {
         let email = on_file.ok_or_else(|| ApiError::invalid("email", "email_required"))?;
         return Ok((email, false));
-    }
-    let email = dto::email(typed)?;
-    let address = email.clone();
-    let taken = state.query(move |e| e.user_by_email(&address).is_some_and(|u| u.id != id)).await?;
+    };
     if taken {
         return Err(engine::EngineError::EmailExists.into());
     }

@@ -7,10 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { DESKTOP, launch, openPage } from '../lib/browser.mjs';
-import { ADMIN_PASSWORD, Server } from '../lib/server.mjs';
+import { ADMIN_PASSWORD, PNG, Server } from '../lib/server.mjs';
 
-/** A 1×1 PNG: the server checks the type by content. */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
 const ADDRESS = 'TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz';
 
 describe('money: deposit, withdrawals and a transfer', () => {

@@ -7,9 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import * as OTPAuth from 'otpauth';
 
 import { DESKTOP, PHONE, launch, openPage } from '../lib/browser.mjs';
-import { ADMIN_PASSWORD, Server } from '../lib/server.mjs';
+import { Server } from '../lib/server.mjs';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
 
 describe('security: sessions and two-factor authentication', () => {
   const server = new Server();
@@ -87,15 +86,7 @@ describe('security: sessions and two-factor authentication', () => {
   test('and at withdrawal: refused without it, accepted with it', async () => {
     // Real money first: a deposit with a receipt, approved by an admin.
     const token = await page.evaluate(() => localStorage.getItem('token'));
-    const form = new FormData();
-    form.append('file', new Blob([PNG], { type: 'image/png' }), 'r.png');
-    const upload = await (await fetch(`${server.origin}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })).json();
-    const order = await server.api('POST', '/wallet/deposits', {
-      token,
-      body: { amount: '300', method: 'bank_transfer', accountName: 'Sam', accountNumber: '1', bankName: 'B', receipt: upload.data.name },
-    });
-    const { token: admin } = await server.api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
-    await server.api('POST', `/admin/recharge-orders/${order.orderId}/approve`, { token: admin, body: {} });
+    await server.fund(token, '300');
     await assert.rejects(
       server.api('POST', '/wallet/withdrawals', { token, body: { method: 'bank', amount: '50', accountName: 'Sam', accountNumber: '1', bankName: 'B' } }),
       /TOTP_REQUIRED/,

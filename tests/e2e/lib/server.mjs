@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 export const ADMIN_PASSWORD = 'e2e-admin-pass-1';
+/** A 1×1 PNG: the server checks an upload's type by its content. */
+export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
 const START_TIMEOUT_MS = 120_000;
 
 function freePort() {
@@ -87,6 +89,20 @@ export class Server {
     const payload = await answer.json();
     if (!payload.success) throw new Error(`${method} ${path}: ${answer.status} ${payload.code} ${payload.message}`);
     return payload.data;
+  }
+
+  /** Real money for a user, as a person gets it: a receipt uploaded, a deposit asked for, an admin's approval. */
+  async fund(token, amount) {
+    const form = new FormData();
+    form.append('file', new Blob([PNG], { type: 'image/png' }), 'receipt.png');
+    const uploaded = await fetch(`${this.origin}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const receipt = (await uploaded.json()).data.name;
+    const order = await this.api('POST', '/wallet/deposits', {
+      token,
+      body: { amount, method: 'bank_transfer', accountName: 'E2E', accountNumber: '123456', bankName: 'E2E Bank', receipt },
+    });
+    const { token: admin } = await this.api('POST', '/admin/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    await this.api('POST', `/admin/recharge-orders/${order.orderId}/approve`, { token: admin, body: {} });
   }
 
   /** Adds a short contract duration, so a journey sees a contract settle in seconds. */

@@ -8,6 +8,15 @@ Big.RM = Big.roundHalfEven;
 
 export type Decimal = Big;
 
+/** What the server takes as an amount: up to 10 integer digits and 2 decimals, nothing else. */
+export const AMOUNT_TEXT = /^\d{1,10}(\.\d{1,2})?$/;
+
+/** True for an amount the server takes that is above zero. */
+export function isAmountText(value: string): boolean {
+  const text = value.trim();
+  return AMOUNT_TEXT.test(text) && /[1-9]/.test(text);
+}
+
 /** Parses a decimal string; null for anything that is not a plain number. */
 export function decimal(value: string): Big | null {
   const text = value.trim();

@@ -4,6 +4,7 @@
  * whose end (the next local midnight) is when trading may resume.
  */
 import { dayEndMs } from '@/lib/dates';
+import { isAmountText } from '@/lib/decimal';
 
 import type { Limits } from './api';
 
@@ -18,7 +19,6 @@ export interface LimitsForm {
 /** The engine's longest self-exclusion: five years. */
 export const EXCLUSION_MAX_MS = 5 * 365 * 24 * 3_600_000;
 
-const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 const COUNT = /^[1-9]\d{0,4}$/;
 
 export type FormErrors = Partial<Record<keyof LimitsForm, string>>;
@@ -29,7 +29,7 @@ export function parseLimits(form: LimitsForm, now: number): { limits: Limits } |
   const money = (key: 'dailyLoss' | 'dailyTurnover') => {
     const v = form[key].trim();
     if (!v) return null;
-    if (!MONEY.test(v) || !/[1-9]/.test(v)) errors[key] = 'responsible.validation.amount';
+    if (!isAmountText(v)) errors[key] = 'responsible.validation.amount';
     return v;
   };
   const count = (key: 'openContracts' | 'sessionReminderMinutes') => {

@@ -5,19 +5,16 @@
  */
 import Big from 'big.js';
 
-import { compare, decimal } from '@/lib/decimal';
+import { AMOUNT_TEXT, compare, decimal, isAmountText } from '@/lib/decimal';
 
 import type { Chain } from './api';
-
-/** What the server accepts: up to 10 integer digits and 2 decimals. */
-const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
 
 export type AmountCheck = { key: string; args?: Record<string, string> } | undefined;
 
 /** A valid amount between min and max, and not above what is available (when given). */
 export function checkAmount(value: string, min: string, max: string, available?: string): AmountCheck {
   const text = value.trim();
-  if (!AMOUNT.test(text) || !decimal(text)?.gt(0)) return { key: 'wallet.validation.amountInvalid' };
+  if (!isAmountText(text)) return { key: 'wallet.validation.amountInvalid' };
   if (compare(text, min) < 0 || compare(text, max) > 0) return { key: 'wallet.validation.amountRange', args: { min, max } };
   if (available !== undefined && compare(text, available) > 0) return { key: 'wallet.validation.insufficient' };
   return undefined;
@@ -29,7 +26,7 @@ export function checkAmount(value: string, min: string, max: string, available?:
  * whole amount leaves nothing to pay out (`actual` is then "0.00" and the server refuses).
  */
 export function withdrawalFee(amount: string, rate: string, fixed: string): { fee: string; actual: string } | null {
-  const value = AMOUNT.test(amount.trim()) ? decimal(amount.trim()) : null;
+  const value = AMOUNT_TEXT.test(amount.trim()) ? decimal(amount.trim()) : null;
   if (!value) return null;
   const fee = value.times(new Big(rate)).plus(new Big(fixed)).round(2, Big.roundHalfEven);
   const actual = value.minus(fee);

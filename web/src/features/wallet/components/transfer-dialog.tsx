@@ -12,6 +12,7 @@ import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
 import { ApiError, errorMessage } from '@/lib/api-client';
+import { isAmountText } from '@/lib/decimal';
 import { formatMoney } from '@/lib/format';
 
 import { type WithdrawInfo, walletApi } from '../api';
@@ -20,7 +21,6 @@ import { FormDone } from './form-done';
 import { BlockedNotice } from './withdraw-dialog';
 
 type Errors = Partial<Record<'uid' | 'amount' | 'totp' | 'form', string>>;
-const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
 
 export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone?(): void }) {
   const { t, i18n } = useTranslation();
@@ -54,7 +54,7 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
     event.preventDefault();
     if (!info || busy || blocked) return;
     const uidProblem = checkUid(uid);
-    const amountOk = AMOUNT.test(amount.trim()) && /[1-9]/.test(amount);
+    const amountOk = isAmountText(amount);
     const next: Errors = {
       uid: uidProblem ? t(uidProblem) : undefined,
       amount: amountOk ? undefined : t('wallet.validation.amountInvalid'),
