@@ -10,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A run of every test builds from scratch on CI: the incremental cache would only take disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
