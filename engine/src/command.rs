@@ -5,8 +5,8 @@ use rust_decimal::Decimal;
 
 use crate::money::RkyvDecimal;
 use crate::types::{
-    archived, AccountKind, AdminId, Category, Chain, DepositAccount, Destination, Direction,
-    MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol,
+    archived, AccountKind, AdminId, AlertId, Category, Chain, DepositAccount, Destination,
+    Direction, MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol,
     TradingLimits, UserId, WalletBinding,
 };
 
@@ -158,6 +158,24 @@ pub enum Command {
         user: UserId,
         /// What they ask for.
         limits: Box<TradingLimits>,
+    },
+    /// Notify the user once when the product's price reaches `price` (from the side the
+    /// market is on now). Refused at the current price, or past the per-user bound.
+    SetPriceAlert {
+        /// Whose.
+        user: UserId,
+        /// Product code.
+        symbol: Symbol,
+        /// The price to watch for.
+        #[rkyv(with = RkyvDecimal)]
+        price: Decimal,
+    },
+    /// Remove a waiting price alert.
+    CancelPriceAlert {
+        /// Whose.
+        user: UserId,
+        /// Which.
+        alert: AlertId,
     },
 }
 }

@@ -60,3 +60,6 @@ pub const LIMIT_LOOSEN_DELAY_MS: u64 = 24 * 3_600 * 1_000;
 
 /// The longest self-exclusion one request may ask for (five years, as regulated peers offer).
 pub const SELF_EXCLUSION_MAX_MS: u64 = 5 * 365 * 24 * 3_600 * 1_000;
+
+/// Price alerts one user may have waiting at once.
+pub const PRICE_ALERTS_PER_USER_MAX: usize = 20;

@@ -1,6 +1,6 @@
 //! The engine: state, the `apply` dispatch, and read accessors for other threads' queries.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rust_decimal::Decimal;
 use rustc_hash::FxHashMap;
@@ -10,9 +10,9 @@ use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
 use crate::slab::{Slab, SlotRef};
 use crate::types::{
-    Account, AccountKind, Admin, AdminId, BillType, Chain, Contract, ContractId, DepositAccount,
-    DepositOrder, LimitsState, OrderId, Product, Rule, SessionId, Settings, Symbol, TickRef, User,
-    UserId, WithdrawOrder,
+    Account, AccountKind, Admin, AdminId, AlertId, BillType, Chain, Contract, ContractId,
+    DepositAccount, DepositOrder, LimitsState, OrderId, PriceAlert, Product, Rule, SessionId,
+    Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
 };
 use crate::EngineError;
 
@@ -62,6 +62,10 @@ pub(crate) struct Book {
     pub(crate) waiting: VecDeque<SlotRef>,
     /// Entered contracts by expiry time: settling walks only what is due.
     pub(crate) by_expiry: BTreeMap<u64, Vec<SlotRef>>,
+    /// Price alerts set above the market, by price: a tick at or above fires them.
+    pub(crate) alerts_up: BTreeSet<(Decimal, AlertId)>,
+    /// Price alerts set below the market, by price: a tick at or below fires them.
+    pub(crate) alerts_down: BTreeSet<(Decimal, AlertId)>,
 }
 
 impl Book {
@@ -86,6 +90,8 @@ pub(crate) struct Indexes {
     pub(crate) admin_name: FxHashMap<String, AdminId>,
     /// Product code -> position in the catalogue.
     pub(crate) symbol: FxHashMap<Symbol, u16>,
+    /// User -> their waiting price alerts, oldest first.
+    pub(crate) user_alerts: FxHashMap<UserId, Vec<AlertId>>,
 }
 
 /// The whole in-memory state of the platform. Single-threaded and deterministic.
@@ -113,6 +119,10 @@ pub struct Engine {
     pub(crate) deposit_accounts: Vec<DepositAccount>,
     /// Responsible-trading limits of the users who set any.
     pub(crate) limits: BTreeMap<UserId, LimitsState>,
+    /// Waiting price alerts.
+    pub(crate) alerts: BTreeMap<AlertId, PriceAlert>,
+    /// Next price alert number.
+    pub(crate) next_alert: AlertId,
     /// Open contracts.
     pub(crate) contracts: Slab,
     /// Pending deposits.
@@ -155,6 +165,8 @@ impl Engine {
             settings: defaults::settings(),
             deposit_accounts: Vec::new(),
             limits: BTreeMap::new(),
+            alerts: BTreeMap::new(),
+            next_alert: 1,
             contracts: Slab::default(),
             deposits: BTreeMap::new(),
             withdrawals: BTreeMap::new(),
@@ -221,6 +233,12 @@ impl Engine {
             }
             Command::SetTradingLimits { user, limits } => {
                 self.set_trading_limits(user, *limits, events)
+            }
+            Command::SetPriceAlert { user, symbol, price } => {
+                self.set_price_alert(user, symbol, price, events)
+            }
+            Command::CancelPriceAlert { user, alert } => {
+                self.cancel_price_alert(user, alert, events)
             }
         }
     }

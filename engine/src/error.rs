@@ -133,6 +133,12 @@ pub enum EngineError {
     /// Too many saved addresses.
     #[error("too many saved addresses")]
     TooManyAddresses,
+    /// The user has as many price alerts waiting as allowed.
+    #[error("too many price alerts")]
+    TooManyPriceAlerts,
+    /// No such waiting price alert of this user.
+    #[error("price alert not found")]
+    PriceAlertNotFound,
     /// A catalogue or table is full.
     #[error("limit reached")]
     LimitReached,
@@ -183,6 +189,8 @@ impl EngineError {
             EngineError::SelfTransfer => "SELF_TRANSFER",
             EngineError::DemoHasOpenContracts => "DEMO_HAS_OPEN_CONTRACTS",
             EngineError::TooManyAddresses => "TOO_MANY_ADDRESSES",
+            EngineError::TooManyPriceAlerts => "TOO_MANY_PRICE_ALERTS",
+            EngineError::PriceAlertNotFound => "PRICE_ALERT_NOT_FOUND",
             EngineError::LimitReached => "LIMIT_REACHED",
             EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
         }

@@ -5,8 +5,8 @@
 use rust_decimal::Decimal;
 
 use crate::types::{
-    AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, OrderStatus,
-    Outcome, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
+    AccountKind, AdminId, AlertId, BillType, Contract, ContractId, DepositOrder, OrderId,
+    OrderStatus, Outcome, PriceAlert, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
 };
 
 /// The successful answer to a command.
@@ -45,6 +45,11 @@ pub enum Reply {
     OrderCreated {
         /// Order number.
         order: OrderId,
+    },
+    /// A price alert was set.
+    AlertCreated {
+        /// Its number.
+        alert: AlertId,
     },
     /// A tick or timer was applied.
     Clock {
@@ -183,6 +188,13 @@ pub enum Event {
         status: OrderStatus,
         /// Admin's remark.
         remark: String,
+    },
+    /// A price alert was reached by a tick; it is gone from the engine.
+    PriceAlertFired {
+        /// The alert as it was set.
+        alert: Box<PriceAlert>,
+        /// The tick that reached it.
+        tick: TickRef,
     },
     /// A system notice for every user.
     Notice {

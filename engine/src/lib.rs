@@ -25,6 +25,7 @@ pub mod snapshot;
 pub mod types;
 
 mod admin;
+mod alerts;
 mod funds;
 mod identity;
 mod invariants;

@@ -10,13 +10,13 @@ use rkyv::with::{Inline, Map};
 
 use crate::engine::{Book, Indexes, Ledger};
 use crate::types::{
-    Account, Admin, Contract, ContractId, DepositAccount, DepositOrder, LimitsState, OrderId,
-    Product, Rule, SessionId, Settings, TickRef, User, UserId, WithdrawOrder,
+    Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
+    OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, WithdrawOrder,
 };
 use crate::Engine;
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// The persisted part of the engine.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
@@ -45,6 +45,10 @@ struct Snapshot {
     deposit_accounts: Vec<DepositAccount>,
     /// Responsible-trading limits, by user.
     limits: Vec<(UserId, LimitsState)>,
+    /// Waiting price alerts, sorted by id.
+    alerts: Vec<PriceAlert>,
+    /// Next price alert number.
+    next_alert: AlertId,
     /// Open contracts, sorted by id.
     contracts: Vec<Contract>,
     /// Pending deposits, sorted by id.
@@ -85,6 +89,9 @@ struct SnapshotRef<'a> {
     #[rkyv(with = Inline)]
     deposit_accounts: &'a Vec<DepositAccount>,
     limits: Vec<(UserId, LimitsState)>,
+    #[rkyv(with = Map<Inline>)]
+    alerts: Vec<&'a PriceAlert>,
+    next_alert: AlertId,
     #[rkyv(with = Map<Inline>)]
     contracts: Vec<&'a Contract>,
     #[rkyv(with = Map<Inline>)]
@@ -140,6 +147,8 @@ impl Engine {
             settings: &self.settings,
             deposit_accounts: &self.deposit_accounts,
             limits: self.limits.iter().map(|(&u, l)| (u, l.clone())).collect(),
+            alerts: self.alerts.values().collect(),
+            next_alert: self.next_alert,
             contracts,
             deposits: self.deposits.values().collect(),
             withdrawals: self.withdrawals.values().collect(),
@@ -182,6 +191,8 @@ impl Engine {
             settings: s.settings,
             deposit_accounts: s.deposit_accounts,
             limits: s.limits.into_iter().collect(),
+            alerts: BTreeMap::new(),
+            next_alert: s.next_alert,
             contracts: Default::default(),
             deposits: s.deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
             withdrawals: s.withdrawals.into_iter().map(|w| (w.id, w)).collect(),
@@ -193,6 +204,7 @@ impl Engine {
             quiet: false,
         };
         engine.rebuild_indexes(s.contracts);
+        engine.restore_alerts(s.alerts);
         Ok(engine)
     }
 
@@ -232,6 +244,18 @@ impl Engine {
             } else {
                 book.waiting.push_back(at);
             }
+        }
+    }
+
+    /// Puts restored price alerts back with their indexes (sorted by id, so each user's
+    /// list comes back oldest first).
+    fn restore_alerts(&mut self, alerts: Vec<PriceAlert>) {
+        for alert in alerts {
+            if let Some(&at) = self.idx.symbol.get(&alert.symbol) {
+                self.index_alert(usize::from(at), &alert);
+            }
+            self.idx.user_alerts.entry(alert.user).or_default().push(alert.id);
+            self.alerts.insert(alert.id, alert);
         }
     }
 
@@ -290,6 +314,8 @@ mod tests {
             settings: engine.settings.clone(),
             deposit_accounts: engine.deposit_accounts.clone(),
             limits: Vec::new(),
+            alerts: Vec::new(),
+            next_alert: engine.next_alert,
             contracts: Vec::new(),
             deposits: Vec::new(),
             withdrawals: Vec::new(),

@@ -141,6 +141,7 @@ impl Engine {
         if !self.quiet {
             events.push(Event::Tick { symbol, tick, quantity });
         }
+        self.fire_alerts(book, tick, events);
 
         let mut entered = 0u32;
         let waiting = std::mem::take(&mut self.books[book].waiting);

@@ -16,6 +16,8 @@ pub type ContractId = u64;
 pub type OrderId = u64;
 /// A session's id, carried inside the JWT so that a session can be ended.
 pub type SessionId = u64;
+/// A price alert's number: sequential, never reused.
+pub type AlertId = u64;
 
 /// Derives shared by every archived type of the engine.
 macro_rules! archived {
@@ -149,6 +151,26 @@ pub struct LimitsState {
     /// Today's accepted stakes.
     #[rkyv(with = RkyvDecimal)]
     pub day_turnover: Decimal,
+}
+}
+
+archived! {
+/// A user's price alert: notifies once, when a sequenced tick reaches `price` from the side
+/// the market was on when the alert was set, and is then gone.
+pub struct PriceAlert {
+    /// Alert number.
+    pub id: AlertId,
+    /// Whose.
+    pub user: UserId,
+    /// Product code.
+    pub symbol: Symbol,
+    /// The price to watch for.
+    #[rkyv(with = RkyvDecimal)]
+    pub price: Decimal,
+    /// Set above the market: fires on a tick at or above `price`; otherwise at or below.
+    pub rising: bool,
+    /// When it was set (ms).
+    pub created_ms: u64,
 }
 }
 

@@ -632,3 +632,100 @@ fn responsible_trading_limits_tighten_at_once_loosen_after_24h_and_exclusion_onl
     assert_eq!(h.engine.content_hash(), before);
     h.check();
 }
+
+#[test]
+fn a_price_alert_fires_once_when_a_tick_crosses_it_and_survives_a_snapshot() {
+    let mut h = Harness::new();
+    let ann = h.register("ann", None);
+    let set = |h: &mut Harness, price: &str| {
+        h.run(Command::SetPriceAlert { user: ann, symbol: btc(), price: dec(price) })
+    };
+    // No price yet: nothing to compare with.
+    assert_eq!(set(&mut h, "110"), Err(EngineError::PriceNotAvailable));
+    h.tick(btc(), "100");
+    let before = h.engine.content_hash();
+    for refused in ["100", "100.00", "0", "-5", "100.001"] {
+        assert_eq!(set(&mut h, refused), Err(EngineError::Invalid("price")), "{refused}");
+    }
+    assert_eq!(h.engine.content_hash(), before, "a refused alert changes nothing");
+    let up = match set(&mut h, "110").unwrap() {
+        Reply::AlertCreated { alert } => alert,
+        other => panic!("{other:?}"),
+    };
+    set(&mut h, "90").unwrap();
+    let alerts = h.engine.price_alerts(ann);
+    assert_eq!(alerts.iter().map(|a| a.rising).collect::<Vec<_>>(), [true, false]);
+
+    // It survives a snapshot with its indexes: the restored engine fires it the same way.
+    let mut restored = engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap();
+    assert_eq!(restored.price_alerts(ann), alerts);
+
+    let fired = |events: &[Event]| -> Vec<u64> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PriceAlertFired { alert, .. } => Some(alert.id),
+                _ => None,
+            })
+            .collect()
+    };
+    h.events.clear();
+    h.tick(btc(), "109.99");
+    assert!(fired(&h.events).is_empty(), "below the rising alert: nothing");
+    h.tick(btc(), "110.5");
+    assert_eq!(fired(&h.events), [up], "crossing upwards fires the rising one only");
+    let at = h.events.iter().find_map(|e| match e {
+        Event::PriceAlertFired { tick, .. } => Some(tick.price),
+        _ => None,
+    });
+    assert_eq!(at, Some(dec("110.5")));
+    h.events.clear();
+    h.tick(btc(), "111");
+    h.tick(btc(), "105");
+    assert!(fired(&h.events).is_empty(), "fired once, then gone");
+    h.tick(btc(), "90");
+    assert_eq!(fired(&h.events).len(), 1, "the falling one fires at its price");
+    assert!(h.engine.price_alerts(ann).is_empty());
+
+    let mut events = Vec::new();
+    for price in ["109.99", "110.5", "111", "105", "90"] {
+        let stamp = engine::Stamp { index: restored.applied_index() + 1, time_ms: h.now_ms };
+        let tick = Command::Tick { symbol: btc(), price: dec(price), quantity: dec("1") };
+        restored.apply(stamp, tick, &mut events).unwrap();
+    }
+    assert_eq!(fired(&events).len(), 2);
+    assert!(restored.price_alerts(ann).is_empty());
+}
+
+#[test]
+fn price_alerts_are_bounded_per_user_and_only_the_owner_cancels_one() {
+    use engine::constants::PRICE_ALERTS_PER_USER_MAX;
+    let mut h = Harness::new();
+    let (ann, bob) = (h.register("ann", None), h.register("bob", None));
+    h.tick(btc(), "100");
+    let mut ids = Vec::new();
+    for i in 0..PRICE_ALERTS_PER_USER_MAX {
+        let price = dec(&format!("{}", 101 + i));
+        match h.run(Command::SetPriceAlert { user: ann, symbol: btc(), price }) {
+            Ok(Reply::AlertCreated { alert }) => ids.push(alert),
+            other => panic!("{other:?}"),
+        }
+    }
+    let more = Command::SetPriceAlert { user: ann, symbol: btc(), price: dec("99") };
+    assert_eq!(h.run(more.clone()), Err(EngineError::TooManyPriceAlerts));
+    let unknown = Command::SetPriceAlert { user: ann, symbol: eurusd(), price: dec("1.1") };
+    assert_eq!(h.run(unknown), Err(EngineError::PriceNotAvailable));
+    // Bob cannot remove Ann's alert; Ann can, and then has room for one more.
+    let cancel = |user, alert| Command::CancelPriceAlert { user, alert };
+    assert_eq!(h.run(cancel(bob, ids[0])), Err(EngineError::PriceAlertNotFound));
+    h.ok(cancel(ann, ids[0]));
+    assert_eq!(h.run(cancel(ann, ids[0])), Err(EngineError::PriceAlertNotFound));
+    h.ok(more);
+    assert_eq!(h.engine.price_alert_count(), PRICE_ALERTS_PER_USER_MAX);
+    // A jump through every level fires all of those it crosses, in one tick.
+    h.events.clear();
+    h.tick(btc(), "500");
+    let fired = h.events.iter().filter(|e| matches!(e, Event::PriceAlertFired { .. })).count();
+    assert_eq!(fired, PRICE_ALERTS_PER_USER_MAX - 1);
+    assert_eq!(h.engine.price_alert_count(), 1);
+}

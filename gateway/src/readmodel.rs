@@ -34,6 +34,7 @@ const LOGIN: u8 = b'l';
 const NOTICE: u8 = b'n';
 const AUDIT: u8 = b'a';
 const UPLOAD: u8 = b'u';
+const ALERT: u8 = b'p';
 const UPLOAD_USAGE: u8 = b'U';
 const META_APPLIED: &[u8] = b"m:applied";
 const META_SEQ: &[u8] = b"m:seq";
@@ -213,6 +214,56 @@ pub struct NoticeRow {
     pub body: String,
     /// Sent at.
     pub time: u64,
+}
+
+/// A price alert: waiting (from the engine) or fired (kept here).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertRow {
+    /// Alert number.
+    pub id: u64,
+    /// Product code.
+    pub symbol: String,
+    /// The price watched for.
+    #[schema(value_type = String)]
+    pub price: Decimal,
+    /// `above`: fires when the price rises to it; `below`: when it falls to it.
+    pub direction: String,
+    /// Set at (ms since the epoch).
+    pub created_at: u64,
+    /// When a tick reached it; none while waiting.
+    pub fired_at: Option<u64>,
+    /// The price of that tick.
+    #[schema(value_type = Option<String>)]
+    pub fired_price: Option<Decimal>,
+    /// Log index of that tick (look it up in the tick archive).
+    pub fired_sequence: Option<u64>,
+}
+
+impl AlertRow {
+    /// A waiting alert as the engine holds it.
+    pub fn waiting(alert: &engine::types::PriceAlert) -> AlertRow {
+        AlertRow {
+            id: alert.id,
+            symbol: alert.symbol.to_string(),
+            price: alert.price,
+            direction: if alert.rising { "above" } else { "below" }.to_owned(),
+            created_at: alert.created_ms,
+            fired_at: None,
+            fired_price: None,
+            fired_sequence: None,
+        }
+    }
+
+    /// The alert as `tick` fired it.
+    pub fn fired(alert: &engine::types::PriceAlert, tick: TickRef) -> AlertRow {
+        AlertRow {
+            fired_at: Some(tick.time_ms),
+            fired_price: Some(tick.price),
+            fired_sequence: Some(tick.index),
+            ..AlertRow::waiting(alert)
+        }
+    }
 }
 
 /// One back-office action, refused or not (decisions §1).
@@ -610,6 +661,11 @@ impl ReadModel {
         self.list(self.user_scan(LOGIN, user), |_| true, page)
     }
 
+    /// A user's fired price alerts, newest first.
+    pub fn fired_alerts(&self, user: u32, page: Paging) -> Result<Page<AlertRow>, ReadModelError> {
+        self.list(self.user_scan(ALERT, user), |_| true, page)
+    }
+
     /// System notices, newest first.
     pub fn notices(&self, page: Paging) -> Result<Page<NoticeRow>, ReadModelError> {
         self.list(self.tree.scan_prefix([NOTICE]), |_| true, page)
@@ -897,6 +953,9 @@ impl<'a> Writer<'a> {
                 })?;
             }
             Event::UserRegistered { .. } => self.totals.registrations += 1,
+            Event::PriceAlertFired { alert, tick } => {
+                self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
+            }
             Event::Notice { title, body } => {
                 self.seq += 1;
                 let row =

@@ -130,7 +130,8 @@ impl From<EngineError> for ApiError {
             | EngineError::ContractNotFound
             | EngineError::OrderNotFound
             | EngineError::RuleNotFound
-            | EngineError::AddressNotFound => StatusCode::NOT_FOUND,
+            | EngineError::AddressNotFound
+            | EngineError::PriceAlertNotFound => StatusCode::NOT_FOUND,
             EngineError::AdminExists
             | EngineError::WalletExists
             | EngineError::DemoHasOpenContracts
@@ -140,6 +141,7 @@ impl From<EngineError> for ApiError {
             | EngineError::DailyLossLimit
             | EngineError::DailyTurnoverLimit
             | EngineError::OpenContractsLimit
+            | EngineError::TooManyPriceAlerts
             | EngineError::TooManyOpenContracts
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,

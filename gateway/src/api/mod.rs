@@ -6,12 +6,14 @@
 //! - [`i18n`]: message catalogues from `locales/`.
 //! - [`auth`]: tokens (JWT) and the extractors that check them against live sessions.
 //! - [`dto`]: request parsing helpers shared by handlers.
-//! - [`users`], [`trade`], [`wallet`], [`admin`], [`uploads`], [`system`]: the handlers.
+//! - [`users`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`admin`], [`uploads`],
+//!   [`system`], [`fairness`]: the handlers.
 //!
 //! Routes are registered through `utoipa-axum`, so the OpenAPI document served at
 //! `/api/openapi.json` is generated from the same handlers the router runs.
 
 pub mod admin;
+pub mod alerts;
 pub mod auth;
 pub mod dto;
 pub mod error;
@@ -236,6 +238,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(users::routes())
         .merge(limits::routes())
+        .merge(alerts::routes())
         .merge(trade::routes())
         .merge(wallet::routes())
         .merge(admin::routes())

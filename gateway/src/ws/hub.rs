@@ -315,6 +315,9 @@ impl Hub {
                     self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
                 }
                 Event::Wallet(change) => self.to_user(change.user, || protocol::balance(change)),
+                Event::PriceAlertFired { alert, tick } => {
+                    self.to_user(alert.user, || protocol::price_alert(alert, *tick));
+                }
                 Event::OrderResolved { order, user, withdrawal, status, remark } => {
                     self.to_user(*user, || {
                         protocol::order_resolved(*order, *withdrawal, *status, remark)

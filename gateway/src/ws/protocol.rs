@@ -471,6 +471,13 @@ pub fn order_resolved(order: u64, withdrawal: bool, status: OrderStatus, remark:
     frame("notification", None, NotificationView { kind, order, status, approved, remark })
 }
 
+/// `{"type":"priceAlert","data":{id, symbol, price, direction, createdAt, firedAt, firedPrice,
+/// firedSequence}}`: one of the user's price alerts was reached (the same row the alert list
+/// answers).
+pub fn price_alert(alert: &engine::types::PriceAlert, tick: engine::types::TickRef) -> Bytes {
+    frame("priceAlert", None, crate::readmodel::AlertRow::fired(alert, tick))
+}
+
 /// A system notice.
 #[derive(Serialize)]
 struct NoticeView<'a> {

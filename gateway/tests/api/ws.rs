@@ -709,3 +709,73 @@ fn the_message_rate_limit_refuses_then_closes() {
         assert_eq!(code, CLOSE_POLICY);
     });
 }
+
+#[test]
+fn a_price_alert_fires_once_live_and_is_kept_in_the_fired_list() {
+    use engine::{Command, Reply};
+    use rust_decimal::Decimal;
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let (_, token) = h.user("paula");
+    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
+    let last = loop {
+        if let Some(t) = h.state.handle.query(move |e| e.last_tick(btc)).unwrap() {
+            break t.price;
+        }
+        std::thread::yield_now();
+    };
+    let set = |price: String| {
+        h.post(
+            "/api/user/price-alerts",
+            Some(&token),
+            json!({"symbol": "btc/usdt", "price": price}),
+        )
+    };
+    // Bad input is refused with the field named, and sets nothing.
+    set("abc".into()).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    set("0".into()).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    set("1.001".into()).fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let unknown =
+        h.post("/api/user/price-alerts", Some(&token), json!({"symbol": "NOPE1", "price": "1"}));
+    unknown.fails(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND");
+    assert_eq!(h.get("/api/user/price-alerts", Some(&token)).ok()["waiting"], json!([]));
+
+    // Far above the simulated market: only the tick this test sequences reaches it.
+    let level = (last * Decimal::from(3)).round_dp(2);
+    let alert = set(level.to_string());
+    assert_eq!(alert.ok()["direction"], "above");
+    let id = alert.ok()["id"].as_u64().unwrap();
+    let listed = h.get("/api/user/price-alerts", Some(&token));
+    assert_eq!(
+        (listed.ok()["waiting"][0]["id"].as_u64(), listed.ok()["max"].as_u64()),
+        (Some(id), Some(20))
+    );
+    let doomed =
+        set((last * Decimal::from(4)).round_dp(2).to_string()).ok()["id"].as_u64().unwrap();
+    h.call(Method::DELETE, &format!("/api/user/price-alerts/{doomed}"), Some(&token), None).ok();
+    h.call(Method::DELETE, &format!("/api/user/price-alerts/{doomed}"), Some(&token), None)
+        .fails(StatusCode::NOT_FOUND, "PRICE_ALERT_NOT_FOUND");
+
+    let above = (last * Decimal::from(5)).round_dp(2);
+    let frame = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "auth", "token": token})).await;
+        c.until("authenticated").await;
+        let tick = Command::Tick { symbol: btc, price: above, quantity: Decimal::ZERO };
+        assert!(matches!(h.state.submit(tick).await, Ok(Reply::Clock { .. })));
+        c.until("priceAlert").await
+    });
+    assert_eq!(frame["data"]["id"].as_u64(), Some(id));
+    assert_eq!(frame["data"]["symbol"], "BTCUSDT");
+    assert_eq!(frame["data"]["firedPrice"], above.to_string());
+    assert_eq!(frame["data"]["price"], level.to_string());
+    assert!(frame["data"]["firedSequence"].as_u64().is_some());
+
+    // Gone from the waiting list, kept once in the fired list (the notification centre's
+    // catch-up), even after the simulated feed crosses the level again on its way down.
+    assert_eq!(h.get("/api/user/price-alerts", Some(&token)).ok()["waiting"], json!([]));
+    let fired = h.get("/api/user/price-alerts/fired", Some(&token));
+    assert_eq!(fired.ok()["total"].as_u64(), Some(1), "{:?}", fired.body);
+    assert_eq!(fired.ok()["items"][0]["firedPrice"], above.to_string());
+    h.get("/api/user/price-alerts", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
