@@ -22,6 +22,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   security: ['security'],
   profile: ['profile'],
   responsible: ['responsible'],
+  alerts: ['alerts'],
   notifications: ['notifications'],
 };
 

@@ -15,7 +15,7 @@ const ROUTES = {
   login: { module: 'src/app/routes/login.tsx', sections: [], shell: false, budgetKiB: 130 },
   register: { module: 'src/app/routes/register.tsx', sections: [], shell: false },
   stocks: { module: 'src/app/routes/stock-list.tsx', sections: ['markets'], shell: true },
-  trade: { module: 'src/app/routes/trade-detail.tsx', sections: ['trade', 'markets'], shell: true, budgetKiB: 220 },
+  trade: { module: 'src/app/routes/trade-detail.tsx', sections: ['trade', 'markets', 'alerts'], shell: true, budgetKiB: 220 },
   'contract-record': { module: 'src/app/routes/contract-record.tsx', sections: ['records'], shell: true },
   account: { module: 'src/app/routes/account-page.tsx', sections: ['account', 'wallet'], shell: true },
   wallet: { module: 'src/app/routes/wallet-page.tsx', sections: ['wallet'], shell: true },
@@ -24,6 +24,7 @@ const ROUTES = {
   profile: { module: 'src/app/routes/profile-page.tsx', sections: ['profile'], shell: true },
   security: { module: 'src/app/routes/security-page.tsx', sections: ['security'], shell: true },
   invitations: { module: 'src/app/routes/invitations-page.tsx', sections: ['invite'], shell: true },
+  'price-alerts': { module: 'src/app/routes/price-alerts-page.tsx', sections: ['alerts'], shell: true },
 };
 
 function closure(key, seen = new Set()) {

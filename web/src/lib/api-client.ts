@@ -9,8 +9,6 @@ import { i18n, requestLanguage } from './i18n';
 
 export const API_BASE = '/api';
 export const API_TIMEOUT_MS = 15_000;
-/** An upload may take longer than a call: up to a minute for the largest image. */
-export const UPLOAD_TIMEOUT_MS = 60_000;
 
 /** A failed call: `code` is the server's stable code or one of the client's own. */
 export class ApiError extends Error {
@@ -52,13 +50,6 @@ type Query = Record<string, string | number | boolean | undefined | null>;
 export interface RequestOptions {
   query?: Query;
   body?: unknown;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-export interface UploadOptions {
-  /** Called with 0-100 as the file goes up. */
-  onProgress?(percent: number): void;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -154,55 +145,15 @@ export function createApiClient(options: ApiClientOptions) {
     throw new ApiError(ok ? 'BAD_RESPONSE' : `HTTP_${status}`, statusMessage(status), status);
   }
 
-  /**
-   * The spec's upload call: a multipart POST of one file in the field `file`, its progress
-   * reported as a whole percentage (fetch cannot observe an upload, so this one request uses
-   * XMLHttpRequest). Same headers, envelope and errors as every other call.
-   */
-  function upload<T>(path: string, file: Blob, init: UploadOptions = {}): Promise<T> {
-    const token = options.getToken();
-    return new Promise<T>((resolve, reject) => {
-      const xhr = new XMLHttpRequest();
-      xhr.open('POST', url(path));
-      xhr.setRequestHeader('Accept', 'application/json');
-      xhr.setRequestHeader('language', requestLanguage());
-      if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
-      xhr.withCredentials = true;
-      xhr.timeout = init.timeoutMs ?? UPLOAD_TIMEOUT_MS;
-      xhr.upload.onprogress = (event) => {
-        if (event.lengthComputable && event.total > 0) init.onProgress?.(Math.min(100, Math.floor((event.loaded / event.total) * 100)));
-      };
-      xhr.onload = () => {
-        let payload: unknown = null;
-        try {
-          payload = JSON.parse(xhr.responseText) as unknown;
-        } catch {
-          payload = null;
-        }
-        try {
-          const data = settle<T>(xhr.status, payload, token);
-          init.onProgress?.(100);
-          resolve(data);
-        } catch (error) {
-          reject(error);
-        }
-      };
-      xhr.onerror = () => reject(new ApiError('NETWORK', i18n.t('errors.networkDetail'), 0));
-      xhr.ontimeout = () => reject(new ApiError('TIMEOUT', i18n.t('errors.timeout'), 0));
-      xhr.onabort = () => reject(new DOMException('aborted', 'AbortError'));
-      init.signal?.addEventListener('abort', () => xhr.abort());
-      const form = new FormData();
-      form.append('file', file);
-      xhr.send(form);
-    });
-  }
-
   return {
     get: <T>(path: string, init?: RequestOptions) => request<T>('GET', path, init),
     post: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('POST', path, { ...init, body: body ?? {} }),
     put: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('PUT', path, { ...init, body: body ?? {} }),
     delete: <T>(path: string, init?: RequestOptions) => request<T>('DELETE', path, init),
-    upload,
+    /** For lib/upload.ts: the same URL, token and envelope rules as every call. */
+    url,
+    getToken: () => options.getToken(),
+    settle,
   };
 }
 

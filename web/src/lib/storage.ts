@@ -13,6 +13,8 @@ export const StorageKey = {
   notificationSound: 'notificationSound',
   /** Beyond the spec: the time of the newest system notice already shown as a modal. */
   noticeSeen: 'noticeSeen',
+  /** Beyond the spec: per UID, the newest fired price alert already in the notification centre. */
+  priceAlertsSeen: 'priceAlertsSeen',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

@@ -1,2 +1,2 @@
 /** The trade feature: chart, order panel, live contracts. */
-export { TradeDetail } from './components/trade-detail';
+export { TradeDetail, type HeaderAction } from './components/trade-detail';

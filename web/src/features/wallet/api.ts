@@ -3,7 +3,8 @@
  * addresses, transfers. Amounts travel as decimal strings both ways.
  */
 import { api } from '@/lib/api';
-import type { Page, UploadOptions } from '@/lib/api-client';
+import type { Page } from '@/lib/api-client';
+import { type UploadOptions, upload } from '@/lib/upload';
 
 /** Every bill type of decisions §3, in the order the filter lists them. */
 export const BILL_TYPES = ['deposit', 'withdraw', 'profit', 'loss', 'fee', 'refund', 'reward', 'transfer_in', 'transfer_out', 'adjustment'] as const;
@@ -114,7 +115,7 @@ export const walletApi = {
     api.get<Page<MoneyOrder>>(kind === 'deposit' ? '/wallet/deposits' : '/wallet/withdrawals', { query: { page, pageSize } }),
   depositInfo: () => api.get<DepositInfo>('/wallet/deposit-info'),
   withdrawInfo: () => api.get<WithdrawInfo>('/wallet/withdraw-info'),
-  uploadReceipt: (file: File, options: UploadOptions) => api.upload<{ name: string }>('/upload', file, options),
+  uploadReceipt: (file: File, options: UploadOptions) => upload<{ name: string }>(api, '/upload', file, options),
   deposit: (body: DepositRequest) => api.post<{ orderId: number; status: OrderStatus }>('/wallet/deposits', body),
   withdraw: (body: WithdrawRequest) => api.post<{ orderId: number; status: OrderStatus }>('/wallet/withdrawals', body),
   addAddress: (body: { label: string; chain: Chain; address: string; isDefault: boolean }) => api.post<SavedAddress[]>('/wallet/addresses', body),

@@ -101,6 +101,9 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/notifications" className="account-item account-link">
           {t('account.notifications')}
         </Link>
+        <Link to="/account/price-alerts" className="account-item account-link">
+          {t('account.priceAlerts')}
+        </Link>
         <Link to="/account/responsible-trading" className="account-item account-link">
           {t('account.responsible')}
         </Link>

@@ -1,10 +1,12 @@
 /**
- * Notification settings (spec §2): six switches stored on the server. Trade and system decide
- * what the notification centre keeps and sounds; e-mail, price alerts, marketing and the
- * newsletter are kept for the messages that use them.
+ * Notification settings (spec §2): six switches stored on the server. Trade, system and price
+ * alerts decide what the notification centre keeps and sounds (the price-alert row links to
+ * the alerts themselves); e-mail, marketing and the newsletter are kept for the messages that
+ * use them.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
@@ -48,6 +50,11 @@ export function NotificationSettings() {
             <div>
               <div>{t(`notifications.settings.${key}`)}</div>
               <div className="muted small">{t(`notifications.settings.${key}Hint`)}</div>
+              {key === 'priceAlerts' && (
+                <Link to="/account/price-alerts" className="small">
+                  {t('notifications.settings.manageAlerts')}
+                </Link>
+              )}
             </div>
             <button type="button" role="switch" aria-checked={settings[key]} aria-label={t(`notifications.settings.${key}`)} className="switch" disabled={busy === key} onClick={() => void flip(key)}>
               <span className="switch-knob" aria-hidden="true" />

@@ -4,20 +4,68 @@ import { beforeEach, vi } from 'vitest';
 import { mockApi } from '@/testing/api';
 import { useSession } from '@/stores/session';
 
+import { notificationDb } from '../db';
 import { useNotifications } from '../stores/notifications';
 import { usePreferences } from '../stores/preferences';
 import { useNotificationFeed } from './use-notification-feed';
 
 /** The private stream's listeners, by frame type, as the feed registers them. */
 const listeners = new Map<string, (frame: { type: string; data: unknown }) => void>();
+let authenticated = false;
 vi.mock('@/lib/ws', () => ({
   useWsEvent: (type: string, listener: (frame: { type: string; data: unknown }) => void) => listeners.set(type, listener),
+  useConnectionStatus: () => ({ state: 'open', attempt: 0, authenticated }),
 }));
 
-beforeEach(() => {
+beforeEach(async () => {
   vi.unstubAllGlobals();
-  useSession.setState({ token: 't' });
+  usePreferences.getState().reset();
+  await notificationDb.remove((await notificationDb.all()).map((n) => n.id));
+  useSession.setState({ token: 't', user: null });
   useNotifications.setState({ items: [], sound: false });
+  authenticated = false;
+  window.localStorage.clear();
+});
+
+const settings = (priceAlerts: boolean) => ({ data: { email: true, priceAlerts, trade: true, system: true, marketing: true, newsletter: true } });
+const fired = (id: number, firedAt: number) => ({ id, symbol: 'BTCUSDT', price: '95000', direction: 'above', createdAt: firedAt - 1000, firedAt, firedPrice: '95000.5', firedSequence: 7 });
+
+test('a price alert is announced once, live, and ones fired while away are caught up on authentication', async () => {
+  const now = Date.now();
+  const fetched: string[] = [];
+  mockApi({
+    'GET /api/user/notification-settings': () => settings(true),
+    'GET /api/user/price-alerts/fired': (_body, url) => {
+      fetched.push(url.search);
+      // Newest first: 12 fired an hour ago, 11 two days ago (too old for a first catch-up).
+      return { data: { items: [fired(12, now - 3_600_000), fired(11, now - 2 * 86_400_000)], total: 2 } };
+    },
+  });
+  useSession.setState({ user: { uid: 5 } as never });
+  authenticated = true;
+  const { rerender } = renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['alert-12']));
+  expect(fetched).toHaveLength(1);
+  expect(useNotifications.getState().items[0]).toMatchObject({ type: 'trade', priority: 'high', params: { symbol: 'BTCUSDT', price: '95000.5', level: '95000' } });
+
+  // Live: once, however often the frame comes.
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  const emit = (data: unknown) => act(() => listeners.get('priceAlert')!({ type: 'priceAlert', data }));
+  emit(fired(13, now));
+  emit(fired(13, now));
+  await vi.waitFor(() => expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['alert-13', 'alert-12']));
+  // The newest seen is remembered per UID: a later catch-up adds nothing already shown.
+  expect(JSON.parse(window.localStorage.getItem('priceAlertsSeen') ?? '{}')).toEqual({ '5': 13 });
+  rerender();
+  expect(useNotifications.getState().items).toHaveLength(2);
+});
+
+test('price alerts the user switched off are neither kept nor sounded', async () => {
+  mockApi({ 'GET /api/user/notification-settings': () => settings(false) });
+  renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  act(() => listeners.get('priceAlert')!({ type: 'priceAlert', data: fired(3, Date.now()) }));
+  expect(useNotifications.getState().items).toEqual([]);
 });
 
 test('trade and system switches decide what the notification centre keeps', async () => {

@@ -1,20 +1,27 @@
 /**
  * Turns the websocket's private stream into notifications (spec §9): settlements (a win is
- * high priority, a loss medium), deposit and withdrawal decisions (high), other balance
- * changes and system notices (low). Each new one plays the tone when sound is on, and high
- * priority ones also show on the desktop when permitted.
+ * high priority, a loss medium), deposit and withdrawal decisions (high), price alerts (high),
+ * other balance changes and system notices (low). Each new one plays the tone when sound is
+ * on, and high priority ones also show on the desktop when permitted.
+ *
+ * Price alerts that fired while the app was closed are read from the server each time the
+ * private stream is authenticated (after sign-in and every reconnect): those newer than the
+ * newest one already shown on this browser (or, the first time, from the last 24 hours).
  */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { api } from '@/lib/api';
+import type { Page } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
-import { useWsEvent } from '@/lib/ws';
+import { StorageKey, readJson, writeKey } from '@/lib/storage';
+import { useConnectionStatus, useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
 
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
 import { useNotifications } from '../stores/notifications';
-import { usePreferences } from '../stores/preferences';
+import { type NotificationSettings, usePreferences } from '../stores/preferences';
 
 interface SettledFrame {
   contractId: number;
@@ -51,6 +58,48 @@ interface NoticeFrame {
   time: number;
 }
 
+/** A fired price alert, live (`priceAlert` frame) or from the fired list. */
+interface AlertFrame {
+  id: number;
+  symbol: string;
+  price: string;
+  direction: 'above' | 'below';
+  firedAt: number | null;
+  firedPrice: string | null;
+}
+
+/** Fired alerts read back on each authentication, and the first time how far back. */
+const ALERTS_CATCH_UP = 20;
+const ALERTS_FIRST_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** UIDs remembered in `priceAlertsSeen` (people sharing a browser). */
+const ALERTS_SEEN_USERS_MAX = 20;
+
+export function alertNotification(a: AlertFrame): StoredNotification {
+  const price = a.firedPrice ?? a.price;
+  return {
+    id: `alert-${a.id}`,
+    type: 'trade',
+    priority: 'high',
+    titleKey: 'notifications.priceAlert.title',
+    messageKey: `notifications.priceAlert.${a.direction}`,
+    params: { symbol: a.symbol, price, level: a.price },
+    time: a.firedAt ?? Date.now(),
+    read: false,
+    data: { symbol: a.symbol, price },
+  };
+}
+
+function alertsSeen(): Record<string, number> {
+  return readJson<Record<string, number>>(StorageKey.priceAlertsSeen) ?? {};
+}
+
+function markAlertSeen(uid: number, id: number): void {
+  const seen = alertsSeen();
+  seen[uid] = Math.max(seen[uid] ?? 0, id);
+  const kept = Object.entries(seen).sort((a, b) => b[1] - a[1]).slice(0, ALERTS_SEEN_USERS_MAX);
+  writeKey(StorageKey.priceAlertsSeen, JSON.stringify(Object.fromEntries(kept)));
+}
+
 /** Bills already announced by their own notification (settlements, decisions). */
 const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'deposit', 'withdraw']);
 
@@ -72,6 +121,8 @@ export function settlementNotification(f: SettledFrame): StoredNotification {
 export function useNotificationFeed(): void {
   const { t, i18n } = useTranslation();
   const signedIn = useSession((s) => s.token !== null);
+  const uid = useSession((s) => s.user?.uid ?? null);
+  const authenticated = useConnectionStatus().authenticated;
 
   useEffect(() => {
     void useNotifications.getState().load();
@@ -83,12 +134,13 @@ export function useNotificationFeed(): void {
     else usePreferences.getState().reset();
   }, [signedIn]);
 
-  const announce = (item: StoredNotification) => {
+  const announce = (item: StoredNotification, setting: keyof NotificationSettings = item.type, sound = true) => {
     if (!signedIn) return;
-    // Trade and system notifications the user turned off are neither kept nor sounded.
-    if (!usePreferences.getState().settings[item.type]) return;
+    // Notifications the user turned off are neither kept nor sounded.
+    if (!usePreferences.getState().settings[setting]) return;
+    if (useNotifications.getState().items.some((n) => n.id === item.id)) return;
     void useNotifications.getState().add(item);
-    if (useNotifications.getState().sound) playTone();
+    if (sound && useNotifications.getState().sound) playTone();
     if (item.priority === 'high') {
       const params = { ...item.params, amount: formatMoney(String(item.params?.amount ?? '0'), i18n.language) };
       showDesktop(item.title ?? t(item.titleKey ?? ''), item.message ?? t(item.messageKey ?? '', params));
@@ -96,6 +148,30 @@ export function useNotificationFeed(): void {
   };
 
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
+  useWsEvent<AlertFrame>('priceAlert', ({ data }) => {
+    announce(alertNotification(data), 'priceAlerts');
+    if (uid !== null) markAlertSeen(uid, data.id);
+  });
+
+  useEffect(() => {
+    if (!authenticated || uid === null) return undefined;
+    let stale = false;
+    api
+      .get<Page<AlertFrame>>('/user/price-alerts/fired', { query: { page: 1, pageSize: ALERTS_CATCH_UP } })
+      .then(({ items }) => {
+        if (stale) return;
+        const seen = alertsSeen()[uid];
+        const since = Date.now() - ALERTS_FIRST_WINDOW_MS;
+        const missed = items.filter((a) => (seen === undefined ? (a.firedAt ?? 0) >= since : a.id > seen)).reverse();
+        // One tone for the lot, on the newest.
+        missed.forEach((a, i) => announce(alertNotification(a), 'priceAlerts', i === missed.length - 1));
+        if (items[0]) markAlertSeen(uid, items[0].id);
+      })
+      .catch(() => undefined);
+    return () => {
+      stale = true;
+    };
+  }, [authenticated, uid]);
   useWsEvent<DecisionFrame>('notification', ({ data }) =>
     announce({
       id: `${data.kind}-${data.order}-${data.status}`,

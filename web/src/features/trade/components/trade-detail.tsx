@@ -2,7 +2,7 @@
  * The trade screen (spec §2): the market's header, its chart, the order panel and the user's
  * live contracts on it. Guests see everything; buying asks them to log in.
  */
-import { useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ErrorState, Spinner } from '@/components/states';
@@ -17,7 +17,10 @@ import { OrderPanel } from './order-panel';
 import { PriceChart } from './price-chart';
 import { TradeHeader } from './trade-header';
 
-export function TradeDetail({ symbol }: { symbol: string }) {
+/** What the trade page shows beside the market's name, composed by the route (price alerts). */
+export type HeaderAction = (market: { symbol: string; name: string; precision: number; price: string | null }) => ReactNode;
+
+export function TradeDetail({ symbol, headerAction }: { symbol: string; headerAction?: HeaderAction }) {
   const { t, i18n } = useTranslation();
   const { line, tick, error, retry } = useMarketItem(symbol);
   useContractFeed();
@@ -44,7 +47,7 @@ export function TradeDetail({ symbol }: { symbol: string }) {
   return (
     <div className="trade-layout">
       <div className="trade-main">
-        <TradeHeader line={line} tick={tick} />
+        <TradeHeader line={line} tick={tick} action={headerAction?.({ symbol, name: line.name, precision: line.precision, price })} />
         <PriceChart symbol={symbol} precision={line.precision} contracts={chartContracts} />
         <LiveContracts symbol={symbol} price={price} precision={line.precision} />
       </div>

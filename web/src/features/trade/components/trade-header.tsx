@@ -1,4 +1,5 @@
 /** The market's name, live price and 24 h high, low, change and volume. */
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { formatDecimal, formatPercent, formatVolume } from '@/lib/format';
@@ -6,7 +7,7 @@ import { formatDecimal, formatPercent, formatVolume } from '@/lib/format';
 import type { MarketItem } from '../api';
 import type { TickData } from '../hooks/use-market-line';
 
-export function TradeHeader({ line, tick }: { line: MarketItem; tick: TickData | null }) {
+export function TradeHeader({ line, tick, action }: { line: MarketItem; tick: TickData | null; action?: ReactNode }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
   const price = tick?.price ?? line.price;
@@ -22,6 +23,7 @@ export function TradeHeader({ line, tick }: { line: MarketItem; tick: TickData |
             {t('markets.simulated')}
           </span>
         )}
+        {action}
       </div>
       <div className="trade-price">
         <span className={`num trade-last ${up ? 'up' : 'down'}`} data-testid="last-price" data-tick-time={tick?.time ?? ''} data-tick-index={tick?.index ?? ''}>
