@@ -1056,8 +1056,9 @@ const NOTIFY_SET: u8 = 0x80;
 
 impl NotificationSettings {
     fn from_bits(bits: u8) -> Self {
-        // Until the user saves once, trade and system messages are on, the rest off.
-        let bits = if bits & NOTIFY_SET == 0 { 0b0000_1100 } else { bits };
+        // Until the user saves once, price alerts (they fire only when the user set one),
+        // trade and system messages are on; e-mail, marketing and the newsletter are off.
+        let bits = if bits & NOTIFY_SET == 0 { 0b0000_1110 } else { bits };
         let on = |n: u8| bits & (1 << n) != 0;
         NotificationSettings {
             email: on(0),

@@ -325,7 +325,12 @@ fn remaining_routes_succeed() {
     h.call(Method::PUT, "/api/user/profile", Some(&token), Some(json!({"phone": "call me"})))
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     assert_eq!(h.get("/api/user/profile", Some(&token)).ok()["bio"], "hi");
-    assert_eq!(h.get("/api/user/notification-settings", Some(&token)).ok()["trade"], true);
+    // Until saved: price alerts, trade and system on; e-mail, marketing and newsletter off.
+    let defaults = h.get("/api/user/notification-settings", Some(&token));
+    assert_eq!(
+        defaults.ok(),
+        &json!({"email": false, "priceAlerts": true, "trade": true, "system": true, "marketing": false, "newsletter": false})
+    );
     let settings = json!({"email": true, "priceAlerts": false, "trade": false, "system": true, "marketing": false, "newsletter": true});
     h.call(Method::PUT, "/api/user/notification-settings", Some(&token), Some(settings.clone()))
         .ok();
