@@ -6,7 +6,14 @@ use benches::{apply_all, mix, World};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 fn standard_mix(c: &mut Criterion) {
-    let world = World::new(10_000, 100_000);
+    run_mix(c, "standard_mix_10k", 0);
+    // The same with 10 price alerts waiting per user (100 k): what checking them costs ticks.
+    run_mix(c, "standard_mix_10k_100k_alerts", 10);
+}
+
+fn run_mix(c: &mut Criterion, name: &str, alerts_per_user: u32) {
+    let mut world = World::new(10_000, 100_000);
+    world.add_alerts(alerts_per_user);
     let mut cursor = world.cursor();
     let mut engine = world.engine;
     let batch = 10_000;
@@ -14,7 +21,7 @@ fn standard_mix(c: &mut Criterion) {
     group.throughput(Throughput::Elements(batch as u64));
     let mut events = Vec::with_capacity(1 << 14);
     let mut seed = 1;
-    group.bench_function("standard_mix_10k", |b| {
+    group.bench_function(name, |b| {
         b.iter_batched(
             || {
                 seed += 1;

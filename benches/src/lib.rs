@@ -116,6 +116,23 @@ impl World {
         w
     }
 
+    /// `per_user` price alerts for every user, spread over the products at levels between
+    /// half and twice the starting price (none at it): the mix's walk reaches few of them,
+    /// so the bench measures ticks checking a full book of alerts.
+    pub fn add_alerts(&mut self, per_user: u32) {
+        for u in 1..=self.users {
+            for k in 0..per_user {
+                let spread = i64::from((u * 7 + k * 13) % 490);
+                let price = if k % 2 == 0 { 1_010 + 2 * spread } else { 990 - spread };
+                self.must(Command::SetPriceAlert {
+                    user: u,
+                    symbol: symbol(((u + k) as usize) % PRODUCTS),
+                    price: Decimal::from(price),
+                });
+            }
+        }
+    }
+
     fn admin(&mut self, action: AdminAction) -> Reply {
         self.must(Command::Admin { admin: 1, action: Box::new(action) })
     }

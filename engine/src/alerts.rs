@@ -91,6 +91,13 @@ impl Engine {
     pub(crate) fn fire_alerts(&mut self, book: usize, tick: TickRef, events: &mut Vec<Event>) {
         let b = &self.books[book];
         let price = tick.price;
+        // The common case, nothing reached: the lowest rising and highest falling alert are
+        // the sets' ends, found without comparing keys on the way down.
+        let up = b.alerts_up.first().is_some_and(|&(level, _)| level <= price);
+        let down = b.alerts_down.last().is_some_and(|&(level, _)| level >= price);
+        if !up && !down {
+            return;
+        }
         let fired: Vec<AlertId> = b
             .alerts_up
             .range(..=(price, AlertId::MAX))

@@ -36,6 +36,9 @@ await server.api('POST', `/admin/withdraw-orders/${withdrawals.items.at(-1).id}/
 await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 'BTCUSDT', direction: 'up', amount: '25', duration: 5, account: 'demo' } });
 await new Promise((r) => setTimeout(r, 9_000));
 await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 'BTCUSDT', direction: 'down', amount: '40', duration: 300, account: 'demo' } });
+// A price alert waiting well above the market.
+const btc = await server.api('GET', '/markets/BTCUSDT');
+await server.api('POST', '/user/price-alerts', { token: login.token, body: { symbol: 'BTCUSDT', price: String(Math.round(Number(btc.price) * 1.1)) } });
 
 const browser = await launch();
 const problems = [];
@@ -153,6 +156,14 @@ for (const language of languages) {
     await page.goto(`${server.origin}/account/responsible-trading`);
     await page.locator('.responsible-now').waitFor();
     await shoot(page, dir, '31-responsible-trading');
+    await page.goto(`${server.origin}/account/price-alerts`);
+    await page.locator('.alert-row').first().waitFor();
+    await shoot(page, dir, '32-price-alerts');
+    await page.goto(`${server.origin}/trade/BTCUSDT`);
+    await page.locator('.alert-button').click();
+    await page.locator('.alert-row').first().waitFor();
+    await shoot(page, dir, '33-trade-price-alert');
+    await page.keyboard.press('Escape');
     await page.goto(`${server.origin}/account/security`);
     await page.locator('.session-row').first().waitFor();
     await shoot(page, dir, '28-security');
