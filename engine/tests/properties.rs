@@ -4,7 +4,9 @@
 //!   decisions §2 and must match: entry, exit, outcome and amount;
 //! - no contract settles twice, and at the end every contract has settled exactly once;
 //! - replaying the log onto a snapshot taken mid-stream, or onto a fresh engine, gives the
-//!   same state hash.
+//!   same state hash;
+//! - a price alert fires once, on a tick that reaches it, and no waiting alert is reached by
+//!   its product's last tick.
 
 mod common;
 
@@ -81,6 +83,17 @@ enum Op {
         open: Option<u32>,
         exclude_hours: u64,
     },
+    /// A price alert `offset` cents from the price of now (0: at it, refused).
+    SetAlert {
+        user: u32,
+        forex: bool,
+        offset: i64,
+    },
+    /// Remove the user's `nth` waiting alert (or an unknown one).
+    CancelAlert {
+        user: u32,
+        nth: usize,
+    },
     Snapshot,
 }
 
@@ -103,6 +116,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => prop::array::uniform3(0i64..=100).prop_map(Op::SetRewardRates),
         1 => (user.clone(), prop::option::of(100i64..20_000), prop::option::of(1u32..4), prop_oneof![3 => Just(0u64), 1 => 1u64..48])
             .prop_map(|(user, loss_cents, open, exclude_hours)| Op::SetLimits { user, loss_cents, open, exclude_hours }),
+        2 => (user.clone(), prop::bool::weighted(0.2), -40i64..=40).prop_map(|(user, forex, offset)| Op::SetAlert { user, forex, offset }),
+        1 => (user.clone(), 0usize..3).prop_map(|(user, nth)| Op::CancelAlert { user, nth }),
         1 => Just(Op::Snapshot),
     ]
 }
@@ -118,6 +133,7 @@ struct Model {
     opened: HashMap<u64, Symbol>,
     settled: HashSet<u64>,
     prices: HashMap<Symbol, i64>,
+    alerts_fired: HashSet<u64>,
 }
 
 impl Model {
@@ -236,6 +252,15 @@ impl Run {
                 })
             }
             Op::Timer => Command::Timer,
+            Op::SetAlert { user, forex, offset } => {
+                let symbol = if forex { eurusd() } else { btc() };
+                let now = self.model.prices.get(&symbol).copied().unwrap_or(10_000);
+                Command::SetPriceAlert { user, symbol, price: cents((now + offset).max(1)) }
+            }
+            Op::CancelAlert { user, nth } => {
+                let alert = h.engine.price_alerts(user).get(nth).map_or(u64::MAX, |a| a.id);
+                Command::CancelPriceAlert { user, alert }
+            }
             Op::Deposit { user, cents: c } => Command::RequestDeposit(Box::new(RequestDeposit {
                 user,
                 amount: cents(c),
@@ -351,6 +376,13 @@ impl Run {
             assert_eq!(h.engine.content_hash(), before, "a refused command changed the state");
         }
         h.engine.check_invariants().unwrap_or_else(|e| panic!("after {op:?}: {e}"));
+        for user in 1..=USERS {
+            for a in h.engine.price_alerts(user) {
+                let last = h.engine.last_tick(a.symbol).expect("an alert needs a price").price;
+                let waits = if a.rising { a.price > last } else { a.price < last };
+                assert!(waits, "alert {a:?} is reached by the last tick {last} after {op:?}");
+            }
+        }
         self.observe(events_before);
     }
 
@@ -364,6 +396,18 @@ impl Run {
                 Event::ContractOpened { contract: c, symbol } => {
                     assert_eq!(self.h.engine.products()[usize::from(c.product)].symbol, *symbol);
                     self.model.opened.insert(c.id, *symbol);
+                }
+                Event::PriceAlertFired { alert, tick } => {
+                    assert!(
+                        self.model.alerts_fired.insert(alert.id),
+                        "alert fired twice: {alert:?}"
+                    );
+                    let reached = if alert.rising {
+                        tick.price >= alert.price
+                    } else {
+                        tick.price <= alert.price
+                    };
+                    assert!(reached, "{alert:?} fired on {tick:?}, which does not reach it");
                 }
                 Event::ContractSettled(s) => {
                     let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();
