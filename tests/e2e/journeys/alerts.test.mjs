@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DESKTOP, launch, openPage } from '../lib/browser.mjs';
+import { DESKTOP, launch, openPage, signInPage } from '../lib/browser.mjs';
 import { Server } from '../lib/server.mjs';
 
 /** `price` moved by `units` of its last decimal place, as a decimal string (no floats). */
@@ -35,18 +35,11 @@ describe('price alerts: set on the trade page, fired once', () => {
 
   before(async () => {
     await server.start();
-    await server.api('POST', '/login/register', { body: { username: 'alma_alert', email: 'alma@example.com', password: 'secret1' } });
-    const login = await server.api('POST', '/login/login', { body: { username: 'alma_alert', password: 'secret1' } });
+    const login = await server.signUp('alma_alert');
     token = login.token;
     browser = await launch();
     page = await openPage(browser, { viewport: DESKTOP });
-    await page.addInitScript(
-      ({ token: t, user }) => {
-        localStorage.setItem('token', t);
-        localStorage.setItem('user', JSON.stringify(user));
-      },
-      { token: login.token, user: login.user },
-    );
+    await signInPage(page, login);
   });
 
   after(async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { PHONE, launch, openPage } from '../lib/browser.mjs';
+import { PHONE, launch, openPage, signInPage } from '../lib/browser.mjs';
 import { Server } from '../lib/server.mjs';
 
 describe('invitations', () => {
@@ -15,17 +15,10 @@ describe('invitations', () => {
 
   before(async () => {
     await server.start();
-    await server.api('POST', '/login/register', { body: { username: 'inviter', email: 'inviter@example.com', password: 'secret1' } });
-    const login = await server.api('POST', '/login/login', { body: { username: 'inviter', password: 'secret1' } });
+    const login = await server.signUp('inviter');
     browser = await launch();
     page = await openPage(browser, { viewport: PHONE });
-    await page.addInitScript(
-      ({ token, user }) => {
-        localStorage.setItem('token', token);
-        localStorage.setItem('user', JSON.stringify(user));
-      },
-      { token: login.token, user: login.user },
-    );
+    await signInPage(page, login);
   });
 
   after(async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { PHONE, launch, openPage } from '../lib/browser.mjs';
+import { PHONE, launch, openPage, signInPage } from '../lib/browser.mjs';
 import { Server } from '../lib/server.mjs';
 
 describe('responsible trading: self-exclusion', () => {
@@ -25,18 +25,11 @@ describe('responsible trading: self-exclusion', () => {
 
   before(async () => {
     await server.start();
-    await server.api('POST', '/login/register', { body: { username: 'rita_rt', email: 'rita@example.com', password: 'secret1' } });
-    const login = await server.api('POST', '/login/login', { body: { username: 'rita_rt', password: 'secret1' } });
+    const login = await server.signUp('rita_rt');
     token = login.token;
     browser = await launch();
     page = await openPage(browser, { viewport: PHONE });
-    await page.addInitScript(
-      ({ token: t, user }) => {
-        localStorage.setItem('token', t);
-        localStorage.setItem('user', JSON.stringify(user));
-      },
-      { token: login.token, user: login.user },
-    );
+    await signInPage(page, login);
   });
 
   after(async () => {

@@ -12,6 +12,17 @@ export async function launch() {
   return chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
 }
 
+/** Signs the page in as the app would after a login: the token and user under the spec's keys. */
+export async function signInPage(page, login) {
+  await page.addInitScript(
+    ({ token, user }) => {
+      localStorage.setItem('token', token);
+      localStorage.setItem('user', JSON.stringify(user));
+    },
+    { token: login.token, user: login.user },
+  );
+}
+
 /** A fresh context (its own storage) and page, optionally in a language. */
 export async function openPage(browser, { viewport = DESKTOP, language } = {}) {
   const context = await browser.newContext({ viewport });

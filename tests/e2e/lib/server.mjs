@@ -91,6 +91,12 @@ export class Server {
     return payload.data;
   }
 
+  /** A new user signed up with an e-mail and password `secret1`, then signed in: the login answer. */
+  async signUp(username) {
+    await this.api('POST', '/login/register', { body: { username, email: `${username}@example.com`, password: 'secret1' } });
+    return this.api('POST', '/login/login', { body: { username, password: 'secret1' } });
+  }
+
   /** Real money for a user, as a person gets it: a receipt uploaded, a deposit asked for, an admin's approval. */
   async fund(token, amount) {
     const form = new FormData();
