@@ -42,9 +42,9 @@ impl Engine {
         let rising = price > last.price;
         let alert = PriceAlert { id, user, symbol, price, rising, created_ms: self.now_ms };
         self.index_alert(at, &alert);
-        self.alerts.insert(id, alert);
+        self.alerts.insert(id, alert.clone());
         events.push(Event::UserUpdated { user });
-        Ok(Reply::AlertCreated { alert: id })
+        Ok(Reply::AlertCreated { alert: Box::new(alert) })
     }
 
     pub(crate) fn cancel_price_alert(

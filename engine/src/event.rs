@@ -5,8 +5,8 @@
 use rust_decimal::Decimal;
 
 use crate::types::{
-    AccountKind, AdminId, AlertId, BillType, Contract, ContractId, DepositOrder, OrderId,
-    OrderStatus, Outcome, PriceAlert, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
+    AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, OrderStatus,
+    Outcome, PriceAlert, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
 };
 
 /// The successful answer to a command.
@@ -48,8 +48,8 @@ pub enum Reply {
     },
     /// A price alert was set.
     AlertCreated {
-        /// Its number.
-        alert: AlertId,
+        /// The alert as the engine keeps it (number, direction, time).
+        alert: Box<PriceAlert>,
     },
     /// A tick or timer was applied.
     Clock {

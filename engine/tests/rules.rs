@@ -649,7 +649,7 @@ fn a_price_alert_fires_once_when_a_tick_crosses_it_and_survives_a_snapshot() {
     }
     assert_eq!(h.engine.content_hash(), before, "a refused alert changes nothing");
     let up = match set(&mut h, "110").unwrap() {
-        Reply::AlertCreated { alert } => alert,
+        Reply::AlertCreated { alert } => alert.id,
         other => panic!("{other:?}"),
     };
     set(&mut h, "90").unwrap();
@@ -707,7 +707,7 @@ fn price_alerts_are_bounded_per_user_and_only_the_owner_cancels_one() {
     for i in 0..PRICE_ALERTS_PER_USER_MAX {
         let price = dec(&format!("{}", 101 + i));
         match h.run(Command::SetPriceAlert { user: ann, symbol: btc(), price }) {
-            Ok(Reply::AlertCreated { alert }) => ids.push(alert),
+            Ok(Reply::AlertCreated { alert }) => ids.push(alert.id),
             other => panic!("{other:?}"),
         }
     }

@@ -83,23 +83,10 @@ async fn set_alert(
         return Err(ApiError::invalid("price", "price_at_market"));
     }
     let command = Command::SetPriceAlert { user: user.id, symbol, price };
-    let Reply::AlertCreated { alert } = state.submit(command).await? else {
-        return Err(ApiError::internal("set alert answered otherwise"));
-    };
-    let id = user.id;
-    let row = state.query(move |e| e.price_alerts(id).into_iter().find(|a| a.id == alert)).await?;
-    // Fired by a tick between the two calls: answer with the alert as it was set.
-    let row = row.map(|a| AlertRow::waiting(&a)).unwrap_or(AlertRow {
-        id: alert,
-        symbol: symbol.to_string(),
-        price,
-        direction: if last.is_some_and(|l| price > l) { "above" } else { "below" }.into(),
-        created_at: state.now(),
-        fired_at: None,
-        fired_price: None,
-        fired_sequence: None,
-    });
-    ok(row)
+    match state.submit(command).await? {
+        Reply::AlertCreated { alert } => ok(AlertRow::waiting(&alert)),
+        _ => Err(ApiError::internal("set alert answered otherwise")),
+    }
 }
 
 /// Remove a waiting price alert.

@@ -20,6 +20,20 @@ export interface MarketItem {
   simulated: boolean;
 }
 
+/** A price alert (the alert list, the fired list and the `priceAlert` frame). */
+export interface PriceAlert {
+  id: number;
+  symbol: string;
+  /** The price watched for, as a decimal string. */
+  price: string;
+  /** `above`: fires when the price rises to it; `below`: when it falls to it. */
+  direction: 'above' | 'below';
+  createdAt: number;
+  firedAt: number | null;
+  firedPrice: string | null;
+  firedSequence: number | null;
+}
+
 /** A tick that decided a contract: price, time and log index. */
 export interface TickRow {
   price: string;

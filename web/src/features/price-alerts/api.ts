@@ -1,20 +1,9 @@
 /** The user's price alerts: waiting ones from the engine, fired ones from history. */
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
-import type { MarketItem } from '@/types/api';
+import type { MarketItem, PriceAlert } from '@/types/api';
 
-export interface PriceAlert {
-  id: number;
-  symbol: string;
-  /** The price watched for, as a decimal string. */
-  price: string;
-  /** `above`: fires when the price rises to it; `below`: when it falls to it. */
-  direction: 'above' | 'below';
-  createdAt: number;
-  firedAt: number | null;
-  firedPrice: string | null;
-  firedSequence: number | null;
-}
+export type { PriceAlert };
 
 export interface AlertsAnswer {
   waiting: PriceAlert[];

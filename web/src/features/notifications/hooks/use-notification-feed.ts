@@ -17,6 +17,7 @@ import { formatMoney } from '@/lib/format';
 import { StorageKey, readJson, writeKey } from '@/lib/storage';
 import { useConnectionStatus, useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
+import type { PriceAlert } from '@/types/api';
 
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
@@ -59,14 +60,7 @@ interface NoticeFrame {
 }
 
 /** A fired price alert, live (`priceAlert` frame) or from the fired list. */
-interface AlertFrame {
-  id: number;
-  symbol: string;
-  price: string;
-  direction: 'above' | 'below';
-  firedAt: number | null;
-  firedPrice: string | null;
-}
+type AlertFrame = PriceAlert;
 
 /** Fired alerts read back on each authentication, and the first time how far back. */
 const ALERTS_CATCH_UP = 20;

@@ -29,7 +29,7 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
   },
   async add(symbol, price) {
     const alert = await alertsApi.set(symbol, price);
-    if (alert.firedAt === null && !get().waiting.some((a) => a.id === alert.id)) set({ waiting: [...get().waiting, alert] });
+    if (!get().waiting.some((a) => a.id === alert.id)) set({ waiting: [...get().waiting, alert] });
     return alert;
   },
   async cancel(id) {
