@@ -1,10 +1,14 @@
 //! The read model: history the engine does not keep (bills, contract records, deposit and
 //! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
-//! sled by one thread.
+//! one redb file by one thread.
 //!
 //! It is a `wal::Follower`: each event batch is written with the index it reaches in one
-//! atomic sled batch; after a flush the pipeline is told that index, so snapshots stay behind
-//! it and a restart hands over exactly the events after it (none lost, none twice).
+//! transaction; after a flush (a durable commit) the pipeline is told that index, so snapshots
+//! stay behind it and a restart hands over exactly the events after it (none lost, none twice).
+//!
+//! Why redb and not sled (which keeps the snapshots and candles): sled's memory grows with the
+//! size of its database (sled#1410), and history grows without end; redb's memory is its page
+//! cache, bounded by [`READ_MODEL_CACHE_BYTES`] (BENCHMARKS.md, "Soak").
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,16 +18,25 @@ use std::time::{Duration, Instant};
 use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
 use engine::{Engine, Event, Settlement};
 use market_feed::archive::TickArchive;
+use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
 use rust_decimal::Decimal;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::ToSchema;
 use wal::{EventBatch, Handle};
 
-/// One tree, rows told apart by a one-byte prefix, so that a batch is one atomic write.
-const TREE: &str = "readmodel";
-/// sled's page cache of the read model (history, candles, uploads index): recent rows are
-/// the hot ones; the rest is read from disk. Bounded so that memory stays flat.
-pub const READ_MODEL_CACHE_BYTES: u64 = 128 << 20;
+/// One table, rows told apart by a one-byte prefix.
+const ROWS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("readmodel");
+/// The database file inside the read model's directory.
+const FILE: &str = "history.redb";
+/// The name of sled's tree in a read model written before redb (moved over on open).
+const SLED_TREE: &str = "readmodel";
+/// redb's page cache of the read model (history, uploads index): recent rows are the hot
+/// ones; the rest is read from disk. Bounded so that memory stays flat.
+pub const READ_MODEL_CACHE_BYTES: usize = 128 << 20;
+/// How long opening waits for a previous holder of the file in this process to let go.
+const OPEN_WAIT: Duration = Duration::from_secs(5);
+/// Rows copied per transaction when moving a sled read model over.
+const MIGRATE_CHUNK_ROWS: usize = 10_000;
 /// Rows of the same kind for one user sort by id under `prefix ++ user ++ id`.
 const BILL: u8 = b'b';
 const CONTRACT: u8 = b'c';
@@ -49,13 +62,43 @@ pub const SCAN_ROWS_MAX: usize = 100_000;
 /// Why the read model could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadModelError {
-    /// sled failed.
+    /// redb failed (I/O error, corrupt file).
     #[error("read model storage: {0}")]
-    Sled(#[from] sled::Error),
+    Storage(#[from] redb::Error),
     /// A stored row did not decode.
     #[error("read model row: {0}")]
     Decode(#[from] serde_json::Error),
+    /// The read model of an older version (sled) could not be moved over.
+    #[error("read model migration from sled: {0}")]
+    Migration(#[from] sled::Error),
+    /// The directory could not be created or tidied.
+    #[error("read model directory: {0}")]
+    Io(#[from] std::io::Error),
 }
+
+/// redb reports each step's failure in its own type; all are storage errors here.
+macro_rules! storage_errors {
+    ($($error:ty),*) => {$(
+        impl From<$error> for ReadModelError {
+            fn from(error: $error) -> Self {
+                ReadModelError::Storage(error.into())
+            }
+        }
+    )*};
+}
+storage_errors!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+    redb::SetDurabilityError
+);
+
+/// A scan over rows in key order (reversible).
+type Rows = redb::Range<'static, &'static [u8], &'static [u8]>;
+/// The rows table as a reader sees it (one consistent version).
+type RowsTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
 
 /// A money movement with a bill type (decisions §3).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -318,10 +361,8 @@ pub struct Totals {
 /// Read access to the projection; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ReadModel {
-    /// The database (kept to flush).
-    db: sled::Db,
-    /// The one tree.
-    tree: sled::Tree,
+    /// The database file.
+    db: Arc<redb::Database>,
     /// Last index projected (in memory, maybe not yet flushed).
     applied: Arc<AtomicU64>,
     /// Set when the pipeline dropped the projector: history stops until a restart.
@@ -426,17 +467,25 @@ pub struct Page<T> {
 
 impl ReadModel {
     /// Opens (or creates) the read model under `dir`.
+    /// A read model of an older version (a sled database in `dir`) is moved over first.
     pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
-        let db = wal::open_db(dir, READ_MODEL_CACHE_BYTES)?;
-        let tree = db.open_tree(TREE)?;
-        let applied = tree.get(META_APPLIED)?.map_or(0, |v| u64_of(&v));
-        Ok(ReadModel {
-            db,
-            tree,
-            applied: Arc::new(AtomicU64::new(applied)),
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(FILE);
+        migrate_from_sled(dir, &path)?;
+        let db = open_file(&path)?;
+        let txn = db.begin_write()?;
+        txn.open_table(ROWS)?; // created on first open, so readers always find it
+        txn.commit()?;
+        let model = ReadModel {
+            db: Arc::new(db),
+            applied: Arc::new(AtomicU64::new(0)),
             stalled: Arc::new(AtomicBool::new(false)),
-            progress: Arc::new(tokio::sync::watch::Sender::new(applied)),
-        })
+            progress: Arc::new(tokio::sync::watch::Sender::new(0)),
+        };
+        let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
+        model.applied.store(applied, Ordering::Release);
+        model.progress.send_replace(applied);
+        Ok(model)
     }
 
     /// Last log index projected.
@@ -464,16 +513,23 @@ impl ReadModel {
         let Some(first) = fresh.peek() else {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
         };
-        let mut writer = Writer::new(self, first.time_ms)?;
+        // Not durable yet: `flush` makes every commit so far durable at once.
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::None)?;
         let mut last_index = applied;
-        for batch in fresh {
-            writer.time_ms = batch.time_ms;
-            for event in &batch.events {
-                writer.event(event)?;
+        {
+            let mut rows = txn.open_table(ROWS)?;
+            let mut writer = Writer::new(&mut rows, first.time_ms)?;
+            for batch in fresh {
+                writer.time_ms = batch.time_ms;
+                for event in &batch.events {
+                    writer.event(event)?;
+                }
+                last_index = batch.last_index;
             }
-            last_index = batch.last_index;
+            writer.finish(last_index)?;
         }
-        writer.finish(last_index)?;
+        txn.commit()?;
         self.applied.store(last_index, Ordering::Release);
         self.progress.send_replace(last_index);
         Ok(())
@@ -491,28 +547,37 @@ impl ReadModel {
     /// Makes everything projected so far durable; returns the index it covers.
     pub fn flush(&self) -> Result<u64, ReadModelError> {
         let applied = self.applied_index();
-        self.db.flush()?;
+        // An empty durable commit persists the non-durable ones before it.
+        self.begin_durable()?.commit()?;
         Ok(applied)
     }
 
+    /// A write transaction whose commit is durable and saves the allocator state, so that
+    /// opening after a crash loads it instead of walking the whole file (seconds per GB).
+    fn begin_durable(&self) -> Result<redb::WriteTransaction, ReadModelError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_quick_repair(true);
+        Ok(txn)
+    }
+
+    /// The rows as they are now (one consistent version for the caller's reads).
+    fn rows(&self) -> Result<RowsTable, ReadModelError> {
+        Ok(self.db.begin_read()?.open_table(ROWS)?)
+    }
+
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
-        match self.tree.get(key)? {
-            Some(bytes) => Ok(Some(serde_json::from_slice(&bytes)?)),
-            None => Ok(None),
-        }
+        get_row(&self.rows()?, key)
     }
 
     /// Decoded rows of a scan, newest first, at most [`SCAN_ROWS_MAX`].
-    fn decoded<T: DeserializeOwned>(
-        scan: sled::Iter,
-    ) -> impl Iterator<Item = Result<T, ReadModelError>> {
-        scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(&entry?.1)?))
+    fn decoded<T: DeserializeOwned>(scan: Rows) -> impl Iterator<Item = Result<T, ReadModelError>> {
+        scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(entry?.1.value())?))
     }
 
     /// Rows under `prefix ++ owner`, newest first, filtered, paged.
     fn list<T: DeserializeOwned>(
         &self,
-        scan: sled::Iter,
+        scan: Rows,
         keep: impl Fn(&T) -> bool,
         page: Paging,
     ) -> Result<Page<T>, ReadModelError> {
@@ -528,23 +593,24 @@ impl ReadModel {
         keep: impl Fn(&T) -> bool,
         page: Paging,
     ) -> Result<Page<T>, ReadModelError> {
+        let table = self.rows()?;
         let rows =
-            self.tree.scan_prefix([owner_prefix]).rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
+            scan_prefix(&table, &[owner_prefix])?.rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
                 let lookup = || {
                     let (owner_key, owner) = entry?;
-                    let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
-                    self.get::<T>(&key(row_prefix, owner, u64_of(&owner_key[1..])))
+                    let id = u64_of(&owner_key.value()[1..]);
+                    get_row::<T>(&table, &key(row_prefix, owner_of(owner.value()), id))
                 };
                 lookup().transpose()
             });
         page_of(rows, keep, page)
     }
 
-    fn user_scan(&self, prefix: u8, user: u32) -> sled::Iter {
+    fn user_scan(&self, prefix: u8, user: u32) -> Result<Rows, ReadModelError> {
         let mut start = [0u8; 5];
         start[0] = prefix;
         start[1..].copy_from_slice(&user.to_be_bytes());
-        self.tree.scan_prefix(start)
+        scan_prefix(&self.rows()?, &start)
     }
 
     /// A user's bills, newest first, and the sum per type of every bill `keep` accepts
@@ -556,7 +622,7 @@ impl ReadModel {
         page: Paging,
     ) -> Result<(Page<BillRow>, BillSums), ReadModelError> {
         let mut sums = bill_sums();
-        let rows = Self::decoded::<BillRow>(self.user_scan(BILL, user)).inspect(|row| {
+        let rows = Self::decoded::<BillRow>(self.user_scan(BILL, user)?).inspect(|row| {
             if let Ok(row) = row {
                 if keep(row) {
                     add_to_sums(&mut sums, row);
@@ -574,7 +640,7 @@ impl ReadModel {
         keep: impl Fn(&BillRow) -> bool,
     ) -> Result<BillSums, ReadModelError> {
         let mut sums = bill_sums();
-        for row in Self::decoded::<BillRow>(self.user_scan(BILL, user)) {
+        for row in Self::decoded::<BillRow>(self.user_scan(BILL, user)?) {
             let row = row?;
             if keep(&row) {
                 add_to_sums(&mut sums, &row);
@@ -590,14 +656,14 @@ impl ReadModel {
         keep: impl Fn(&ContractRow) -> bool,
         page: Paging,
     ) -> Result<Page<ContractRow>, ReadModelError> {
-        self.list(self.user_scan(CONTRACT, user), keep, page)
+        self.list(self.user_scan(CONTRACT, user)?, keep, page)
     }
 
     /// One contract by id.
     pub fn contract(&self, id: u64) -> Result<Option<ContractRow>, ReadModelError> {
-        let Some(owner) = self.tree.get(global_key(CONTRACT_OWNER, id))? else { return Ok(None) };
-        let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
-        self.get(&key(CONTRACT, owner, id))
+        let table = self.rows()?;
+        let Some(owner) = table.get(&global_key(CONTRACT_OWNER, id)[..])? else { return Ok(None) };
+        get_row(&table, &key(CONTRACT, owner_of(owner.value()), id))
     }
 
     /// Contracts with an id above `after_id` that `keep` accepts, oldest first, at most `limit`
@@ -610,12 +676,13 @@ impl ReadModel {
     ) -> Result<Vec<ContractRow>, ReadModelError> {
         let start = global_key(CONTRACT_OWNER, after_id.saturating_add(1));
         let end = global_key(CONTRACT_OWNER, u64::MAX);
+        let table = self.rows()?;
         let mut rows = Vec::new();
-        for entry in self.tree.range(start..=end).take(SCAN_ROWS_MAX) {
+        for entry in table.range::<&[u8]>(&start[..]..=&end[..])?.take(SCAN_ROWS_MAX) {
             let (owner_key, owner) = entry?;
-            let owner = u32::from_be_bytes(owner.as_ref().try_into().unwrap_or_default());
+            let id = u64_of(&owner_key.value()[1..]);
             if let Some(row) =
-                self.get::<ContractRow>(&key(CONTRACT, owner, u64_of(&owner_key[1..])))?
+                get_row::<ContractRow>(&table, &key(CONTRACT, owner_of(owner.value()), id))?
             {
                 if keep(&row) {
                     rows.push(row);
@@ -644,7 +711,7 @@ impl ReadModel {
         keep: impl Fn(&OrderRow) -> bool,
         page: Paging,
     ) -> Result<Page<OrderRow>, ReadModelError> {
-        self.list(self.user_scan(ORDER, user), keep, page)
+        self.list(self.user_scan(ORDER, user)?, keep, page)
     }
 
     /// Every user's orders, newest first (back-office).
@@ -658,22 +725,22 @@ impl ReadModel {
 
     /// A user's sign-ins, newest first.
     pub fn logins(&self, user: u32, page: Paging) -> Result<Page<LoginRow>, ReadModelError> {
-        self.list(self.user_scan(LOGIN, user), |_| true, page)
+        self.list(self.user_scan(LOGIN, user)?, |_| true, page)
     }
 
     /// A user's fired price alerts, newest first.
     pub fn fired_alerts(&self, user: u32, page: Paging) -> Result<Page<AlertRow>, ReadModelError> {
-        self.list(self.user_scan(ALERT, user), |_| true, page)
+        self.list(self.user_scan(ALERT, user)?, |_| true, page)
     }
 
     /// System notices, newest first.
     pub fn notices(&self, page: Paging) -> Result<Page<NoticeRow>, ReadModelError> {
-        self.list(self.tree.scan_prefix([NOTICE]), |_| true, page)
+        self.list(scan_prefix(&self.rows()?, &[NOTICE])?, |_| true, page)
     }
 
     /// The audit log, newest first.
     pub fn audit(&self, page: Paging) -> Result<Page<AuditRow>, ReadModelError> {
-        self.list(self.tree.scan_prefix([AUDIT]), |_| true, page)
+        self.list(scan_prefix(&self.rows()?, &[AUDIT])?, |_| true, page)
     }
 
     /// Dashboard totals.
@@ -685,8 +752,9 @@ impl ReadModel {
     pub fn put_upload(&self, name: &str, row: &UploadRow) -> Result<(), ReadModelError> {
         let mut k = vec![UPLOAD];
         k.extend_from_slice(name.as_bytes());
-        self.tree.insert(k, serde_json::to_vec(row)?)?;
-        self.tree.flush()?;
+        let txn = self.begin_durable()?; // the file is already on disk
+        txn.open_table(ROWS)?.insert(k.as_slice(), serde_json::to_vec(row)?.as_slice())?;
+        txn.commit()?;
         Ok(())
     }
 
@@ -699,30 +767,44 @@ impl ReadModel {
         files_max: u64,
         bytes_max: u64,
     ) -> Result<bool, ReadModelError> {
+        self.change_upload_usage(owner, |files, used| {
+            (files < files_max && used + bytes <= bytes_max).then(|| (files + 1, used + bytes))
+        })
+    }
+
+    /// Reads and changes `owner`'s upload usage (files, bytes) in one write transaction
+    /// (writers take turns, so two uploads cannot both take the last place); `change` returns
+    /// the new usage, or `None` to leave it. True if changed.
+    fn change_upload_usage(
+        &self,
+        owner: u32,
+        change: impl FnOnce(u64, u64) -> Option<(u64, u64)>,
+    ) -> Result<bool, ReadModelError> {
         let key = [&[UPLOAD_USAGE][..], &owner.to_be_bytes()].concat();
-        loop {
-            let old = self.tree.get(&key)?;
-            let (files, used) = old.as_ref().map_or((0, 0), |v| (u64_of(&v[..8]), u64_of(&v[8..])));
-            if files + 1 > files_max || used + bytes > bytes_max {
-                return Ok(false);
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::None)?; // made durable with the next flush
+        let changed = {
+            let mut table = txn.open_table(ROWS)?;
+            let old = table.get(key.as_slice())?.map(|v| v.value().to_vec());
+            let (files, used) =
+                old.as_deref().map_or((0, 0), |v| (u64_of(&v[..8]), u64_of(&v[8..])));
+            match change(files, used) {
+                Some((files, used)) => {
+                    let new = [files.to_be_bytes(), used.to_be_bytes()].concat();
+                    table.insert(key.as_slice(), new.as_slice())?;
+                    true
+                }
+                None => false,
             }
-            let new = [(files + 1).to_be_bytes(), (used + bytes).to_be_bytes()].concat();
-            if self.tree.compare_and_swap(&key, old, Some(new))?.is_ok() {
-                return Ok(true);
-            }
-        }
+        };
+        txn.commit()?;
+        Ok(changed)
     }
 
     /// Gives back what [`ReadModel::reserve_upload`] took, when the file could not be stored.
     pub fn release_upload(&self, owner: u32, bytes: u64) -> Result<(), ReadModelError> {
-        let key = [&[UPLOAD_USAGE][..], &owner.to_be_bytes()].concat();
-        self.tree.fetch_and_update(&key, |old| {
-            let v = old?;
-            let (files, used) = (u64_of(&v[..8]), u64_of(&v[8..]));
-            Some(
-                [files.saturating_sub(1).to_be_bytes(), used.saturating_sub(bytes).to_be_bytes()]
-                    .concat(),
-            )
+        self.change_upload_usage(owner, |files, used| {
+            Some((files.saturating_sub(1), used.saturating_sub(bytes)))
         })?;
         Ok(())
     }
@@ -785,36 +867,130 @@ impl Paging {
     }
 }
 
-/// Collects one batch's writes; reads see the batch's own earlier writes.
-struct Writer<'a> {
-    model: &'a ReadModel,
-    batch: sled::Batch,
-    overlay: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+/// A row decoded, if there is one under `key`.
+fn get_row<T: DeserializeOwned>(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    key: &[u8],
+) -> Result<Option<T>, ReadModelError> {
+    match table.get(key)? {
+        Some(bytes) => Ok(Some(serde_json::from_slice(bytes.value())?)),
+        None => Ok(None),
+    }
+}
+
+/// Every row whose key starts with `prefix`, in key order.
+fn scan_prefix(table: &RowsTable, prefix: &[u8]) -> Result<Rows, ReadModelError> {
+    // The first key after the prefix's range: the prefix with its last byte below 0xff
+    // raised by one and the rest dropped (none if it is all 0xff).
+    let mut end = prefix.to_vec();
+    while end.last() == Some(&0xff) {
+        end.pop();
+    }
+    Ok(match end.last_mut() {
+        Some(last) => {
+            *last += 1;
+            table.range::<&[u8]>(prefix..end.as_slice())?
+        }
+        None => table.range::<&[u8]>(prefix..)?,
+    })
+}
+
+/// The user id an owner index row points at.
+fn owner_of(bytes: &[u8]) -> u32 {
+    u32::from_be_bytes(bytes.try_into().unwrap_or_default())
+}
+
+/// Opens (or creates) the database file, waiting a moment for a previous holder in this
+/// process (a node being restarted) to close it.
+fn open_file(path: &Path) -> Result<redb::Database, ReadModelError> {
+    let deadline = Instant::now() + OPEN_WAIT;
+    loop {
+        match redb::Database::builder().set_cache_size(READ_MODEL_CACHE_BYTES).create(path) {
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
+/// Moves a read model written by an older version (a sled database in `dir`) into the redb
+/// file at `path`: copied into a temporary file that is renamed into place when complete,
+/// so that an interrupted move starts again; sled's files are removed afterwards.
+fn migrate_from_sled(dir: &Path, path: &Path) -> Result<(), ReadModelError> {
+    // sled's database: a `conf` and a `db` file (and `blobs/`, `snap.*`).
+    if !dir.join("conf").exists() || !dir.join("db").exists() {
+        return Ok(());
+    }
+    if !path.exists() {
+        let partial = dir.join(format!("{FILE}.partial"));
+        let _ = std::fs::remove_file(&partial);
+        let sled_db = wal::open_db(dir, 64 << 20)?;
+        let tree = sled_db.open_tree(SLED_TREE)?;
+        let db = redb::Database::create(&partial)?;
+        let mut rows = tree.iter().peekable();
+        let mut copied = 0usize;
+        while rows.peek().is_some() {
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(ROWS)?;
+                for row in rows.by_ref().take(MIGRATE_CHUNK_ROWS) {
+                    let (key, value) = row?;
+                    table.insert(key.as_ref(), value.as_ref())?;
+                    copied += 1;
+                }
+            }
+            txn.commit()?;
+        }
+        drop(db);
+        drop(tree);
+        drop(sled_db);
+        std::fs::rename(&partial, path)?;
+        tracing::info!(rows = copied, "read model moved from sled to redb");
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == "conf" || name == "db" || name.starts_with("snap.") {
+            std::fs::remove_file(entry.path())?;
+        } else if name == "blobs" {
+            std::fs::remove_dir_all(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes one projection step inside a write transaction; reads see its own earlier writes.
+struct Writer<'a, 't> {
+    rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
     time_ms: u64,
     seq: u64,
     totals: Totals,
 }
 
-impl<'a> Writer<'a> {
-    fn new(model: &'a ReadModel, time_ms: u64) -> Result<Self, ReadModelError> {
-        let seq = model.tree.get(META_SEQ)?.map_or(0, |v| u64_of(&v));
-        let totals = model.totals()?;
-        let (batch, overlay) = (sled::Batch::default(), Default::default());
-        Ok(Writer { model, batch, overlay, time_ms, seq, totals })
+impl<'a, 't> Writer<'a, 't> {
+    fn new(
+        rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
+        time_ms: u64,
+    ) -> Result<Self, ReadModelError> {
+        let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
+        let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
+        Ok(Writer { rows, time_ms, seq, totals })
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
-        let bytes = serde_json::to_vec(row)?;
-        self.batch.insert(key, bytes.clone());
-        self.overlay.insert(key.to_vec(), bytes);
+        self.rows.insert(key, serde_json::to_vec(row)?.as_slice())?;
+        Ok(())
+    }
+
+    fn put_raw(&mut self, key: &[u8], value: &[u8]) -> Result<(), ReadModelError> {
+        self.rows.insert(key, value)?;
         Ok(())
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
-        match self.overlay.get(key) {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
-            None => self.model.get(key),
-        }
+        get_row(&*self.rows, key)
     }
 
     fn update<T: Serialize + DeserializeOwned>(
@@ -875,7 +1051,7 @@ impl<'a> Writer<'a> {
                     status: "waiting_entry".into(),
                 };
                 self.put(&key(CONTRACT, c.user, c.id), &row)?;
-                self.batch.insert(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes());
+                self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
             }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
@@ -998,17 +1174,15 @@ impl<'a> Writer<'a> {
     }
 
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {
-        self.batch.insert(&global_key(ORDER_OWNER, row.id), &row.user.to_be_bytes());
+        self.put_raw(&global_key(ORDER_OWNER, row.id), &row.user.to_be_bytes())?;
         self.put(&key(ORDER, row.user, row.id), &row)
     }
 
     fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
-        self.batch.insert(META_SEQ, &self.seq.to_be_bytes());
-        self.batch.insert(META_APPLIED, &last_index.to_be_bytes());
+        self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
+        self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
         let totals = serde_json::to_vec(&self.totals)?;
-        self.batch.insert(META_TOTALS, totals);
-        self.model.tree.apply_batch(self.batch)?;
-        Ok(())
+        self.put_raw(META_TOTALS, &totals)
     }
 }
 
@@ -1081,4 +1255,95 @@ pub fn spawn_projector(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notice(index: u64, title: &str) -> EventBatch<Event> {
+        EventBatch {
+            first_index: index,
+            last_index: index,
+            time_ms: 1_700_000_000_000 + index,
+            events: vec![Event::Notice { title: title.into(), body: format!("body {index}") }],
+        }
+    }
+
+    fn titles(model: &ReadModel) -> Vec<String> {
+        let page = model.notices(Paging { page: 1, size: 50 }).unwrap();
+        page.items.into_iter().map(|n| n.title).collect()
+    }
+
+    #[test]
+    fn a_flushed_projection_survives_reopening_and_is_not_applied_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        model.apply(&notice(1, "one")).unwrap();
+        model.apply(&notice(2, "two")).unwrap();
+        assert_eq!(model.flush().unwrap(), 2);
+        drop(model);
+
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 2);
+        assert_eq!(titles(&model), ["two", "one"]);
+        model.apply(&notice(2, "two again")).unwrap(); // replayed by the pipeline: skipped
+        model.apply(&notice(3, "three")).unwrap();
+        assert_eq!(titles(&model), ["three", "two", "one"]);
+    }
+
+    #[test]
+    fn a_sled_read_model_of_an_older_version_is_moved_over_once() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = wal::open_db(dir.path(), 1 << 20).unwrap();
+            let tree = db.open_tree(SLED_TREE).unwrap();
+            let row = NoticeRow { id: 1, title: "kept".into(), body: "b".into(), time: 5 };
+            tree.insert(global_key(NOTICE, 1), serde_json::to_vec(&row).unwrap()).unwrap();
+            tree.insert(META_APPLIED, &41u64.to_be_bytes()).unwrap();
+            tree.insert(META_SEQ, &1u64.to_be_bytes()).unwrap();
+            db.flush().unwrap();
+        }
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 41);
+        assert_eq!(titles(&model), ["kept"]);
+        assert!(!dir.path().join("conf").exists(), "sled's files are removed");
+        assert!(!dir.path().join("db").exists());
+        // The numbering goes on from the old rows.
+        model.apply(&notice(42, "new")).unwrap();
+        assert_eq!(titles(&model), ["new", "kept"]);
+        let ids: Vec<u64> = model
+            .notices(Paging { page: 1, size: 5 })
+            .unwrap()
+            .items
+            .iter()
+            .map(|n| n.id)
+            .collect();
+        assert_eq!(ids, [2, 1]);
+        drop(model);
+        assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
+    }
+
+    #[test]
+    fn a_prefix_scan_stops_at_the_prefix_whatever_its_last_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        let txn = model.db.begin_write().unwrap();
+        {
+            let mut table = txn.open_table(ROWS).unwrap();
+            for k in [&[1u8, 0xff][..], &[1, 0xff, 0], &[2], &[2, 0], &[0xff], &[0xff, 0xff, 1]] {
+                table.insert(k, &b"x"[..]).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+        let keys = |prefix: &[u8]| -> Vec<Vec<u8>> {
+            let table = model.rows().unwrap();
+            scan_prefix(&table, prefix).unwrap().map(|e| e.unwrap().0.value().to_vec()).collect()
+        };
+        assert_eq!(keys(&[1, 0xff]), [vec![1, 0xff], vec![1, 0xff, 0]]);
+        assert_eq!(keys(&[1]), [vec![1, 0xff], vec![1, 0xff, 0]]);
+        assert_eq!(keys(&[2]), [vec![2], vec![2, 0]]);
+        assert_eq!(keys(&[0xff]), [vec![0xff], vec![0xff, 0xff, 1]]);
+        assert_eq!(keys(&[0xff, 0xff]), [vec![0xff, 0xff, 1]]);
+    }
 }
