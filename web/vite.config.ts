@@ -13,9 +13,20 @@ function pascal(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, _dash, c: string) => c.toUpperCase());
 }
 
-export default defineConfig({
+// React Router resolves to its development build for every bundler; the production build is
+// the same code with its development warnings off, which the minifier then drops (about 1 KiB
+// gzipped off every route). Tests keep the warnings.
+const reactRouterProduction = fileURLToPath(new URL('./node_modules/react-router/dist/production/index.mjs', import.meta.url));
+
+export default defineConfig(({ mode }) => ({
   plugins: [localeSections(locales)],
-  resolve: { alias: { '@': src, '@locales': locales } },
+  resolve: {
+    alias: [
+      { find: '@', replacement: src },
+      { find: '@locales', replacement: locales },
+      ...(mode === 'production' ? [{ find: /^react-router$/, replacement: reactRouterProduction }] : []),
+    ],
+  },
   server: {
     // `npm run dev` talks to a local trading-server (cargo run --release -p gateway).
     proxy: {
@@ -49,4 +60,4 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
   },
-});
+}));

@@ -49,6 +49,10 @@ const AUDIT: u8 = b'a';
 const UPLOAD: u8 = b'u';
 const ALERT: u8 = b'p';
 const UPLOAD_USAGE: u8 = b'U';
+/// Figures of one UTC day under `DAY ++ day number` (days since the epoch).
+const DAY: u8 = b'D';
+/// Milliseconds in a day.
+const DAY_MS: u64 = 86_400_000;
 const META_APPLIED: &[u8] = b"m:applied";
 const META_SEQ: &[u8] = b"m:seq";
 const META_TOTALS: &[u8] = b"m:totals";
@@ -356,6 +360,39 @@ pub struct Totals {
     pub logins: u64,
     /// Registrations.
     pub registrations: u64,
+}
+
+/// One UTC day's figures for the back-office's dashboard (real money only).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DayRow {
+    /// The day's start (ms since the epoch, UTC).
+    pub day: u64,
+    /// Registrations.
+    pub registrations: u64,
+    /// Sign-ins.
+    pub logins: u64,
+    /// Deposits approved: how many and how much.
+    pub deposits: u64,
+    #[schema(value_type = String)]
+    pub deposit_amount: Decimal,
+    /// Withdrawals paid out: how many and how much.
+    pub withdrawals: u64,
+    #[schema(value_type = String)]
+    pub withdrawal_amount: Decimal,
+    /// Real contracts accepted.
+    pub contracts: u64,
+    /// Real stake accepted.
+    #[schema(value_type = String)]
+    pub turnover: Decimal,
+    /// Fees taken on real contracts.
+    #[schema(value_type = String)]
+    pub fees: Decimal,
+    /// Real contracts settled (not void).
+    pub settled: u64,
+    /// The house's result on them: stakes kept minus what was credited, plus fees taken.
+    #[schema(value_type = String)]
+    pub house_result: Decimal,
 }
 
 /// Read access to the projection; cheap to clone.
@@ -748,6 +785,20 @@ impl ReadModel {
         Ok(self.get(META_TOTALS)?.unwrap_or_default())
     }
 
+    /// The figures of the `days` UTC days up to and including the one of `now_ms`, oldest
+    /// first; a day without activity is all zeros.
+    pub fn days(&self, now_ms: u64, days: u32) -> Result<Vec<DayRow>, ReadModelError> {
+        let last = now_ms / DAY_MS;
+        let first = last.saturating_sub(u64::from(days.max(1)) - 1);
+        let table = self.rows()?;
+        (first..=last)
+            .map(|day| {
+                let row = get_row::<DayRow>(&table, &day_key(day))?;
+                Ok(row.unwrap_or(DayRow { day: day * DAY_MS, ..DayRow::default() }))
+            })
+            .collect()
+    }
+
     /// Records an upload (written by the gateway, not by events: files are not engine state).
     pub fn put_upload(&self, name: &str, row: &UploadRow) -> Result<(), ReadModelError> {
         let mut k = vec![UPLOAD];
@@ -895,6 +946,13 @@ fn scan_prefix(table: &RowsTable, prefix: &[u8]) -> Result<Rows, ReadModelError>
     })
 }
 
+fn day_key(day: u64) -> [u8; 5] {
+    let mut key = [0u8; 5];
+    key[0] = DAY;
+    key[1..].copy_from_slice(&u32::try_from(day).unwrap_or(u32::MAX).to_be_bytes());
+    key
+}
+
 /// The user id an owner index row points at.
 fn owner_of(bytes: &[u8]) -> u32 {
     u32::from_be_bytes(bytes.try_into().unwrap_or_default())
@@ -967,6 +1025,8 @@ struct Writer<'a, 't> {
     time_ms: u64,
     seq: u64,
     totals: Totals,
+    /// The day being counted, written when the day changes and at the end.
+    today: Option<DayRow>,
 }
 
 impl<'a, 't> Writer<'a, 't> {
@@ -976,7 +1036,27 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<Self, ReadModelError> {
         let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
         let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
-        Ok(Writer { rows, time_ms, seq, totals })
+        Ok(Writer { rows, time_ms, seq, totals, today: None })
+    }
+
+    /// The figures of the day of the event being projected.
+    fn day(&mut self) -> Result<&mut DayRow, ReadModelError> {
+        let start = self.time_ms / DAY_MS * DAY_MS;
+        if self.today.as_ref().is_some_and(|d| d.day != start) {
+            self.write_day()?;
+        }
+        if self.today.is_none() {
+            let stored = get_row::<DayRow>(&*self.rows, &day_key(start / DAY_MS))?;
+            self.today = Some(stored.unwrap_or(DayRow { day: start, ..DayRow::default() }));
+        }
+        Ok(self.today.get_or_insert_with(DayRow::default))
+    }
+
+    fn write_day(&mut self) -> Result<(), ReadModelError> {
+        if let Some(day) = self.today.take() {
+            self.put(&day_key(day.day / DAY_MS), &day)?;
+        }
+        Ok(())
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
@@ -1028,6 +1108,11 @@ impl<'a, 't> Writer<'a, 't> {
                 if c.account == AccountKind::Real {
                     self.totals.contracts += 1;
                     self.totals.volume += c.stake;
+                    let day = self.day()?;
+                    day.contracts += 1;
+                    day.turnover += c.stake;
+                    day.fees += c.fee;
+                    day.house_result += c.fee;
                 }
                 let row = ContractRow {
                     id: c.id,
@@ -1103,7 +1188,19 @@ impl<'a, 't> Writer<'a, 't> {
                 };
                 self.order(row)?;
             }
-            Event::OrderResolved { order, user, status, remark, .. } => {
+            Event::OrderResolved { order, user, status, remark, withdrawal } => {
+                if *status == OrderStatus::Completed {
+                    let amount = self.get::<OrderRow>(&key(ORDER, *user, *order))?.map(|o| o.amount);
+                    let day = self.day()?;
+                    let amount = amount.unwrap_or_default();
+                    if *withdrawal {
+                        day.withdrawals += 1;
+                        day.withdrawal_amount += amount;
+                    } else {
+                        day.deposits += 1;
+                        day.deposit_amount += amount;
+                    }
+                }
                 self.update(&key(ORDER, *user, *order), |row: &mut OrderRow| {
                     row.status = order_status_name(*status).into();
                     row.remark.clone_from(remark);
@@ -1114,6 +1211,7 @@ impl<'a, 't> Writer<'a, 't> {
             }
             Event::SessionStarted { user, session, device, ip } => {
                 self.totals.logins += 1;
+                self.day()?.logins += 1;
                 let row = LoginRow {
                     session: *session,
                     device: device.clone(),
@@ -1128,7 +1226,10 @@ impl<'a, 't> Writer<'a, 't> {
                     row.ended_at = Some(now);
                 })?;
             }
-            Event::UserRegistered { .. } => self.totals.registrations += 1,
+            Event::UserRegistered { .. } => {
+                self.totals.registrations += 1;
+                self.day()?.registrations += 1;
+            }
             Event::PriceAlertFired { alert, tick } => {
                 self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
             }
@@ -1160,6 +1261,9 @@ impl<'a, 't> Writer<'a, 't> {
         if c.account == AccountKind::Real && !s.outcome.is_void() {
             self.totals.settled += 1;
             self.totals.users_net += s.credited - c.stake;
+            let day = self.day()?;
+            day.settled += 1;
+            day.house_result += c.stake - s.credited;
         }
         self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| {
             row.entry = c.entry.map(TickRow::from);
@@ -1179,6 +1283,7 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
+        self.write_day()?;
         self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
         self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
         let totals = serde_json::to_vec(&self.totals)?;

@@ -24,6 +24,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   responsible: ['responsible'],
   alerts: ['alerts'],
   notifications: ['notifications'],
+  admin: ['admin'],
 };
 
 const PREFIX = 'virtual:locale/';

@@ -20,7 +20,7 @@ use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
 use super::users::{user_view, UserView};
 use super::wallet::{team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
-use crate::readmodel::{AuditRow, ContractRow, OrderRow, Page, ReadModel, Totals};
+use crate::readmodel::{AuditRow, ContractRow, DayRow, OrderRow, Page, ReadModel, Totals};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -29,6 +29,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(me))
         .routes(routes!(create_admin))
         .routes(routes!(dashboard))
+        .routes(routes!(dashboard_days))
         .routes(routes!(users))
         .routes(routes!(user))
         .routes(routes!(freeze))
@@ -251,8 +252,37 @@ pub struct Dashboard {
     pub pending_deposits: usize,
     /// Pending withdraw orders.
     pub pending_withdrawals: usize,
+    /// Open websocket connections (traders' apps and market viewers).
+    pub online: usize,
     /// Running totals from history.
     pub totals: Totals,
+}
+
+/// The most days one dashboard series covers.
+pub const DASHBOARD_DAYS_MAX: u32 = 90;
+
+/// `?days=`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DaysQuery {
+    /// Days up to and including today (UTC), 1 to 90; 30 when absent.
+    #[param(minimum = 1, maximum = 90)]
+    pub days: Option<u32>,
+}
+
+/// Daily figures (UTC days, oldest first, today last), real money only.
+#[utoipa::path(get, path = "/api/admin/dashboard/days", tag = "admin", security(("admin" = [])), params(DaysQuery),
+    responses((status = 200, body = Envelope<Vec<DayRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
+async fn dashboard_days(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Params(query): Params<DaysQuery>,
+) -> Answer<Vec<DayRow>> {
+    let days = query.days.unwrap_or(30);
+    if !(1..=DASHBOARD_DAYS_MAX).contains(&days) {
+        return Err(ApiError::invalid("days", "days"));
+    }
+    ok(state.history().await?.days(state.now(), days)?)
 }
 
 /// Dashboard figures.
@@ -260,6 +290,7 @@ pub struct Dashboard {
     responses((status = 200, body = Envelope<Dashboard>), (status = 401, body = ErrorEnvelope)))]
 async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashboard> {
     let totals = state.history().await?.totals()?;
+    let online = state.ws.counters.connections.load(std::sync::atomic::Ordering::Relaxed);
     let figures = state
         .query(move |e| {
             let l = e.ledger();
@@ -276,6 +307,7 @@ async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashb
                     .open_withdrawals()
                     .filter(|w| w.status == engine::types::OrderStatus::Pending)
                     .count(),
+                online,
                 totals,
             }
         })

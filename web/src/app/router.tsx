@@ -2,7 +2,9 @@
  * The routes of the spec's table (§2). Every screen is a lazy chunk named as the spec names
  * it (vite.config.ts): Register, StockList, TradeDetail, AccountPage, ContractRecord, and
  * Login for the sign-in tab; the trader's shell is one more. Each loads its texts with its
- * code. Guards are loaders defined here, so they run before any chunk is fetched.
+ * code. Guards are loaders defined here, so they run before any chunk is fetched. The
+ * back-office (`/admin/*`) is one chunk with its own routes and guards, never loaded by the
+ * trader's pages.
  */
 import { createBrowserRouter, redirect } from 'react-router';
 
@@ -50,6 +52,7 @@ export function createRouter() {
         },
         { path: 'login', loader: guestOnly, lazy: () => import('./routes/login') },
         { path: 'login/register', loader: guestOnly, lazy: () => import('./routes/register') },
+        { path: 'admin/*', lazy: () => screen(import('./routes/admin'), ['admin']) },
       ],
     },
   ]);

@@ -59,3 +59,8 @@ export function compare(a: string, b: string): number {
 export function subtract(a: string, b: string, dp = 2): string {
   return new Big(a).minus(new Big(b)).round(dp).toFixed(dp);
 }
+
+/** The sum of decimal strings with `dp` places (an unreadable value counts as zero). */
+export function sum(values: readonly string[], dp = 2): string {
+  return values.reduce((total, v) => total.plus(decimal(v) ?? 0), new Big(0)).round(dp).toFixed(dp);
+}

@@ -2,12 +2,13 @@
  * The avatar menu: profile, settings, and logout (hidden for wallet users, spec §2: their
  * session follows the wallet). Closed by Escape or a click elsewhere.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 
 import { Avatar } from '@/components/avatar';
 import { signOutUser } from '@/features/auth';
+import { useDismiss } from '@/lib/use-dismiss';
 import { useSession } from '@/stores/session';
 
 export function AvatarMenu() {
@@ -18,19 +19,7 @@ export function AvatarMenu() {
   const menuId = useId();
   const root = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    if (!open) return undefined;
-    const onPointer = (event: PointerEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
-    document.addEventListener('pointerdown', onPointer);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('pointerdown', onPointer);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  useDismiss(open, root, useCallback(() => setOpen(false), []));
 
   const go = (to: string) => {
     setOpen(false);

@@ -1,0 +1,122 @@
+/**
+ * The back-office shell (spec §2): the site name, the pending-recharge and pending-withdraw
+ * badges (polled every 60 s, animated with a tone on a rise), the admin-name menu, and the
+ * sidebar of what the admin's role allows, and logout. On a phone the sidebar opens from a
+ * menu button.
+ */
+import { useTranslation } from 'react-i18next';
+import { type ReactNode, useCallback, useId, useRef, useState } from 'react';
+import { Link, useLocation } from 'react-router';
+
+import { LanguageSwitcher } from '@/components/language-switcher';
+import { type BadgeView, badgeText, usePendingBadges } from '@/features/admin-orders';
+import { adminApi } from '@/lib/admin-api';
+import { useDismiss } from '@/lib/use-dismiss';
+import { useAdminSession } from '@/stores/admin-session';
+import { DEFAULT_SITE_NAME, useSite } from '@/stores/site';
+
+import { adminNavItems, badgeKinds } from './admin-nav';
+
+/** Ends the admin session on the server (best effort) and here. */
+async function signOutAdmin(): Promise<void> {
+  try {
+    await adminApi.post('/admin/logout');
+  } catch {
+    // Already ended, or the server is away: the token is forgotten here either way.
+  }
+  useAdminSession.getState().signOut();
+}
+
+function PendingBadge({ badge }: { badge: BadgeView }) {
+  const { t } = useTranslation();
+  if (badge.count === null) return null;
+  const label = t(`admin.badges.${badge.kind}`, { count: badge.count });
+  return (
+    <span className={badge.animating ? 'admin-badge rising' : 'admin-badge'} role="status" aria-label={label} title={label}>
+      <span aria-hidden="true">{t(`admin.badges.${badge.kind}Short`)}</span>
+      <span className="admin-badge-count num" aria-hidden="true">
+        {badgeText(badge.count)}
+      </span>
+    </span>
+  );
+}
+
+function AdminMenu() {
+  const { t } = useTranslation();
+  const admin = useAdminSession((s) => s.admin);
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const root = useRef<HTMLDivElement>(null);
+  useDismiss(open, root, useCallback(() => setOpen(false), []));
+  return (
+    <div className="avatar-menu" ref={root}>
+      <button type="button" className="admin-name" aria-haspopup="menu" aria-expanded={open} aria-controls={menuId} aria-label={t('admin.menu.open', { name: admin?.username ?? '' })} onClick={() => setOpen((v) => !v)}>
+        {admin?.username}
+      </button>
+      {open && (
+        <div id={menuId} role="menu" className="menu">
+          <div className="menu-user">
+            <strong>{admin?.username}</strong>
+            <span className="muted">{t(`admin.roles.${admin?.role ?? 'viewer'}`, { defaultValue: admin?.role })}</span>
+          </div>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => void signOutAdmin()}>
+            {t('admin.nav.logout')}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function AdminLayout({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  const admin = useAdminSession((s) => s.admin);
+  const siteName = useSite((s) => s.info?.siteName) || DEFAULT_SITE_NAME;
+  const badges = usePendingBadges(badgeKinds(admin));
+  const [navOpen, setNavOpen] = useState(false);
+  const { pathname } = useLocation();
+  const [shownFor, setShownFor] = useState(pathname);
+  if (shownFor !== pathname) {
+    // A new page closes the phone's sidebar.
+    setShownFor(pathname);
+    setNavOpen(false);
+  }
+  return (
+    <div className="admin">
+      <a className="skip-link" href="#admin-main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="admin-header">
+        <button type="button" className="icon-button admin-nav-toggle" aria-expanded={navOpen} aria-controls="admin-sidebar" aria-label={t('admin.nav.toggle')} onClick={() => setNavOpen((v) => !v)}>
+          <span className="admin-burger" aria-hidden="true" />
+        </button>
+        <span className="header-brand">
+          {siteName} <span className="admin-tag">{t('admin.title')}</span>
+        </span>
+        <div className="header-tools">
+          {badges.map((badge) => (
+            <PendingBadge key={badge.kind} badge={badge} />
+          ))}
+          <LanguageSwitcher compact />
+          <AdminMenu />
+        </div>
+      </header>
+      <nav id="admin-sidebar" className={navOpen ? 'admin-sidebar open' : 'admin-sidebar'} aria-label={t('admin.nav.label')}>
+        {adminNavItems(admin).map((item) => {
+          const current = pathname.startsWith(item.to);
+          return (
+            <Link key={item.key} to={item.to} className={current ? 'admin-nav-item active' : 'admin-nav-item'} aria-current={current ? 'page' : undefined}>
+              {t(item.label)}
+            </Link>
+          );
+        })}
+        <button type="button" className="admin-nav-item" onClick={() => void signOutAdmin()}>
+          {t('admin.nav.logout')}
+        </button>
+      </nav>
+      <main id="admin-main" className="admin-main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

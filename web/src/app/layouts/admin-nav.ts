@@ -1,0 +1,26 @@
+/**
+ * The back-office's sidebar (spec §2, decisions §9), each item with the permission it needs:
+ * an admin sees only what the role allows (the server refuses the rest as well).
+ */
+import { type AdminInfo, adminCan } from '@/stores/admin-session';
+
+export interface AdminNavItem {
+  key: string;
+  to: string;
+  label: string;
+  permission: string;
+}
+
+export const ADMIN_NAV: readonly AdminNavItem[] = [
+  { key: 'dashboard', to: '/admin/dashboard', label: 'admin.nav.dashboard', permission: 'dashboard:read' },
+];
+
+/** The sidebar items `admin` may open. */
+export function adminNavItems(admin: AdminInfo | null): AdminNavItem[] {
+  return ADMIN_NAV.filter((item) => adminCan(admin, item.permission));
+}
+
+/** Which pending-order badges `admin` sees (both need `orders:read`). */
+export function badgeKinds(admin: AdminInfo | null): Array<'recharge' | 'withdraw'> {
+  return adminCan(admin, 'orders:read') ? ['recharge', 'withdraw'] : [];
+}

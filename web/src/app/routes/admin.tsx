@@ -1,0 +1,76 @@
+/**
+ * The back-office under `/admin` (spec §2): one lazy chunk, never loaded by the trader's
+ * pages. `/admin/login` is for admin guests (a signed-in admin goes to /admin/dashboard);
+ * everything else needs the admin token (else /admin/login), and a page the role does not
+ * allow is not found. When the admin signs out, or the server ends the session (401 or 403:
+ * the admin data is gone), the back-office goes to the login; an ended session says that it
+ * expired.
+ *
+ * Its pages are matched here with the router's `matchRoutes` rather than by `<Routes>`: the
+ * router's code is shared with every trader's page, and `<Routes>` would add to it (the
+ * login route's budget, BENCHMARKS.md).
+ */
+import { type ComponentType, useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { matchRoutes, useLocation, useNavigate } from 'react-router';
+
+import { AdminDashboard } from '@/features/admin-dashboard';
+import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
+import { useAdminSession } from '@/stores/admin-session';
+import { toast } from '@/stores/toast';
+
+import { AdminLayout } from '../layouts/admin-layout';
+import { AdminNotFound, AdminOnly } from '../layouts/admin-only';
+import '@/styles/admin.css';
+
+interface AdminPage {
+  path: string;
+  permission: string;
+  Page: ComponentType;
+}
+
+const PAGES: AdminPage[] = [{ path: '/admin/dashboard', permission: 'dashboard:read', Page: AdminDashboard }];
+
+const LOGIN = '/admin/login';
+const HOME = '/admin/dashboard';
+
+/** Where the admin must go instead of `pathname`, if anywhere. */
+function redirectFor(pathname: string, signedIn: boolean): string | null {
+  const path = pathname.replace(/\/+$/, '');
+  if (!signedIn) return path === LOGIN ? null : LOGIN;
+  return path === LOGIN || path === '/admin' ? HOME : null;
+}
+
+export function Component() {
+  const { t } = useTranslation();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const expired = useAdminSession((s) => s.expired);
+  const signedIn = useAdminSession((s) => s.token !== null);
+  const target = redirectFor(location.pathname, signedIn);
+
+  useEffect(() => {
+    if (!expired) return;
+    toast.error(t('auth.errors.sessionExpired'));
+    useAdminSession.getState().acknowledgeExpired();
+  }, [expired, t]);
+
+  useEffect(() => {
+    if (target) navigate(target, { replace: true });
+  }, [target, navigate]);
+
+  if (target) return null;
+  if (!signedIn) return <AdminLoginPage />;
+  const page = matchRoutes(PAGES, location)?.[0]?.route;
+  return (
+    <AdminLayout>
+      {page ? (
+        <AdminOnly permission={page.permission}>
+          <page.Page />
+        </AdminOnly>
+      ) : (
+        <AdminNotFound />
+      )}
+    </AdminLayout>
+  );
+}
