@@ -1190,7 +1190,8 @@ impl<'a, 't> Writer<'a, 't> {
             }
             Event::OrderResolved { order, user, status, remark, withdrawal } => {
                 if *status == OrderStatus::Completed {
-                    let amount = self.get::<OrderRow>(&key(ORDER, *user, *order))?.map(|o| o.amount);
+                    let amount =
+                        self.get::<OrderRow>(&key(ORDER, *user, *order))?.map(|o| o.amount);
                     let day = self.day()?;
                     let amount = amount.unwrap_or_default();
                     if *withdrawal {

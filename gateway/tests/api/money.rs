@@ -307,6 +307,33 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .as_str()
         .unwrap()
         .starts_with("https://trade.example/login/register?code="));
+
+    // The dashboard's day: the approved deposit and the paid withdrawal count, the rejected,
+    // failed and pending ones do not.
+    let days = h.get("/api/admin/dashboard/days?days=3", Some(&admin));
+    let days = days.ok().as_array().unwrap().clone();
+    assert_eq!(days.len(), 3);
+    let today = &days[2];
+    assert_eq!(
+        (
+            &today["deposits"],
+            &today["depositAmount"],
+            &today["withdrawals"],
+            &today["withdrawalAmount"]
+        ),
+        (&json!(1), &json!("500"), &json!(1), &json!("20"))
+    );
+    assert_eq!(today["registrations"], 2);
+    assert!(today["logins"].as_u64().unwrap() >= 2);
+    assert_eq!(days[1]["deposits"], 0, "yesterday is empty");
+    let day_ms = days[2]["day"].as_u64().unwrap() - days[1]["day"].as_u64().unwrap();
+    assert_eq!(day_ms, 86_400_000);
+    h.get("/api/admin/dashboard/days?days=0", Some(&admin))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/admin/dashboard/days?days=91", Some(&admin))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/admin/dashboard/days", Some(&token))
+        .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
 /// The success path of the routes the flows above do not take.
