@@ -1,0 +1,114 @@
+// The back-office in a real Chromium against a real server: the trader's pages never load
+// its code; /admin needs the admin token; the login refuses a wrong password and signs in
+// with the right one; the dashboard shows the platform's figures; the pending-recharge badge
+// counts a user's deposit and rises (animated) at the next 60 s poll when another arrives;
+// a session ended on the server returns to the login with the expired-session message.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { DESKTOP, launch, openPage } from '../lib/browser.mjs';
+import { ADMIN_PASSWORD, PNG, Server } from '../lib/server.mjs';
+
+describe('back-office: sign-in, dashboard, badges, session end', () => {
+  const server = new Server();
+  let browser;
+
+  /** A pending deposit of `amount` from a user. */
+  async function pendingDeposit(token, amount) {
+    const form = new FormData();
+    form.append('file', new Blob([PNG], { type: 'image/png' }), 'receipt.png');
+    const uploaded = await fetch(`${server.origin}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const receipt = (await uploaded.json()).data.name;
+    await server.api('POST', '/wallet/deposits', {
+      token,
+      body: { amount, method: 'bank_transfer', accountName: 'E2E', accountNumber: '123456', bankName: 'E2E Bank', receipt },
+    });
+  }
+
+  before(async () => {
+    await server.start();
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server.stop();
+  });
+
+  test("the trader's pages never load the back-office's code", async () => {
+    const page = await openPage(browser, { viewport: DESKTOP });
+    const scripts = [];
+    page.on('request', (request) => request.resourceType() === 'script' && scripts.push(new URL(request.url()).pathname));
+    for (const path of ['/stocks', '/login', '/trade/BTCUSDT']) {
+      await page.goto(`${server.origin}${path}`);
+      await page.getByRole('main').first().waitFor();
+    }
+    assert.ok(scripts.length > 5, `scripts loaded: ${scripts}`);
+    assert.deepEqual(scripts.filter((s) => /\/(Admin|admin)[-.]/.test(s)), []);
+    await page.goto(`${server.origin}/admin`);
+    await page.getByRole('heading', { name: 'Administrator sign-in' }).waitFor();
+    assert.ok(scripts.some((s) => /\/Admin-/.test(s)), 'the back-office chunk loads for /admin');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test('sign-in, dashboard, a rising badge, logout and an ended session', async () => {
+    const trader = await server.signUp('bo_trader');
+    await pendingDeposit(trader.token, '120');
+
+    const page = await openPage(browser, { viewport: DESKTOP });
+    // The page's clock is ours, so the 60 s poll can be reached without waiting a minute.
+    await page.clock.install();
+    await page.goto(`${server.origin}/admin/dashboard`);
+    await page.waitForURL('**/admin/login');
+
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.getByText('Incorrect admin username or password').waitFor();
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForURL('**/admin/dashboard');
+    assert.ok(await page.evaluate(() => localStorage.getItem('admin_token')), 'admin_token kept');
+    assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('admin_info')).role), 'super');
+
+    // Now: the trader and the pending deposit are counted.
+    const now = page.getByRole('region', { name: 'Now' });
+    await now.getByText('Pending recharges').waitFor();
+    assert.match(await now.textContent(), /Users1(?!\d)/);
+    const badge = page.getByRole('status', { name: 'Pending recharge orders: 1' });
+    await badge.waitFor();
+    assert.equal(await badge.getAttribute('class'), 'admin-badge', 'the first poll does not animate');
+
+    // Another deposit: the next poll (60 s later on the page's clock) raises the badge.
+    await pendingDeposit(trader.token, '80');
+    await page.clock.runFor(60_000);
+    const risen = page.getByRole('status', { name: 'Pending recharge orders: 2' });
+    await risen.waitFor();
+    assert.equal(await risen.getAttribute('class'), 'admin-badge rising');
+
+    // The admin-name menu and the sidebar: logout from the sidebar.
+    await page.getByRole('navigation', { name: 'Back-office menu' }).getByRole('button', { name: 'Logout' }).click();
+    await page.waitForURL('**/admin/login');
+    assert.equal(await page.evaluate(() => localStorage.getItem('admin_token')), null);
+
+    // A session the server ended (here: logged out elsewhere) returns to the login, saying so.
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForURL('**/admin/dashboard');
+    const token = await page.evaluate(() => localStorage.getItem('admin_token'));
+    await page.getByRole('region', { name: 'Now' }).waitFor();
+    await server.api('POST', '/admin/logout', { token, body: {} });
+    // The next badge poll is answered 401.
+    await page.clock.runFor(60_000);
+    await page.waitForURL('**/admin/login');
+    await page.getByText('Login expired, please log in again').waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('admin_info')), null);
+
+    // Only the expected refusals reached the console (the wrong password, the ended session).
+    const unexpected = page.problems.filter((p) => !/status of (400|401)/.test(p));
+    assert.deepEqual(unexpected, []);
+    await page.context().close();
+  });
+});
