@@ -177,6 +177,24 @@ for (const language of languages) {
     await shoot(page, dir, '18-avatar-menu');
     problems.push(...page.problems.map((p) => `${language} ${viewport.width} user: ${p}`));
     await page.context().close();
+
+    // The back-office: its sign-in, and the dashboard (a pending withdrawal on the badge).
+    const office = await openPage(browser, { viewport, language });
+    await office.goto(`${server.origin}/admin/login`);
+    await office.locator('.auth-card form').waitFor();
+    await shoot(office, dir, '40-admin-login');
+    await office.locator('input[name="username"]').fill('admin');
+    await office.locator('input[name="password"]').fill(ADMIN_PASSWORD);
+    await office.locator('button[type="submit"]').click();
+    await office.locator('.admin-figures').first().waitFor();
+    await office.locator('.admin-badge').first().waitFor();
+    await shoot(office, dir, '41-admin-dashboard');
+    if (viewport === PHONE) {
+      await office.locator('.admin-nav-toggle').click();
+      await shoot(office, dir, '42-admin-menu');
+    }
+    problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
+    await office.context().close();
   }
 }
 

@@ -33,8 +33,13 @@ function PendingBadge({ badge }: { badge: BadgeView }) {
   const label = t(`admin.badges.${badge.kind}`, { count: badge.count });
   return (
     <span className={badge.animating ? 'admin-badge rising' : 'admin-badge'} role="status" aria-label={label} title={label}>
-      <span aria-hidden="true">{t(`admin.badges.${badge.kind}Short`)}</span>
-      <span className="admin-badge-count num" aria-hidden="true">
+      <span className="admin-badge-glyph" aria-hidden="true">
+        {badge.kind === 'recharge' ? '↓' : '↑'}
+      </span>
+      <span className="admin-badge-label" aria-hidden="true">
+        {t(`admin.badges.${badge.kind}Short`)}
+      </span>
+      <span className={badge.count === 0 ? 'admin-badge-count num zero' : 'admin-badge-count num'} aria-hidden="true">
         {badgeText(badge.count)}
       </span>
     </span>
