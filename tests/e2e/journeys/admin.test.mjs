@@ -76,14 +76,14 @@ describe('back-office: sign-in, dashboard, badges, session end', () => {
     const now = page.getByRole('region', { name: 'Now' });
     await now.getByText('Pending recharges').waitFor();
     assert.match(await now.textContent(), /Users1(?!\d)/);
-    const badge = page.getByRole('status', { name: 'Pending recharge orders: 1' });
+    const badge = page.getByRole('link', { name: 'Pending recharge orders: 1' });
     await badge.waitFor();
     assert.equal(await badge.getAttribute('class'), 'admin-badge', 'the first poll does not animate');
 
     // Another deposit: the next poll (60 s later on the page's clock) raises the badge.
     await pendingDeposit(trader.token, '80');
     await page.clock.runFor(60_000);
-    const risen = page.getByRole('status', { name: 'Pending recharge orders: 2' });
+    const risen = page.getByRole('link', { name: 'Pending recharge orders: 2' });
     await risen.waitFor();
     assert.equal(await risen.getAttribute('class'), 'admin-badge rising');
 

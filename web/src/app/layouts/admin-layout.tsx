@@ -32,7 +32,7 @@ function PendingBadge({ badge }: { badge: BadgeView }) {
   if (badge.count === null) return null;
   const label = t(`admin.badges.${badge.kind}`, { count: badge.count });
   return (
-    <span className={badge.animating ? 'admin-badge rising' : 'admin-badge'} role="status" aria-label={label} title={label}>
+    <Link to={`/admin/${badge.kind}-orders`} className={badge.animating ? 'admin-badge rising' : 'admin-badge'} aria-label={label} title={label}>
       <span className="admin-badge-glyph" aria-hidden="true">
         {badge.kind === 'recharge' ? '↓' : '↑'}
       </span>
@@ -42,7 +42,7 @@ function PendingBadge({ badge }: { badge: BadgeView }) {
       <span className={badge.count === 0 ? 'admin-badge-count num zero' : 'admin-badge-count num'} aria-hidden="true">
         {badgeText(badge.count)}
       </span>
-    </span>
+    </Link>
   );
 }
 

@@ -13,6 +13,8 @@ export interface AdminNavItem {
 
 export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'dashboard', to: '/admin/dashboard', label: 'admin.nav.dashboard', permission: 'dashboard:read' },
+  { key: 'recharge', to: '/admin/recharge-orders', label: 'admin.nav.recharge', permission: 'orders:read' },
+  { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },
 ];
 
 /** The sidebar items `admin` may open. */

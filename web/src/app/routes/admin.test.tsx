@@ -113,8 +113,8 @@ describe('the back-office', () => {
     expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
     expect((await screen.findByText('Online connections')).nextSibling).toHaveTextContent('9');
     // The badges: 4, and 120 shown as 99+.
-    expect(await screen.findByRole('status', { name: 'Pending recharge orders: 4' })).toHaveTextContent('4');
-    expect(screen.getByRole('status', { name: 'Pending withdraw orders: 120' })).toHaveTextContent('99+');
+    expect(await screen.findByRole('link', { name: 'Pending recharge orders: 4' })).toHaveTextContent('4');
+    expect(screen.getByRole('link', { name: 'Pending withdraw orders: 120' })).toHaveTextContent('99+');
     // The last 30 days sum the days' figures as decimals.
     const last = screen.getByRole('region', { name: 'Last 2 days' });
     expect(last).toHaveTextContent('14.75 USDT (2)');
@@ -138,7 +138,7 @@ describe('the back-office', () => {
     expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
     const menu = screen.getByRole('navigation', { name: 'Back-office menu' });
     expect(menu).not.toHaveTextContent('Dashboard');
-    expect(screen.queryByRole('status', { name: /Pending/ })).toBeNull();
+    expect(screen.queryByRole('link', { name: /Pending/ })).toBeNull();
     expect(api.count('GET /api/admin/recharge-orders/pending-count')).toBe(0);
     expect(api.count('GET /api/admin/dashboard')).toBe(0);
   });

@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
 import { AdminDashboard } from '@/features/admin-dashboard';
+import { OrdersPage } from '@/features/admin-orders';
 import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
 import { useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
@@ -29,7 +30,14 @@ interface AdminPage {
   Page: ComponentType;
 }
 
-const PAGES: AdminPage[] = [{ path: '/admin/dashboard', permission: 'dashboard:read', Page: AdminDashboard }];
+const RechargeOrders = () => <OrdersPage key="recharge" kind="recharge" />;
+const WithdrawOrders = () => <OrdersPage key="withdraw" kind="withdraw" />;
+
+const PAGES: AdminPage[] = [
+  { path: '/admin/dashboard', permission: 'dashboard:read', Page: AdminDashboard },
+  { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
+  { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
+];
 
 const LOGIN = '/admin/login';
 const HOME = '/admin/dashboard';

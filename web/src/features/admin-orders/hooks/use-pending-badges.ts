@@ -1,6 +1,7 @@
 /**
  * Polls the pending counts the admin may see, now and every 60 s, and says which badges
- * animate; a rise plays the tone once per poll. A failed poll keeps the last count.
+ * animate; a rise plays the tone once per poll. A failed poll keeps the last count. An order
+ * handled here polls at once, so its badge falls without waiting for the minute.
  */
 import { useEffect, useReducer, useState } from 'react';
 
@@ -8,6 +9,7 @@ import { playTone } from '@/lib/tone';
 
 import { pendingCount } from '../api';
 import { BADGE_POLL_MS, type Badge, NO_BADGE, type PendingKind, nextBadge, rose } from '../badges';
+import { usePendingRefresh } from '../stores/refresh';
 
 export interface BadgeView {
   kind: PendingKind;
@@ -56,9 +58,11 @@ export function usePendingBadges(kinds: readonly PendingKind[]): BadgeView[] {
 
     void poll();
     const interval = setInterval(() => void poll(), BADGE_POLL_MS);
+    const unsubscribe = usePendingRefresh.subscribe(() => void poll());
     return () => {
       controller.abort();
       clearInterval(interval);
+      unsubscribe();
       timers.forEach(clearTimeout);
     };
   }, [key]);
