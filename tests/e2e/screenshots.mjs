@@ -193,6 +193,12 @@ for (const language of languages) {
       await office.locator('.admin-nav-toggle').click();
       await shoot(office, dir, '42-admin-menu');
     }
+    await office.goto(`${server.origin}/admin/withdraw-orders`);
+    await office.locator('.admin-order').first().waitFor();
+    await shoot(office, dir, '43-admin-withdraw-orders');
+    await office.locator('.admin-order-actions .btn-secondary').first().click();
+    await office.locator('.admin-remark').waitFor();
+    await shoot(office, dir, '44-admin-reject-dialog');
     problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
     await office.context().close();
   }

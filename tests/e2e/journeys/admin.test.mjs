@@ -87,6 +87,24 @@ describe('back-office: sign-in, dashboard, badges, session end', () => {
     await risen.waitFor();
     assert.equal(await risen.getAttribute('class'), 'admin-badge rising');
 
+    // Handle one: the receipt, then approval; the user's balance is credited, the badge falls.
+    await page.getByRole('navigation', { name: 'Back-office menu' }).getByRole('link', { name: 'Recharge orders' }).click();
+    await page.waitForURL('**/admin/recharge-orders');
+    const orders = page.getByRole('listitem').filter({ hasText: '120.00 USDT' });
+    await orders.getByRole('button', { name: 'View receipt' }).click();
+    const receipt = page.getByRole('dialog', { name: /^Receipt of order #/ });
+    await receipt.getByRole('img').waitFor();
+    assert.ok(await receipt.getByRole('img').evaluate((img) => img.complete && img.naturalWidth > 0), 'the receipt image is shown');
+    await page.keyboard.press('Escape');
+    await orders.getByRole('button', { name: /^Approve order #/ }).click();
+    const confirm = page.getByRole('dialog', { name: /^Approve order #\d+\?$/ });
+    assert.match(await confirm.textContent(), /120\.00 USDT will be credited/);
+    await confirm.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('link', { name: 'Pending recharge orders: 1' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: '120.00 USDT' }).waitFor({ state: 'detached' });
+    const balance = await server.api('GET', '/wallet/balance', { token: trader.token });
+    assert.equal(balance.available, '120');
+
     // The admin-name menu and the sidebar: logout from the sidebar.
     await page.getByRole('navigation', { name: 'Back-office menu' }).getByRole('button', { name: 'Logout' }).click();
     await page.waitForURL('**/admin/login');
