@@ -47,7 +47,8 @@ export function OrderActionDialog({ kind, order, action, onClose, onDone }: Prop
     }
   };
 
-  const amount = formatMoney(kind === 'withdraw' ? order.actual : order.amount, i18n.language);
+  // A withdrawal freezes its whole amount (the fee included) until it is paid out or returned.
+  const amount = formatMoney(order.amount, i18n.language);
   return (
     <Dialog open title={t(`admin.orders.confirm.${action}`, { id: order.id })} onClose={onClose}>
       <form onSubmit={(e) => void submit(e)} noValidate className="admin-action">

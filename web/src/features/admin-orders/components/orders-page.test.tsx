@@ -52,7 +52,7 @@ describe('withdraw orders', () => {
 
     await user.click(screen.getByRole('button', { name: 'Approve order #11' }));
     const dialog = screen.getByRole('dialog', { name: 'Approve order #11?' });
-    expect(dialog).toHaveTextContent('98.00 USDT stays frozen');
+    expect(dialog).toHaveTextContent('100.00 USDT stays frozen');
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
     await waitFor(() => expect(screen.queryByText('Order #11')).toBeNull());
     expect(api.count('POST /api/admin/withdraw-orders/11/approve')).toBe(1);
