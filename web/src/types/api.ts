@@ -61,3 +61,21 @@ export interface ContractRow {
   settledAt: number | null;
   status: 'waiting_entry' | 'open' | 'settled' | 'void';
 }
+
+export type OrderStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'failed';
+
+/** A deposit (recharge) or withdrawal order, as its owner and the back-office see it. */
+export interface MoneyOrder {
+  id: number;
+  kind: 'deposit' | 'withdraw';
+  amount: string;
+  fee: string;
+  actual: string;
+  method: string;
+  details: Record<string, string>;
+  receipt: string | null;
+  status: OrderStatus;
+  remark: string;
+  createdAt: number;
+  completedAt: number | null;
+}

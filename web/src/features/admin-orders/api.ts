@@ -2,6 +2,7 @@
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
 import { useAdminSession } from '@/stores/admin-session';
+import type { MoneyOrder, OrderStatus } from '@/types/api';
 
 import type { PendingKind } from './badges';
 
@@ -11,23 +12,11 @@ export async function pendingCount(kind: PendingKind, signal?: AbortSignal): Pro
   return answer.count;
 }
 
-export type OrderStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'failed';
+export type { OrderStatus };
 
-/** A recharge or withdraw order as the back-office lists it. */
-export interface AdminOrder {
-  id: number;
+/** A recharge or withdraw order as the back-office lists it: with its owner's UID. */
+export interface AdminOrder extends MoneyOrder {
   user: number;
-  kind: 'deposit' | 'withdraw';
-  amount: string;
-  fee: string;
-  actual: string;
-  method: string;
-  details: Record<string, string>;
-  receipt: string | null;
-  status: OrderStatus;
-  remark: string;
-  createdAt: number;
-  completedAt: number | null;
 }
 
 export const ORDERS_PAGE_SIZE = 20;

@@ -5,6 +5,7 @@
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 import { type UploadOptions, upload } from '@/lib/upload';
+import type { MoneyOrder, OrderStatus } from '@/types/api';
 
 /** Every bill type of decisions §3, in the order the filter lists them. */
 export const BILL_TYPES = ['deposit', 'withdraw', 'profit', 'loss', 'fee', 'refund', 'reward', 'transfer_in', 'transfer_out', 'adjustment'] as const;
@@ -29,23 +30,7 @@ export interface Bills extends Page<Bill> {
   byType: Array<[string, string]>;
 }
 
-export type OrderStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'failed';
-
-/** A deposit (recharge) or withdrawal order. */
-export interface MoneyOrder {
-  id: number;
-  kind: 'deposit' | 'withdraw';
-  amount: string;
-  fee: string;
-  actual: string;
-  method: string;
-  details: Record<string, string>;
-  receipt: string | null;
-  status: OrderStatus;
-  remark: string;
-  createdAt: number;
-  completedAt: number | null;
-}
+export type { MoneyOrder, OrderStatus };
 
 export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const;
 export type PayMethod = (typeof PAY_METHODS)[number];
