@@ -199,6 +199,13 @@ for (const language of languages) {
     await office.locator('.admin-order-actions .btn-secondary').first().click();
     await office.locator('.admin-remark').waitFor();
     await shoot(office, dir, '44-admin-reject-dialog');
+    await office.keyboard.press('Escape');
+    await office.goto(`${server.origin}/admin/users`);
+    await office.locator('.admin-user-row').first().waitFor();
+    await shoot(office, dir, '45-admin-users');
+    await office.locator('.admin-user-row').first().click();
+    await office.locator('.admin-user-form').first().waitFor();
+    await shoot(office, dir, '46-admin-user');
     problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
     await office.context().close();
   }

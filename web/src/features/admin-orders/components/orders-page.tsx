@@ -73,12 +73,12 @@ function OrderCard({ kind, order, canAct, onAct, onReceipt }: { kind: PendingKin
         ))}
         <div>
           <dt>{t('admin.orders.created')}</dt>
-          <dd className="num">{formatDateTime(order.createdAt, lang)}</dd>
+          <dd>{formatDateTime(order.createdAt, lang)}</dd>
         </div>
         {order.completedAt !== null && (
           <div>
             <dt>{t('admin.orders.completed')}</dt>
-            <dd className="num">{formatDateTime(order.completedAt, lang)}</dd>
+            <dd>{formatDateTime(order.completedAt, lang)}</dd>
           </div>
         )}
         {order.remark && (

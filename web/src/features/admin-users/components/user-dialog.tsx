@@ -176,11 +176,11 @@ export function UserDialog({ uid, canAct, onClose, onChanged }: { uid: number; c
             </div>
             <div>
               <dt>{t('admin.users.joined')}</dt>
-              <dd className="num">{formatDateTime(u.user.joinTime, lang)}</dd>
+              <dd>{formatDateTime(u.user.joinTime, lang)}</dd>
             </div>
             <div>
               <dt>{t('admin.users.lastLogin')}</dt>
-              <dd className="num">{u.user.lastLogin ? formatDateTime(u.user.lastLogin, lang) : '—'}</dd>
+              <dd>{u.user.lastLogin ? formatDateTime(u.user.lastLogin, lang) : '—'}</dd>
             </div>
             <div>
               <dt>{t('admin.users.inviter')}</dt>

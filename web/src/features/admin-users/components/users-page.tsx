@@ -75,7 +75,7 @@ export function UsersPage() {
                     {u.user.email ?? '—'}
                   </span>
                   <span className="num">{formatMoney(u.available, lang)} USDT</span>
-                  <span className="muted num">{formatDateTime(u.user.joinTime, lang)}</span>
+                  <span className="muted">{formatDateTime(u.user.joinTime, lang)}</span>
                   {u.user.frozen && <span className="admin-status admin-status-rejected">{t('admin.users.stateFrozen')}</span>}
                 </button>
               </li>
