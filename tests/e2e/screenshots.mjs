@@ -206,6 +206,14 @@ for (const language of languages) {
     await office.locator('.admin-user-row').first().click();
     await office.locator('.admin-user-form').first().waitFor();
     await shoot(office, dir, '46-admin-user');
+    await office.keyboard.press('Escape');
+    await office.goto(`${server.origin}/admin/rules`);
+    await office.locator('.admin-table tbody tr').first().waitFor();
+    await shoot(office, dir, '47-admin-rules');
+    await office.locator('.admin-row-actions button').first().click();
+    await office.locator('input[name="payoutRate"]').fill('0.9');
+    await office.locator('.admin-preview').waitFor();
+    await shoot(office, dir, '48-admin-rule-preview');
     problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
     await office.context().close();
   }

@@ -16,6 +16,7 @@ import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
 import { AdminDashboard } from '@/features/admin-dashboard';
 import { OrdersPage } from '@/features/admin-orders';
+import { RulesPage } from '@/features/admin-rules';
 import { UsersPage } from '@/features/admin-users';
 import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
 import { useAdminSession } from '@/stores/admin-session';
@@ -37,6 +38,7 @@ const WithdrawOrders = () => <OrdersPage key="withdraw" kind="withdraw" />;
 const PAGES: AdminPage[] = [
   { path: '/admin/dashboard', permission: 'dashboard:read', Page: AdminDashboard },
   { path: '/admin/users', permission: 'users:read', Page: UsersPage },
+  { path: '/admin/rules', permission: 'rules:read', Page: RulesPage },
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
 ];
