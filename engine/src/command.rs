@@ -393,6 +393,26 @@ impl AdminAction {
         }
     }
 
+    /// Every action's [`AdminAction::name`], for filters.
+    pub const NAMES: [&'static str; 16] = [
+        "create_admin",
+        "set_user_frozen",
+        "adjust_balance",
+        "fund_house",
+        "approve_deposit",
+        "reject_deposit",
+        "approve_withdrawal",
+        "reject_withdrawal",
+        "upsert_product",
+        "set_rule",
+        "remove_rule",
+        "update_settings",
+        "broadcast_notice",
+        "complete_withdrawal",
+        "fail_withdrawal",
+        "set_deposit_accounts",
+    ];
+
     /// The least role allowed to take this action.
     pub fn role_needed(&self) -> Role {
         match self {

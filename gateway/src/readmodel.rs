@@ -775,9 +775,13 @@ impl ReadModel {
         self.list(scan_prefix(&self.rows()?, &[NOTICE])?, |_| true, page)
     }
 
-    /// The audit log, newest first.
-    pub fn audit(&self, page: Paging) -> Result<Page<AuditRow>, ReadModelError> {
-        self.list(scan_prefix(&self.rows()?, &[AUDIT])?, |_| true, page)
+    /// The audit log, newest first, the rows `keep` accepts.
+    pub fn audit(
+        &self,
+        keep: impl Fn(&AuditRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<AuditRow>, ReadModelError> {
+        self.list(scan_prefix(&self.rows()?, &[AUDIT])?, keep, page)
     }
 
     /// Dashboard totals.

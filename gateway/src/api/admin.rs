@@ -1130,15 +1130,60 @@ async fn broadcast(
     ok(Empty {})
 }
 
-/// The audit log: every admin action, refused or not.
-#[utoipa::path(get, path = "/api/admin/audit", tag = "admin", security(("admin" = [])), params(PageQuery),
-    responses((status = 200, body = Envelope<Page<AuditRow>>), (status = 401, body = ErrorEnvelope)))]
+/// Audit log filters.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditQuery {
+    /// Only this admin's actions.
+    #[param(minimum = 1)]
+    pub admin: Option<u32>,
+    /// Only this action (create_admin, set_user_frozen, adjust_balance, ...).
+    #[param(pattern = "^[a-z_]{1,40}$")]
+    pub action: Option<String>,
+    /// From (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub start: Option<String>,
+    /// To, inclusive (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub end: Option<String>,
+    /// 1-based page.
+    #[param(minimum = 1, maximum = 1_000_000)]
+    pub page: Option<usize>,
+    /// Rows per page.
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<usize>,
+}
+
+/// The audit log: every admin action, refused or not, newest first, filtered by admin,
+/// action and time.
+#[utoipa::path(get, path = "/api/admin/audit", tag = "admin", security(("admin" = [])), params(AuditQuery),
+    responses((status = 200, body = Envelope<Page<AuditRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn audit(
     State(state): State<AppState>,
     _admin: Admin,
-    Params(query): Params<PageQuery>,
+    Params(query): Params<AuditQuery>,
 ) -> Answer<Page<AuditRow>> {
-    ok(state.history().await?.audit(query.paging()?)?)
+    let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    if let Some(action) = &query.action {
+        if !AdminAction::NAMES.contains(&action.as_str()) {
+            return Err(ApiError::invalid("action", "action"));
+        }
+    }
+    let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
+    let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
+    let (admin, action) = (query.admin, query.action);
+    let keep = |row: &AuditRow| {
+        admin.is_none_or(|a| row.admin == a)
+            && action.as_deref().is_none_or(|a| row.action == a)
+            && start.is_none_or(|s| row.time >= s)
+            && end.is_none_or(|e| row.time <= e)
+    };
+    ok(state.history().await?.audit(keep, paging)?)
 }
 
 /// `{amount}`.

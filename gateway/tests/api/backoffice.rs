@@ -115,6 +115,20 @@ fn admin_roles_actions_and_audit() {
     ] {
         assert!(actions.contains(&action), "{action} missing from {actions:?}");
     }
+    // Filtered by action, admin and time; an unknown action is refused.
+    let created = h.get("/api/admin/audit?action=create_admin&admin=1", Some(&admin));
+    let rows = created.ok()["items"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["action"] == "create_admin" && r["admin"] == 1));
+    assert_eq!(rows[0]["refused"], "USERNAME_EXISTS", "the refused one, newest first");
+    let by_viewer = h.get("/api/admin/audit?admin=2", Some(&admin));
+    assert_eq!(by_viewer.ok()["total"], 0, "the viewer was refused before acting");
+    let future = h.get("/api/admin/audit?start=2999-01-01", Some(&admin));
+    assert_eq!(future.ok()["total"], 0);
+    let all_days = h.get("/api/admin/audit?start=2020-01-01&end=2999-12-31", Some(&admin));
+    assert_eq!(all_days.ok()["total"], audit.ok()["total"]);
+    h.get("/api/admin/audit?action=delete_everything", Some(&admin))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     let dashboard = h.get("/api/admin/dashboard", Some(&admin));
     assert_eq!(dashboard.ok()["users"], 1);
     h.post("/api/admin/logout", Some(&admin), json!({})).ok();

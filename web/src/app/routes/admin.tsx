@@ -14,6 +14,7 @@ import { type ComponentType, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
+import { AuditPage } from '@/features/admin-audit';
 import { AdminDashboard } from '@/features/admin-dashboard';
 import { OrdersPage } from '@/features/admin-orders';
 import { RulesPage } from '@/features/admin-rules';
@@ -41,6 +42,7 @@ const PAGES: AdminPage[] = [
   { path: '/admin/rules', permission: 'rules:read', Page: RulesPage },
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
+  { path: '/admin/audit', permission: 'audit:read', Page: AuditPage },
 ];
 
 const LOGIN = '/admin/login';

@@ -1,0 +1,46 @@
+/** The audit log: every admin action with its admin, time, target and details. */
+import { adminApi } from '@/lib/admin-api';
+import type { Page } from '@/lib/api-client';
+
+export interface AuditRow {
+  index: number;
+  admin: number;
+  action: string;
+  detail: string;
+  refused: string | null;
+  time: number;
+}
+
+/** The engine's action names (`AdminAction::NAMES`). */
+export const AUDIT_ACTIONS = [
+  'create_admin',
+  'set_user_frozen',
+  'adjust_balance',
+  'fund_house',
+  'approve_deposit',
+  'reject_deposit',
+  'approve_withdrawal',
+  'reject_withdrawal',
+  'complete_withdrawal',
+  'fail_withdrawal',
+  'upsert_product',
+  'set_rule',
+  'remove_rule',
+  'update_settings',
+  'set_deposit_accounts',
+  'broadcast_notice',
+] as const;
+
+export interface AuditFilter {
+  admin: number | null;
+  action: string | null;
+  /** Epoch ms, inclusive. */
+  start: number | null;
+  end: number | null;
+}
+
+export const AUDIT_PAGE_SIZE = 50;
+
+export function fetchAudit(filter: AuditFilter, page: number, signal?: AbortSignal): Promise<Page<AuditRow>> {
+  return adminApi.get<Page<AuditRow>>('/admin/audit', { query: { ...filter, page, pageSize: AUDIT_PAGE_SIZE }, signal });
+}

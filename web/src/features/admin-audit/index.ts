@@ -1,0 +1,2 @@
+/** The back-office's audit log. */
+export { AuditPage } from './components/audit-page';
