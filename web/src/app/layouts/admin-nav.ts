@@ -17,6 +17,7 @@ export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'rules', to: '/admin/rules', label: 'admin.nav.rules', permission: 'rules:read' },
   { key: 'recharge', to: '/admin/recharge-orders', label: 'admin.nav.recharge', permission: 'orders:read' },
   { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },
+  { key: 'products', to: '/admin/products', label: 'admin.nav.products', permission: 'products:read' },
   { key: 'audit', to: '/admin/audit', label: 'admin.nav.audit', permission: 'audit:read' },
 ];
 

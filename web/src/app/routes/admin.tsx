@@ -17,6 +17,7 @@ import { matchRoutes, useLocation, useNavigate } from 'react-router';
 import { AuditPage } from '@/features/admin-audit';
 import { AdminDashboard } from '@/features/admin-dashboard';
 import { OrdersPage } from '@/features/admin-orders';
+import { ProductsPage } from '@/features/admin-products';
 import { RulesPage } from '@/features/admin-rules';
 import { UsersPage } from '@/features/admin-users';
 import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
@@ -42,6 +43,7 @@ const PAGES: AdminPage[] = [
   { path: '/admin/rules', permission: 'rules:read', Page: RulesPage },
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
+  { path: '/admin/products', permission: 'products:read', Page: ProductsPage },
   { path: '/admin/audit', permission: 'audit:read', Page: AuditPage },
 ];
 

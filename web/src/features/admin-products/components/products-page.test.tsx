@@ -1,0 +1,49 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+
+import { useAdminSession } from '@/stores/admin-session';
+import { mockApi } from '@/testing/api';
+import { renderAt } from '@/testing/render';
+
+import { ProductsPage } from './products-page';
+
+const btc = { symbol: 'BTCUSDT', name: 'Bitcoin', category: 'crypto', precision: 2, enabled: true, hours: 'always' };
+const eur = { symbol: 'EURUSD', name: 'EUR/USD', category: 'forex', precision: 5, enabled: true, hours: 'forex' };
+
+describe('products', () => {
+  it('disables and renames a product, saying what disabling does', async () => {
+    useAdminSession.getState().signIn('t', { id: 1, username: 'root', role: 'super', permissions: ['products:read', 'products:write'] });
+    let list = [btc, eur];
+    const api = mockApi({
+      'GET /api/admin/products': () => ({ data: list }),
+      'PUT /api/admin/products/EURUSD': (body) => {
+        list = [btc, { ...eur, ...(body as object) }];
+        return { data: {} };
+      },
+    });
+    const { user } = renderAt(<ProductsPage />);
+    const row = (await screen.findByRole('rowheader', { name: 'EURUSD' })).closest('tr')!;
+    expect(row).toHaveTextContent('Forex hours');
+    await user.click(within(row).getByRole('button', { name: 'Edit EURUSD' }));
+    const dialog = screen.getByRole('dialog', { name: 'Product EURUSD' });
+    await user.clear(within(dialog).getByLabelText('Display name'));
+    await user.click(within(dialog).getByRole('button', { name: 'Save product' }));
+    expect(within(dialog).getByText('Please enter a display name')).toBeInTheDocument();
+    await user.type(within(dialog).getByLabelText('Display name'), 'Euro / Dollar');
+    await user.click(within(dialog).getByLabelText('Enabled (takes new orders)'));
+    expect(within(dialog).getByText(/takes no new orders/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Save product' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.calls.find((c) => c.key.startsWith('PUT'))?.body).toEqual({ name: 'Euro / Dollar', enabled: false });
+    const updated = (await screen.findByRole('rowheader', { name: 'EURUSD' })).closest('tr')!;
+    await waitFor(() => expect(updated).toHaveTextContent('Disabled'));
+  });
+
+  it('shows a reader no edit buttons', async () => {
+    useAdminSession.getState().signIn('t', { id: 2, username: 'r', role: 'viewer', permissions: ['products:read'] });
+    mockApi({ 'GET /api/admin/products': () => ({ data: [btc] }) });
+    renderAt(<ProductsPage />);
+    await screen.findByRole('rowheader', { name: 'BTCUSDT' });
+    expect(screen.queryByRole('button')).toBeNull();
+  });
+});

@@ -1,0 +1,2 @@
+/** The back-office's products: names, enabling and disabling. */
+export { ProductsPage } from './components/products-page';
