@@ -16,6 +16,7 @@ import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
 import { AuditPage } from '@/features/admin-audit';
 import { AdminDashboard } from '@/features/admin-dashboard';
+import { NoticesPage } from '@/features/admin-notices';
 import { OrdersPage } from '@/features/admin-orders';
 import { ProductsPage } from '@/features/admin-products';
 import { RulesPage } from '@/features/admin-rules';
@@ -44,6 +45,7 @@ const PAGES: AdminPage[] = [
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
   { path: '/admin/products', permission: 'products:read', Page: ProductsPage },
+  { path: '/admin/notices', permission: 'notices:write', Page: NoticesPage },
   { path: '/admin/audit', permission: 'audit:read', Page: AuditPage },
 ];
 
