@@ -18,6 +18,7 @@ export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'recharge', to: '/admin/recharge-orders', label: 'admin.nav.recharge', permission: 'orders:read' },
   { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },
   { key: 'products', to: '/admin/products', label: 'admin.nav.products', permission: 'products:read' },
+  { key: 'config', to: '/admin/config', label: 'admin.nav.config', permission: 'config:read' },
   { key: 'notices', to: '/admin/notices', label: 'admin.nav.notices', permission: 'notices:write' },
   { key: 'audit', to: '/admin/audit', label: 'admin.nav.audit', permission: 'audit:read' },
 ];

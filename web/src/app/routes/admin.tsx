@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
 import { AuditPage } from '@/features/admin-audit';
+import { ConfigPage } from '@/features/admin-config';
 import { AdminDashboard } from '@/features/admin-dashboard';
 import { NoticesPage } from '@/features/admin-notices';
 import { OrdersPage } from '@/features/admin-orders';
@@ -45,6 +46,7 @@ const PAGES: AdminPage[] = [
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
   { path: '/admin/products', permission: 'products:read', Page: ProductsPage },
+  { path: '/admin/config', permission: 'config:read', Page: ConfigPage },
   { path: '/admin/notices', permission: 'notices:write', Page: NoticesPage },
   { path: '/admin/audit', permission: 'audit:read', Page: AuditPage },
 ];
