@@ -583,6 +583,19 @@ pub struct TradeQuery {
     /// Every state when absent.
     #[param(inline)]
     pub status: Option<ContractStatus>,
+    /// Both accounts when absent.
+    #[param(inline)]
+    pub account: Option<dto::AccountParam>,
+    /// Accepted from (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub start: Option<String>,
+    /// Accepted until, inclusive (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub end: Option<String>,
     /// 1-based page.
     #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
@@ -609,10 +622,16 @@ async fn trades(
         Some(code) => Some(path_symbol(code)?.as_str().to_owned()),
         None => None,
     };
+    let account = query.account.map(|a| crate::readmodel::account_name(a.into()));
+    let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
+    let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
     let keep = |r: &ContractRow| {
         by_status(r)
             && query.user.is_none_or(|u| r.user == u)
             && symbol.as_ref().is_none_or(|s| r.symbol == *s)
+            && account.is_none_or(|a| r.account == a)
+            && start.is_none_or(|s| r.accepted_at >= s)
+            && end.is_none_or(|e| r.accepted_at <= e)
     };
     let page = match query.user {
         Some(user) => history.contracts(user, keep, paging)?,

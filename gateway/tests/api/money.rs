@@ -413,6 +413,13 @@ fn remaining_routes_succeed() {
     h.post("/api/trade/orders", Some(&token), order).ok();
     assert_eq!(h.get(&format!("/api/admin/trades?user={uid}"), Some(&admin)).ok()["total"], 1);
     assert_eq!(h.get("/api/admin/trades?symbol=BTCUSDT", Some(&admin)).ok()["total"], 1);
+    let trades =
+        |q: &str| h.get(&format!("/api/admin/trades?{q}"), Some(&admin)).ok()["total"].clone();
+    assert_eq!(trades("account=demo&start=2020-01-01&end=2999-12-31"), 1);
+    assert_eq!(trades("account=real"), 0, "the order was on the demo account");
+    assert_eq!(trades("start=2999-01-01"), 0);
+    h.get("/api/admin/trades?account=paper", Some(&admin))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     assert_eq!(h.get("/api/admin/recharge-orders?status=pending", Some(&admin)).ok()["total"], 0);
     assert_eq!(h.get("/api/admin/withdraw-orders", Some(&admin)).ok()["total"], 0);
     assert_eq!(h.get("/api/admin/withdraw-orders/pending-count", Some(&admin)).ok()["count"], 0);

@@ -14,7 +14,9 @@ export interface AdminNavItem {
 export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'dashboard', to: '/admin/dashboard', label: 'admin.nav.dashboard', permission: 'dashboard:read' },
   { key: 'users', to: '/admin/users', label: 'admin.nav.users', permission: 'users:read' },
+  { key: 'teams', to: '/admin/teams', label: 'admin.nav.teams', permission: 'teams:read' },
   { key: 'rules', to: '/admin/rules', label: 'admin.nav.rules', permission: 'rules:read' },
+  { key: 'trades', to: '/admin/trades', label: 'admin.nav.trades', permission: 'trades:read' },
   { key: 'recharge', to: '/admin/recharge-orders', label: 'admin.nav.recharge', permission: 'orders:read' },
   { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },
   { key: 'products', to: '/admin/products', label: 'admin.nav.products', permission: 'products:read' },

@@ -21,6 +21,7 @@ import { NoticesPage } from '@/features/admin-notices';
 import { OrdersPage } from '@/features/admin-orders';
 import { ProductsPage } from '@/features/admin-products';
 import { RulesPage } from '@/features/admin-rules';
+import { TeamsPage, TradesPage } from '@/features/admin-trades';
 import { UsersPage } from '@/features/admin-users';
 import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
 import { useAdminSession } from '@/stores/admin-session';
@@ -42,7 +43,9 @@ const WithdrawOrders = () => <OrdersPage key="withdraw" kind="withdraw" />;
 const PAGES: AdminPage[] = [
   { path: '/admin/dashboard', permission: 'dashboard:read', Page: AdminDashboard },
   { path: '/admin/users', permission: 'users:read', Page: UsersPage },
+  { path: '/admin/teams', permission: 'teams:read', Page: TeamsPage },
   { path: '/admin/rules', permission: 'rules:read', Page: RulesPage },
+  { path: '/admin/trades', permission: 'trades:read', Page: TradesPage },
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
   { path: '/admin/products', permission: 'products:read', Page: ProductsPage },
