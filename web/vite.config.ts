@@ -42,6 +42,10 @@ export default defineConfig(({ mode }) => ({
     manifest: true,
     rollupOptions: {
       output: {
+        // The one HTTP client and the trader's instance of it stay one chunk, as they were
+        // before the back-office (which uses only the client) split them: one request less
+        // and 0.3 KiB less on the login route.
+        codeSplitting: { groups: [{ name: 'api', test: /\/src\/lib\/(api|api-client)\.ts$/ }] },
         chunkFileNames(chunk) {
           const id = chunk.facadeModuleId ?? '';
           const route = /\/src\/app\/routes\/([a-z-]+)\.tsx$/.exec(id);

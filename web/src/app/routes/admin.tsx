@@ -10,19 +10,11 @@
  * router's code is shared with every trader's page, and `<Routes>` would add to it (the
  * login route's budget, BENCHMARKS.md).
  */
-import { type ComponentType, useEffect } from 'react';
+import { type ComponentType, Suspense, lazy, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { matchRoutes, useLocation, useNavigate } from 'react-router';
 
-import { AuditPage } from '@/features/admin-audit';
-import { ConfigPage } from '@/features/admin-config';
-import { AdminDashboard } from '@/features/admin-dashboard';
-import { NoticesPage } from '@/features/admin-notices';
-import { OrdersPage } from '@/features/admin-orders';
-import { ProductsPage } from '@/features/admin-products';
-import { RulesPage } from '@/features/admin-rules';
-import { TeamsPage, TradesPage } from '@/features/admin-trades';
-import { UsersPage } from '@/features/admin-users';
+import { Spinner } from '@/components/states';
 import { AdminLoginPage } from '@/features/auth/components/admin-login-page';
 import { useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
@@ -37,6 +29,18 @@ interface AdminPage {
   Page: ComponentType;
 }
 
+// Each page is its own chunk, fetched when opened: the shell stays small, and the dashboard's
+// chart library loads only for the dashboard.
+const AdminDashboard = lazy(() => import('@/features/admin-dashboard').then((m) => ({ default: m.AdminDashboard })));
+const UsersPage = lazy(() => import('@/features/admin-users').then((m) => ({ default: m.UsersPage })));
+const TeamsPage = lazy(() => import('@/features/admin-trades').then((m) => ({ default: m.TeamsPage })));
+const TradesPage = lazy(() => import('@/features/admin-trades').then((m) => ({ default: m.TradesPage })));
+const RulesPage = lazy(() => import('@/features/admin-rules').then((m) => ({ default: m.RulesPage })));
+const OrdersPage = lazy(() => import('@/features/admin-orders/components/orders-page').then((m) => ({ default: m.OrdersPage })));
+const ProductsPage = lazy(() => import('@/features/admin-products').then((m) => ({ default: m.ProductsPage })));
+const ConfigPage = lazy(() => import('@/features/admin-config').then((m) => ({ default: m.ConfigPage })));
+const NoticesPage = lazy(() => import('@/features/admin-notices').then((m) => ({ default: m.NoticesPage })));
+const AuditPage = lazy(() => import('@/features/admin-audit').then((m) => ({ default: m.AuditPage })));
 const RechargeOrders = () => <OrdersPage key="recharge" kind="recharge" />;
 const WithdrawOrders = () => <OrdersPage key="withdraw" kind="withdraw" />;
 
@@ -89,7 +93,9 @@ export function Component() {
     <AdminLayout>
       {page ? (
         <AdminOnly permission={page.permission}>
-          <page.Page />
+          <Suspense fallback={<Spinner />}>
+            <page.Page />
+          </Suspense>
         </AdminOnly>
       ) : (
         <AdminNotFound />
