@@ -214,6 +214,18 @@ for (const language of languages) {
     await office.locator('input[name="payoutRate"]').fill('0.9');
     await office.locator('.admin-preview').waitFor();
     await shoot(office, dir, '48-admin-rule-preview');
+    await office.keyboard.press('Escape');
+    for (const [path, ready, name] of [
+      ['trades', '.admin-table tbody tr', '49-admin-trades'],
+      ['config', '.admin-config', '50-admin-config'],
+      ['audit', '.admin-table tbody tr', '51-admin-audit'],
+      ['notices', 'form textarea', '52-admin-notices'],
+      ['products', '.admin-table tbody tr', '53-admin-products'],
+    ]) {
+      await office.goto(`${server.origin}/admin/${path}`);
+      await office.locator(ready).first().waitFor();
+      await shoot(office, dir, name);
+    }
     problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
     await office.context().close();
   }
