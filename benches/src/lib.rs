@@ -64,7 +64,7 @@ impl World {
         }
         let mut settings = w.engine.settings().clone();
         settings.open_contracts_per_user_max = 10_000;
-        w.admin(AdminAction::UpdateSettings(settings));
+        w.admin(AdminAction::UpdateSettings(Box::new(settings)));
         w.admin(AdminAction::SetRule(Rule {
             duration_secs: 60,
             payout_rate: Decimal::new(85, 2),

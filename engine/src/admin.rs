@@ -5,16 +5,18 @@ use rust_decimal::Decimal;
 
 use crate::command::{AdminAction, SessionInfo};
 use crate::constants::{
-    ADMINS_MAX, DURATION_MAX_SECS, DURATION_MIN_SECS, OPEN_CONTRACTS_PER_USER_LIMIT, PRODUCTS_MAX,
-    RULES_MAX,
+    ADMINS_MAX, DURATION_MAX_SECS, DURATION_MIN_SECS, LANGUAGES, OPEN_CONTRACTS_PER_USER_LIMIT,
+    PRODUCTS_MAX, RULES_MAX,
 };
 use crate::engine::Book;
 use crate::event::{AuditRecord, CommandResult, Event, Reply};
-use crate::identity::{push_session, valid_address, valid_hash, valid_text, valid_username};
+use crate::identity::{
+    push_session, valid_address, valid_hash, valid_text, valid_totp_secret, valid_username,
+};
 use crate::money::{is_valid_amount, is_valid_rate};
 use crate::types::{
-    AccountKind, Admin, AdminId, BillType, Category, DepositAccount, MarketHours, PayMethod,
-    Product, Role, Rule, SessionId, Settings, Symbol, UserId,
+    Access, AccountKind, Admin, AdminId, BillType, Category, DepositAccount, MarketHours,
+    PayMethod, Product, Role, Rule, SessionId, Settings, Symbol, UserId,
 };
 use crate::{Engine, EngineError};
 
@@ -56,6 +58,8 @@ impl Engine {
             role,
             disabled: false,
             sessions: Vec::new(),
+            totp_secret: None,
+            password_changed_ms: 0,
         });
         Ok(Reply::AdminCreated { admin: id })
     }
@@ -84,13 +88,31 @@ impl Engine {
         &mut self,
         admin: AdminId,
         session: SessionId,
+        events: &mut Vec<Event>,
     ) -> CommandResult {
         self.active_admin(admin)?;
         let sessions = &mut self.admins[admin as usize - 1].sessions;
         let at =
             sessions.iter().position(|s| s.id == session).ok_or(EngineError::SessionNotFound)?;
         sessions.remove(at);
+        events.push(Event::AdminSessionsEnded { admin, sessions: vec![session] });
         Ok(Reply::Done)
+    }
+
+    /// Ends the sessions of `admin` that `keep` refuses, saying which.
+    fn end_admin_sessions_but(
+        &mut self,
+        admin: AdminId,
+        keep: Option<SessionId>,
+        events: &mut Vec<Event>,
+    ) {
+        let sessions = &mut self.admins[admin as usize - 1].sessions;
+        let ended: Vec<SessionId> =
+            sessions.iter().map(|s| s.id).filter(|id| Some(*id) != keep).collect();
+        sessions.retain(|s| Some(s.id) == keep);
+        if !ended.is_empty() {
+            events.push(Event::AdminSessionsEnded { admin, sessions: ended });
+        }
     }
 
     /// Checks the admin and the role, runs the action, and records it in the audit log.
@@ -104,8 +126,10 @@ impl Engine {
         let detail = audit_detail(&action);
         let result = match self.active_admin(admin) {
             Err(e) => Err(e),
-            Ok(a) if !a.role.allows(action.role_needed()) => Err(EngineError::Forbidden),
-            Ok(_) => self.admin_action(action, events),
+            Ok(a) if !action.area().is_none_or(|area| a.role.can(area, Access::Write)) => {
+                Err(EngineError::Forbidden)
+            }
+            Ok(_) => self.admin_action(admin, action, events),
         };
         events.push(Event::Audit(Box::new(AuditRecord {
             admin,
@@ -118,7 +142,12 @@ impl Engine {
         result
     }
 
-    fn admin_action(&mut self, action: AdminAction, events: &mut Vec<Event>) -> CommandResult {
+    fn admin_action(
+        &mut self,
+        acting: AdminId,
+        action: AdminAction,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
         match action {
             AdminAction::CreateAdmin { username, password_hash, role } => {
                 self.add_admin(username, password_hash, role)
@@ -150,18 +179,64 @@ impl Engine {
             }
             AdminAction::SetRule(rule) => self.set_rule(rule, events),
             AdminAction::RemoveRule { duration_secs } => self.remove_rule(duration_secs, events),
-            AdminAction::UpdateSettings(settings) => self.update_settings(settings, events),
-            AdminAction::BroadcastNotice { title, body } => {
+            AdminAction::UpdateSettings(settings) => self.update_settings(*settings, events),
+            AdminAction::BroadcastNotice { title, body, lang } => {
                 if title.trim().is_empty()
                     || !valid_text(&title)
                     || body.len() > NOTICE_BODY_LENGTH_MAX
+                    || !(lang.is_empty() || LANGUAGES.contains(&lang.as_str()))
                 {
                     return Err(EngineError::Invalid("notice"));
                 }
-                events.push(Event::Notice { title, body });
+                events.push(Event::Notice { id: self.applied_index, title, body, lang });
+                Ok(Reply::Done)
+            }
+            AdminAction::WithdrawNotice { notice } => {
+                events.push(Event::NoticeWithdrawn { notice });
+                Ok(Reply::Done)
+            }
+            AdminAction::SetAdminDisabled { admin, disabled } => {
+                self.set_admin_disabled(acting, admin, disabled, events)
+            }
+            AdminAction::ChangeOwnPassword { password_hash, keep_session } => {
+                if !valid_hash(&password_hash) {
+                    return Err(EngineError::Invalid("password"));
+                }
+                let now = self.now_ms;
+                let me = &mut self.admins[acting as usize - 1];
+                me.password_hash = password_hash;
+                me.password_changed_ms = now;
+                self.end_admin_sessions_but(acting, Some(keep_session), events);
+                Ok(Reply::Done)
+            }
+            AdminAction::SetOwnTotp { secret } => {
+                if secret.as_ref().is_some_and(|s| !valid_totp_secret(s)) {
+                    return Err(EngineError::Invalid("secret"));
+                }
+                self.admins[acting as usize - 1].totp_secret = secret;
                 Ok(Reply::Done)
             }
         }
+    }
+
+    /// Disables (sessions ended) or enables an admin. Nobody disables themselves: as only a
+    /// super admin may do this, one always stays to manage the others.
+    fn set_admin_disabled(
+        &mut self,
+        acting: AdminId,
+        admin: AdminId,
+        disabled: bool,
+        events: &mut Vec<Event>,
+    ) -> CommandResult {
+        self.admin(admin).ok_or(EngineError::AdminNotFound)?;
+        if disabled && admin == acting {
+            return Err(EngineError::AdminKept);
+        }
+        self.admins[admin as usize - 1].disabled = disabled;
+        if disabled {
+            self.end_admin_sessions_but(admin, None, events);
+        }
+        Ok(Reply::Done)
     }
 
     fn set_user_frozen(
@@ -333,7 +408,13 @@ fn validate_settings(s: &Settings) -> Result<(), EngineError> {
     if s.site_name.trim().is_empty() || s.site_name.len() > 64 {
         return Err(EngineError::Invalid("site_name"));
     }
-    let texts = [&s.logo, &s.site_description, &s.customer_service_link];
+    let texts = [
+        &s.logo,
+        &s.site_description,
+        &s.customer_service_link,
+        &s.customer_service_hours,
+        &s.provider_link,
+    ];
     if !texts.iter().all(|t| valid_text(t)) {
         return Err(EngineError::Invalid("text"));
     }
@@ -401,6 +482,12 @@ fn audit_detail(action: &AdminAction) -> String {
         ),
         AdminAction::RemoveRule { duration_secs } => format!("duration={duration_secs}s"),
         AdminAction::UpdateSettings(_) => "settings".to_string(),
-        AdminAction::BroadcastNotice { title, .. } => format!("title={title}"),
+        AdminAction::BroadcastNotice { title, lang, .. } => format!("title={title} lang={lang}"),
+        AdminAction::WithdrawNotice { notice } => format!("notice={notice}"),
+        AdminAction::SetAdminDisabled { admin, disabled } => {
+            format!("admin={admin} disabled={disabled}")
+        }
+        AdminAction::ChangeOwnPassword { .. } => "password changed".to_string(),
+        AdminAction::SetOwnTotp { secret } => format!("two_factor={}", secret.is_some()),
     }
 }

@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 
 use crate::money::RkyvDecimal;
 use crate::types::{
-    archived, AccountKind, AdminId, AlertId, Category, Chain, DepositAccount, Destination,
+    archived, AccountKind, AdminId, AlertId, Area, Category, Chain, DepositAccount, Destination,
     Direction, MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol,
     TradingLimits, UserId, WalletBinding,
 };
@@ -345,13 +345,16 @@ pub enum AdminAction {
         duration_secs: u32,
     },
     /// Replace the site settings.
-    UpdateSettings(Settings),
+    UpdateSettings(Box<Settings>),
     /// Send a system notice to every user.
     BroadcastNotice {
         /// Title.
         title: String,
         /// Body.
         body: String,
+        /// The language it is written in (`en-US` ... `hi-IN`); users of the app in another
+        /// language do not see it. Empty: shown in every language.
+        lang: String,
     },
     /// A processing withdrawal was paid out: debit frozen, completed.
     CompleteWithdrawal {
@@ -367,6 +370,30 @@ pub enum AdminAction {
     },
     /// Replace where deposits are paid (at most one account per method).
     SetDepositAccounts(Vec<DepositAccount>),
+    /// Disable an admin (no sign-in, no action, sessions ended) or enable it again.
+    SetAdminDisabled {
+        /// Which admin.
+        admin: AdminId,
+        /// Disabled or not.
+        disabled: bool,
+    },
+    /// The acting admin's own new password; ends its other sessions.
+    ChangeOwnPassword {
+        /// New argon2id hash.
+        password_hash: String,
+        /// The session that made the change and stays signed in.
+        keep_session: SessionId,
+    },
+    /// Turn the acting admin's own two-factor sign-in on (with its secret) or off.
+    SetOwnTotp {
+        /// Base32 secret, or none to turn it off.
+        secret: Option<String>,
+    },
+    /// Withdraw a system notice: users no longer see it.
+    WithdrawNotice {
+        /// The notice's id (the log index of its broadcast).
+        notice: u64,
+    },
 }
 }
 
@@ -390,11 +417,15 @@ impl AdminAction {
             AdminAction::CompleteWithdrawal { .. } => "complete_withdrawal",
             AdminAction::FailWithdrawal { .. } => "fail_withdrawal",
             AdminAction::SetDepositAccounts(_) => "set_deposit_accounts",
+            AdminAction::SetAdminDisabled { .. } => "set_admin_disabled",
+            AdminAction::ChangeOwnPassword { .. } => "change_own_password",
+            AdminAction::SetOwnTotp { .. } => "set_own_totp",
+            AdminAction::WithdrawNotice { .. } => "withdraw_notice",
         }
     }
 
     /// Every action's [`AdminAction::name`], for filters.
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 20] = [
         "create_admin",
         "set_user_frozen",
         "adjust_balance",
@@ -411,31 +442,33 @@ impl AdminAction {
         "complete_withdrawal",
         "fail_withdrawal",
         "set_deposit_accounts",
+        "set_admin_disabled",
+        "change_own_password",
+        "set_own_totp",
+        "withdraw_notice",
     ];
 
-    /// The least role allowed to take this action.
-    pub fn role_needed(&self) -> Role {
-        match self {
-            AdminAction::CreateAdmin { .. }
-            | AdminAction::FundHouse { .. }
-            | AdminAction::UpsertProduct { .. }
-            | AdminAction::SetRule(_)
-            | AdminAction::RemoveRule { .. }
-            | AdminAction::UpdateSettings(_)
-            | AdminAction::SetDepositAccounts(_) => Role::Super,
-            _ => Role::Operator,
-        }
-    }
-}
-
-impl Role {
-    /// True if this role may take actions that need `needed`.
-    pub fn allows(self, needed: Role) -> bool {
-        let rank = |r: Role| match r {
-            Role::Super => 2,
-            Role::Operator => 1,
-            Role::Viewer => 0,
-        };
-        rank(self) >= rank(needed)
+    /// The area this action acts in; `None` for an admin's own account, which every role
+    /// may manage.
+    pub fn area(&self) -> Option<Area> {
+        Some(match self {
+            AdminAction::CreateAdmin { .. } | AdminAction::SetAdminDisabled { .. } => Area::Admins,
+            AdminAction::SetUserFrozen { .. } => Area::Users,
+            AdminAction::AdjustBalance { .. } => Area::Money,
+            AdminAction::FundHouse { .. } => Area::House,
+            AdminAction::ApproveDeposit { .. }
+            | AdminAction::RejectDeposit { .. }
+            | AdminAction::ApproveWithdrawal { .. }
+            | AdminAction::RejectWithdrawal { .. }
+            | AdminAction::CompleteWithdrawal { .. }
+            | AdminAction::FailWithdrawal { .. } => Area::Orders,
+            AdminAction::UpsertProduct { .. } => Area::Products,
+            AdminAction::SetRule(_) | AdminAction::RemoveRule { .. } => Area::Rules,
+            AdminAction::UpdateSettings(_) | AdminAction::SetDepositAccounts(_) => Area::Config,
+            AdminAction::BroadcastNotice { .. } | AdminAction::WithdrawNotice { .. } => {
+                Area::Notices
+            }
+            AdminAction::ChangeOwnPassword { .. } | AdminAction::SetOwnTotp { .. } => return None,
+        })
     }
 }

@@ -63,3 +63,7 @@ pub const SELF_EXCLUSION_MAX_MS: u64 = 5 * 365 * 24 * 3_600 * 1_000;
 
 /// Price alerts one user may have waiting at once.
 pub const PRICE_ALERTS_PER_USER_MAX: usize = 20;
+
+/// The languages of the product, default first (decisions §10): a notice is written in one.
+pub const LANGUAGES: [&str; 8] =
+    ["en-US", "es-ES", "pt-PT", "ar-AR", "de-DE", "ru-RU", "fr-FR", "hi-IN"];

@@ -42,5 +42,7 @@ pub fn settings() -> Settings {
         open_contracts_per_user_max: 200,
         reward_rates: vec![Decimal::new(5, 3), Decimal::new(3, 3), Decimal::new(2, 3)],
         demo_balance: Decimal::from(10_000),
+        customer_service_hours: "09:00-21:00".into(),
+        provider_link: String::new(),
     }
 }

@@ -226,7 +226,9 @@ impl Engine {
             Command::CreateAdminSession { admin, session } => {
                 self.create_admin_session(admin, session)
             }
-            Command::EndAdminSession { admin, session } => self.end_admin_session(admin, session),
+            Command::EndAdminSession { admin, session } => {
+                self.end_admin_session(admin, session, events)
+            }
             Command::Admin { admin, action } => self.admin_command(admin, *action, events),
             Command::SetVerifiedEmail { user, email } => {
                 self.set_verified_email(user, email, events)
@@ -347,6 +349,11 @@ impl Engine {
     /// An admin by id.
     pub fn admin(&self, admin: AdminId) -> Option<&Admin> {
         self.admins.get((admin as usize).checked_sub(1)?)
+    }
+
+    /// Every admin, by id.
+    pub fn admins(&self) -> &[Admin] {
+        &self.admins
     }
 
     /// An admin by name, case-insensitive.

@@ -37,6 +37,9 @@ pub enum EngineError {
     /// The admin's role does not allow the action.
     #[error("permission denied")]
     Forbidden,
+    /// An admin tried to disable themselves.
+    #[error("this admin must stay enabled")]
+    AdminKept,
     /// No such session (ended, expired or never existed).
     #[error("session not found")]
     SessionNotFound,
@@ -162,6 +165,7 @@ impl EngineError {
             EngineError::AdminNotFound => "ADMIN_NOT_FOUND",
             EngineError::AdminExists => "ADMIN_EXISTS",
             EngineError::Forbidden => "FORBIDDEN",
+            EngineError::AdminKept => "ADMIN_KEPT",
             EngineError::SessionNotFound => "SESSION_NOT_FOUND",
             EngineError::AccountFrozen => "ACCOUNT_FROZEN",
             EngineError::ProductNotFound => "PRODUCT_NOT_FOUND",

@@ -109,6 +109,8 @@ pub enum Event {
         user: UserId,
         /// Username.
         username: String,
+        /// E-mail, if given.
+        email: Option<String>,
         /// Inviter, if any.
         inviter: Option<UserId>,
     },
@@ -198,10 +200,26 @@ pub enum Event {
     },
     /// A system notice for every user.
     Notice {
+        /// Its id: the log index of the command that sent it.
+        id: u64,
         /// Title.
         title: String,
         /// Body.
         body: String,
+        /// Its language, or empty for every language.
+        lang: String,
+    },
+    /// Sessions of an admin ended (sign-out, a password change, the admin disabled).
+    AdminSessionsEnded {
+        /// Whose.
+        admin: AdminId,
+        /// Which.
+        sessions: Vec<SessionId>,
+    },
+    /// A notice was withdrawn.
+    NoticeWithdrawn {
+        /// The notice's id.
+        notice: u64,
     },
     /// Products, rules or settings changed.
     CatalogueChanged,

@@ -60,7 +60,7 @@ pub(crate) fn valid_address(address: &str) -> bool {
         && address.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
-fn valid_totp_secret(secret: &str) -> bool {
+pub(crate) fn valid_totp_secret(secret: &str) -> bool {
     (16..=64).contains(&secret.len())
         && secret.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b))
 }
@@ -134,7 +134,12 @@ impl Engine {
         let mut account = Account { inviter, ..Account::default() };
         account.demo.available = demo;
         self.accounts.push(account);
-        events.push(Event::UserRegistered { user: id, username: r.username.clone(), inviter });
+        events.push(Event::UserRegistered {
+            user: id,
+            username: r.username.clone(),
+            email: r.email.clone(),
+            inviter,
+        });
         self.users.push(User {
             id,
             username: r.username,

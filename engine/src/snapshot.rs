@@ -16,7 +16,7 @@ use crate::types::{
 use crate::Engine;
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 /// The persisted part of the engine.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]

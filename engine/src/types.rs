@@ -216,15 +216,138 @@ pub enum BillType {
 }
 
 archived_copy! {
-/// An admin's role: what the back-office lets them do.
+/// An admin's role: which parts of the back-office it may read and act in ([`Role::can`]).
 pub enum Role {
-    /// Everything, including creating admins and changing rules.
+    /// Everything, including admins, system config and the house's capital.
     Super,
-    /// Day-to-day operations: orders, users, notices; not rules, settings or admins.
-    Operator,
-    /// Read-only access.
-    Viewer,
+    /// The market: game rules, products, notices, freezing users.
+    Operations,
+    /// Answering users: reads users, teams, trades and orders; freezes a user, sends notices.
+    Support,
+    /// Money: recharge and withdraw orders, balance adjustments.
+    Finance,
 }
+}
+
+/// A part of the back-office, as permissions name it (`rules:read`, `orders:write`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Area {
+    /// Key figures.
+    Dashboard,
+    /// Users: read, freeze and unfreeze.
+    Users,
+    /// Referral trees.
+    Teams,
+    /// The published game rules.
+    Rules,
+    /// Every contract.
+    Trades,
+    /// Recharge and withdraw orders.
+    Orders,
+    /// Balance adjustments.
+    Money,
+    /// The product catalogue.
+    Products,
+    /// System configuration and deposit receiving details.
+    Config,
+    /// System notices.
+    Notices,
+    /// The audit log.
+    Audit,
+    /// Other admins.
+    Admins,
+    /// The house's seed capital.
+    House,
+}
+
+impl Area {
+    /// Every area, in the back-office's order.
+    pub const ALL: [Area; 13] = [
+        Area::Dashboard,
+        Area::Users,
+        Area::Teams,
+        Area::Rules,
+        Area::Trades,
+        Area::Orders,
+        Area::Money,
+        Area::Products,
+        Area::Config,
+        Area::Notices,
+        Area::Audit,
+        Area::Admins,
+        Area::House,
+    ];
+
+    /// The name in permissions (`users` in `users:read`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Area::Dashboard => "dashboard",
+            Area::Users => "users",
+            Area::Teams => "teams",
+            Area::Rules => "rules",
+            Area::Trades => "trades",
+            Area::Orders => "orders",
+            Area::Money => "money",
+            Area::Products => "products",
+            Area::Config => "config",
+            Area::Notices => "notices",
+            Area::Audit => "audit",
+            Area::Admins => "admins",
+            Area::House => "house",
+        }
+    }
+}
+
+/// Reading an area, or acting in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// See its pages and lists.
+    Read,
+    /// Take its actions (implies read).
+    Write,
+}
+
+impl Role {
+    /// Every role.
+    pub const ALL: [Role; 4] = [Role::Super, Role::Operations, Role::Support, Role::Finance];
+
+    /// The role's name in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Super => "super",
+            Role::Operations => "operations",
+            Role::Support => "support",
+            Role::Finance => "finance",
+        }
+    }
+
+    /// The role called `name`.
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// True if this role may `access` `area`. The one table of the back-office's permissions:
+    /// the engine checks actions with it, the gateway checks reads, the web app hides menus.
+    pub fn can(self, area: Area, access: Access) -> bool {
+        use Area::*;
+        let (read, write): (&[Area], &[Area]) = match self {
+            Role::Super => return true,
+            Role::Operations => (
+                &[Dashboard, Users, Teams, Rules, Trades, Orders, Products, Config, Notices, Audit],
+                &[Users, Rules, Products, Notices],
+            ),
+            Role::Support => {
+                (&[Dashboard, Users, Teams, Trades, Orders, Notices], &[Users, Notices])
+            }
+            Role::Finance => {
+                (&[Dashboard, Users, Teams, Trades, Orders, Money, Audit], &[Orders, Money])
+            }
+        };
+        match access {
+            Access::Read => read.contains(&area) || write.contains(&area),
+            Access::Write => write.contains(&area),
+        }
+    }
 }
 
 archived_copy! {
@@ -489,6 +612,10 @@ pub struct Admin {
     pub disabled: bool,
     /// Live sessions.
     pub sessions: Vec<Session>,
+    /// Base32 TOTP secret when two-factor sign-in is on.
+    pub totp_secret: Option<String>,
+    /// When the password was last changed (ms; 0 if never since creation).
+    pub password_changed_ms: u64,
 }
 }
 
@@ -657,6 +784,10 @@ pub struct Settings {
     /// Virtual USDT in a new or reset demo wallet.
     #[rkyv(with = RkyvDecimal)]
     pub demo_balance: Decimal,
+    /// Customer service's working hours as shown to users (`09:00-21:00`, UTC).
+    pub customer_service_hours: String,
+    /// The site-package provider's chat link, opened from the back-office's sidebar.
+    pub provider_link: String,
 }
 }
 

@@ -330,7 +330,10 @@ impl Run {
             Op::SetRewardRates(per_mille) => {
                 let mut settings = h.engine.settings().clone();
                 settings.reward_rates = per_mille.iter().map(|&r| Decimal::new(r, 3)).collect();
-                Command::Admin { admin: 1, action: Box::new(AdminAction::UpdateSettings(settings)) }
+                Command::Admin {
+                    admin: 1,
+                    action: Box::new(AdminAction::UpdateSettings(Box::new(settings))),
+                }
             }
         };
         // Money may not leave within 24 h of a password change (withdrawals and transfers).

@@ -222,7 +222,7 @@ fn the_open_contract_cap_and_the_house_reserve_hold() {
     let mut h = Harness::new();
     let mut settings = h.engine.settings().clone();
     settings.open_contracts_per_user_max = 2;
-    h.admin(AdminAction::UpdateSettings(settings));
+    h.admin(AdminAction::UpdateSettings(Box::new(settings)));
     let jo = h.funded_user("joe", "100");
     contract_id(h.order(jo, Real, btc(), Up, "1", 60));
     contract_id(h.order(jo, Real, btc(), Up, "1", 60));
@@ -344,9 +344,9 @@ fn admin_actions_are_audited_and_permission_checked() {
     let mut h = Harness::new();
     let lee = h.funded_user("lee", "10");
     let op = match h.admin(AdminAction::CreateAdmin {
-        username: "operator".into(),
+        username: "finance".into(),
         password_hash: "h".into(),
-        role: Role::Viewer,
+        role: Role::Finance,
     }) {
         Reply::AdminCreated { admin } => admin,
         other => panic!("{other:?}"),
@@ -436,7 +436,7 @@ fn sign_up_enforces_unique_names_emails_and_valid_invite_codes() {
     );
     let mut settings = h.engine.settings().clone();
     settings.invite_code_required = true;
-    h.admin(AdminAction::UpdateSettings(settings));
+    h.admin(AdminAction::UpdateSettings(Box::new(settings)));
     assert_eq!(h.run(again("nia", "n@example.com", None)), Err(EngineError::InviteCodeRequired));
     assert_eq!(h.engine.user_count(), 1);
     h.check();
@@ -518,7 +518,7 @@ fn raised_reward_rates_are_paid_from_free_house_capital_only() {
     // Raise generation 1's reward from 0.5 % to 10 % while the contract is open.
     let mut settings = h.engine.settings().clone();
     settings.reward_rates[0] = dec("0.1");
-    h.admin(AdminAction::UpdateSettings(settings));
+    h.admin(AdminAction::UpdateSettings(Box::new(settings)));
     h.tick(btc(), "10");
     h.advance(59_000);
     h.tick(btc(), "11");
@@ -728,4 +728,105 @@ fn price_alerts_are_bounded_per_user_and_only_the_owner_cancels_one() {
     let fired = h.events.iter().filter(|e| matches!(e, Event::PriceAlertFired { .. })).count();
     assert_eq!(fired, PRICE_ALERTS_PER_USER_MAX - 1);
     assert_eq!(h.engine.price_alert_count(), 1);
+}
+
+#[test]
+fn roles_open_only_their_areas_and_the_engine_refuses_the_rest() {
+    use engine::types::{Access::*, Area};
+    let mut h = Harness::new();
+    let lee = h.funded_user("lee", "10");
+    let mut ids = Vec::new();
+    for (name, role) in
+        [("ops", Role::Operations), ("money", Role::Finance), ("help", Role::Support)]
+    {
+        match h.admin(AdminAction::CreateAdmin {
+            username: name.into(),
+            password_hash: "h".into(),
+            role,
+        }) {
+            Reply::AdminCreated { admin } => ids.push(admin),
+            other => panic!("{other:?}"),
+        }
+    }
+    let (ops, finance, support) = (ids[0], ids[1], ids[2]);
+    // A finance admin cannot read or change the game rules; operations can.
+    assert!(!Role::Finance.can(Area::Rules, Read));
+    assert!(Role::Operations.can(Area::Rules, Write));
+    assert!(Role::Support.can(Area::Users, Write) && !Role::Support.can(Area::Money, Write));
+    assert!(Area::ALL.iter().all(|&a| Role::Super.can(a, Write)));
+    let rule = h.engine.rules()[0].clone();
+    let as_admin = |admin, action| Command::Admin { admin, action: Box::new(action) };
+    assert_eq!(
+        h.run(as_admin(finance, AdminAction::SetRule(rule.clone()))),
+        Err(EngineError::Forbidden)
+    );
+    assert!(h.run(as_admin(ops, AdminAction::SetRule(rule))).is_ok());
+    let adjust =
+        AdminAction::AdjustBalance { user: lee, delta: dec("1"), reason: "goodwill".into() };
+    assert_eq!(h.run(as_admin(support, adjust.clone())), Err(EngineError::Forbidden));
+    assert!(h.run(as_admin(finance, adjust)).is_ok());
+    // Only a super admin manages admins.
+    let disable = AdminAction::SetAdminDisabled { admin: support, disabled: true };
+    assert_eq!(h.run(as_admin(ops, disable.clone())), Err(EngineError::Forbidden));
+    h.admin(disable);
+    assert!(h.engine.admin(support).unwrap().disabled);
+    assert_eq!(
+        h.run(as_admin(
+            support,
+            AdminAction::BroadcastNotice {
+                title: "t".into(),
+                body: "b".into(),
+                lang: String::new()
+            }
+        )),
+        Err(EngineError::AdminNotFound),
+        "a disabled admin cannot act"
+    );
+    h.check();
+}
+
+#[test]
+fn an_admin_keeps_a_super_admin_changes_its_own_password_and_sets_two_factor() {
+    use engine::command::SessionInfo;
+    let mut h = Harness::new();
+    // No admin disables itself: a super admin can only be disabled by another one, so one
+    // always stays.
+    let me = AdminAction::SetAdminDisabled { admin: 1, disabled: true };
+    assert_eq!(
+        h.run(Command::Admin { admin: 1, action: Box::new(me) }),
+        Err(EngineError::AdminKept)
+    );
+    let info = || SessionInfo { ttl_ms: 60_000, device: "d".into(), ip: "i".into() };
+    let session = |r| match r {
+        Reply::SessionCreated { session, .. } => session,
+        other => panic!("{other:?}"),
+    };
+    let first = session(h.ok(Command::CreateAdminSession { admin: 1, session: info() }));
+    let second = session(h.ok(Command::CreateAdminSession { admin: 1, session: info() }));
+    h.admin(AdminAction::ChangeOwnPassword { password_hash: "new".into(), keep_session: second });
+    let admin = h.engine.admin(1).unwrap();
+    assert_eq!(admin.password_hash, "new");
+    assert_eq!(admin.password_changed_ms, h.now_ms);
+    assert!(admin.sessions.iter().all(|s| s.id != first), "the other session ended");
+    assert!(admin.sessions.iter().any(|s| s.id == second), "the changing session stays");
+    assert_eq!(
+        h.run(Command::Admin {
+            admin: 1,
+            action: Box::new(AdminAction::SetOwnTotp { secret: Some("short".into()) })
+        }),
+        Err(EngineError::Invalid("secret"))
+    );
+    h.admin(AdminAction::SetOwnTotp { secret: Some("JBSWY3DPEHPK3PXPJBSWY3DP".into()) });
+    assert!(h.engine.admin(1).unwrap().totp_secret.is_some());
+    // Snapshot and restore keep it.
+    let restored = engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap();
+    assert_eq!(restored.admin(1).unwrap().totp_secret, h.engine.admin(1).unwrap().totp_secret);
+    let audits = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Audit(a) if a.action == "change_own_password"));
+    assert!(audits.count() == 1);
+    assert!(h.events.iter().all(
+        |e| !matches!(e, Event::Audit(a) if a.detail.contains("new") || a.detail.contains("JBSW"))
+    ));
 }

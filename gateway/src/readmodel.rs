@@ -49,6 +49,11 @@ const AUDIT: u8 = b'a';
 const UPLOAD: u8 = b'u';
 const ALERT: u8 = b'p';
 const UPLOAD_USAGE: u8 = b'U';
+/// A user's name and e-mail for the back-office's search, under `USER ++ uid`.
+const USER: u8 = b'y';
+/// The search index: `USER_GRAM ++ three bytes ++ uid` for every three consecutive bytes of
+/// a user's lower-cased name and e-mail, so that a part of either finds the user.
+const USER_GRAM: u8 = b'g';
 /// Figures of one UTC day under `DAY ++ day number` (days since the epoch).
 const DAY: u8 = b'D';
 /// Milliseconds in a day.
@@ -139,6 +144,53 @@ pub struct TickRow {
     pub time: u64,
     /// Log index of the tick.
     pub sequence: u64,
+}
+
+impl ContractRow {
+    /// A contract just accepted, waiting for its entry tick.
+    pub fn opened(c: &engine::types::Contract, symbol: engine::types::Symbol) -> ContractRow {
+        ContractRow {
+            id: c.id,
+            user: c.user,
+            account: account_name(c.account).into(),
+            symbol: symbol.to_string(),
+            direction: direction_name(c.direction).into(),
+            stake: c.stake,
+            fee: c.fee,
+            payout_rate: c.payout_rate,
+            duration: c.duration_ms / 1_000,
+            accepted_at: c.accepted_ms,
+            accepted_index: c.accepted_index,
+            entry: None,
+            expiry_at: None,
+            exit: None,
+            outcome: None,
+            credited: None,
+            profit: None,
+            settled_at: None,
+            status: "waiting_entry".into(),
+        }
+    }
+
+    /// The entry tick arrived: the contract runs until `expiry_ms`.
+    pub fn entered(&mut self, entry: TickRef, expiry_ms: u64) {
+        self.entry = Some(entry.into());
+        self.expiry_at = Some(expiry_ms);
+        self.status = "open".into();
+    }
+
+    /// The contract ended as `s` says.
+    pub fn settled(&mut self, s: &Settlement) {
+        let c = &s.contract;
+        self.entry = c.entry.map(TickRow::from);
+        self.expiry_at = c.entry.map(|_| c.expiry_ms);
+        self.exit = s.exit.map(TickRow::from);
+        self.outcome = Some(outcome_name(s.outcome).into());
+        self.credited = Some(s.credited);
+        self.profit = Some(s.profit);
+        self.settled_at = Some(s.settled_ms);
+        self.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
+    }
 }
 
 impl From<TickRef> for TickRow {
@@ -261,6 +313,12 @@ pub struct NoticeRow {
     pub body: String,
     /// Sent at.
     pub time: u64,
+    /// The language it is written in (`en-US` ... `hi-IN`); empty: every language.
+    #[serde(default)]
+    pub lang: String,
+    /// Withdrawn by an admin at this time (ms): users no longer see it.
+    #[serde(default)]
+    pub withdrawn_at: Option<u64>,
 }
 
 /// A price alert: waiting (from the engine) or fired (kept here).
@@ -770,9 +828,41 @@ impl ReadModel {
         self.list(self.user_scan(ALERT, user)?, |_| true, page)
     }
 
-    /// System notices, newest first.
-    pub fn notices(&self, page: Paging) -> Result<Page<NoticeRow>, ReadModelError> {
-        self.list(scan_prefix(&self.rows()?, &[NOTICE])?, |_| true, page)
+    /// System notices, newest first, the rows `keep` accepts.
+    pub fn notices(
+        &self,
+        keep: impl Fn(&NoticeRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<NoticeRow>, ReadModelError> {
+        self.list(scan_prefix(&self.rows()?, &[NOTICE])?, keep, page)
+    }
+
+    /// The UIDs of users whose name or e-mail contains `text` (any case), newest first, one
+    /// page, with the count of every match. Three bytes or more are looked up in the search
+    /// index, from its rarest gram of `text`; a shorter text looks at the newest
+    /// [`SCAN_ROWS_MAX`] users.
+    pub fn search_users(&self, text: &str, page: Paging) -> Result<Page<u32>, ReadModelError> {
+        let needle = text.to_lowercase();
+        let table = self.rows()?;
+        let candidates: Vec<u32> = if needle.len() < 3 {
+            scan_prefix(&table, &[USER])?
+                .rev()
+                .take(SCAN_ROWS_MAX)
+                .map(|entry| Ok(owner_of(&entry?.0.value()[1..])))
+                .collect::<Result<_, ReadModelError>>()?
+        } else {
+            rarest_gram(&table, needle.as_bytes())?
+        };
+        let matching = candidates.into_iter().filter_map(|uid| {
+            let row = get_row::<UserSearchRow>(&table, &user_key(uid));
+            row.map(|found| found.filter(|r| r.contains(&needle)).map(|_| uid)).transpose()
+        });
+        page_of(matching, |_| true, page)
+    }
+
+    /// One notice.
+    pub fn notice(&self, id: u64) -> Result<Option<NoticeRow>, ReadModelError> {
+        self.get(&global_key(NOTICE, id))
     }
 
     /// The audit log, newest first, the rows `keep` accepts.
@@ -870,6 +960,70 @@ impl ReadModel {
         k.extend_from_slice(name.as_bytes());
         self.get(&k)
     }
+}
+
+/// What the user search matches on, lower-cased.
+#[derive(Debug, Serialize, Deserialize)]
+struct UserSearchRow {
+    username: String,
+    email: String,
+}
+
+impl UserSearchRow {
+    /// Every distinct three bytes of the name and the e-mail.
+    fn grams(&self) -> std::collections::BTreeSet<[u8; 3]> {
+        [&self.username, &self.email]
+            .iter()
+            .flat_map(|text| text.as_bytes().windows(3))
+            .map(|w| [w[0], w[1], w[2]])
+            .collect()
+    }
+
+    fn contains(&self, needle: &str) -> bool {
+        self.username.contains(needle) || self.email.contains(needle)
+    }
+}
+
+fn user_key(uid: u32) -> [u8; 5] {
+    let mut key = [0u8; 5];
+    key[0] = USER;
+    key[1..].copy_from_slice(&uid.to_be_bytes());
+    key
+}
+
+fn gram_key(gram: [u8; 3], uid: u32) -> [u8; 8] {
+    let mut key = [0u8; 8];
+    key[0] = USER_GRAM;
+    key[1..4].copy_from_slice(&gram);
+    key[4..].copy_from_slice(&uid.to_be_bytes());
+    key
+}
+
+/// The UIDs under the rarest three bytes of `needle`, newest first (at most
+/// [`SCAN_ROWS_MAX`]). Each gram is counted only as far as the rarest so far, so a common one
+/// ("com" of every e-mail) costs no more than the answer.
+fn rarest_gram(table: &RowsTable, needle: &[u8]) -> Result<Vec<u32>, ReadModelError> {
+    let mut best: Option<Vec<u32>> = None;
+    let grams: std::collections::BTreeSet<&[u8]> = needle.windows(3).collect();
+    for gram in grams {
+        let limit = best.as_ref().map_or(SCAN_ROWS_MAX, Vec::len);
+        let mut prefix = vec![USER_GRAM];
+        prefix.extend_from_slice(gram);
+        let mut uids = Vec::new();
+        for entry in scan_prefix(table, &prefix)?.rev() {
+            if uids.len() >= limit {
+                break;
+            }
+            uids.push(owner_of(&entry?.0.value()[4..]));
+        }
+        if uids.len() < limit || best.is_none() {
+            best = Some(uids);
+        }
+        if best.as_ref().is_some_and(Vec::is_empty) {
+            break;
+        }
+    }
+    Ok(best.unwrap_or_default())
 }
 
 /// Filters rows (newest first) and keeps one page of them, counting every match.
@@ -1118,35 +1272,13 @@ impl<'a, 't> Writer<'a, 't> {
                     day.fees += c.fee;
                     day.house_result += c.fee;
                 }
-                let row = ContractRow {
-                    id: c.id,
-                    user: c.user,
-                    account: account_name(c.account).into(),
-                    symbol: symbol.to_string(),
-                    direction: direction_name(c.direction).into(),
-                    stake: c.stake,
-                    fee: c.fee,
-                    payout_rate: c.payout_rate,
-                    duration: c.duration_ms / 1_000,
-                    accepted_at: c.accepted_ms,
-                    accepted_index: c.accepted_index,
-                    entry: None,
-                    expiry_at: None,
-                    exit: None,
-                    outcome: None,
-                    credited: None,
-                    profit: None,
-                    settled_at: None,
-                    status: "waiting_entry".into(),
-                };
+                let row = ContractRow::opened(c, *symbol);
                 self.put(&key(CONTRACT, c.user, c.id), &row)?;
                 self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
             }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
-                    row.entry = Some((*entry).into());
-                    row.expiry_at = Some(*expiry_ms);
-                    row.status = "open".into();
+                    row.entered(*entry, *expiry_ms);
                 })?;
             }
             Event::ContractSettled(settlement) => self.settled(settlement)?,
@@ -1231,18 +1363,36 @@ impl<'a, 't> Writer<'a, 't> {
                     row.ended_at = Some(now);
                 })?;
             }
-            Event::UserRegistered { .. } => {
+            Event::UserRegistered { user, username, email, .. } => {
+                let row = UserSearchRow {
+                    username: username.to_lowercase(),
+                    email: email.as_deref().unwrap_or("").to_lowercase(),
+                };
+                for gram in row.grams() {
+                    self.put_raw(&gram_key(gram, *user), &[])?;
+                }
+                self.put(&user_key(*user), &row)?;
                 self.totals.registrations += 1;
                 self.day()?.registrations += 1;
             }
             Event::PriceAlertFired { alert, tick } => {
                 self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
             }
-            Event::Notice { title, body } => {
-                self.seq += 1;
-                let row =
-                    NoticeRow { id: self.seq, title: title.clone(), body: body.clone(), time: now };
-                self.put(&global_key(NOTICE, self.seq), &row)?;
+            Event::Notice { id, title, body, lang } => {
+                let row = NoticeRow {
+                    id: *id,
+                    title: title.clone(),
+                    body: body.clone(),
+                    time: now,
+                    lang: lang.clone(),
+                    withdrawn_at: None,
+                };
+                self.put(&global_key(NOTICE, *id), &row)?;
+            }
+            Event::NoticeWithdrawn { notice } => {
+                self.update(&global_key(NOTICE, *notice), |row: &mut NoticeRow| {
+                    row.withdrawn_at.get_or_insert(now);
+                })?;
             }
             Event::Audit(record) => {
                 let row = AuditRow {
@@ -1270,16 +1420,7 @@ impl<'a, 't> Writer<'a, 't> {
             day.settled += 1;
             day.house_result += c.stake - s.credited;
         }
-        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| {
-            row.entry = c.entry.map(TickRow::from);
-            row.expiry_at = c.entry.map(|_| c.expiry_ms);
-            row.exit = s.exit.map(TickRow::from);
-            row.outcome = Some(outcome_name(s.outcome).into());
-            row.credited = Some(s.credited);
-            row.profit = Some(s.profit);
-            row.settled_at = Some(s.settled_ms);
-            row.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
-        })
+        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| row.settled(s))
     }
 
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {
@@ -1376,12 +1517,17 @@ mod tests {
             first_index: index,
             last_index: index,
             time_ms: 1_700_000_000_000 + index,
-            events: vec![Event::Notice { title: title.into(), body: format!("body {index}") }],
+            events: vec![Event::Notice {
+                id: index,
+                title: title.into(),
+                body: format!("body {index}"),
+                lang: String::new(),
+            }],
         }
     }
 
     fn titles(model: &ReadModel) -> Vec<String> {
-        let page = model.notices(Paging { page: 1, size: 50 }).unwrap();
+        let page = model.notices(|_| true, Paging { page: 1, size: 50 }).unwrap();
         page.items.into_iter().map(|n| n.title).collect()
     }
 
@@ -1408,7 +1554,14 @@ mod tests {
         {
             let db = wal::open_db(dir.path(), 1 << 20).unwrap();
             let tree = db.open_tree(SLED_TREE).unwrap();
-            let row = NoticeRow { id: 1, title: "kept".into(), body: "b".into(), time: 5 };
+            let row = NoticeRow {
+                id: 1,
+                title: "kept".into(),
+                body: "b".into(),
+                time: 5,
+                lang: String::new(),
+                withdrawn_at: None,
+            };
             tree.insert(global_key(NOTICE, 1), serde_json::to_vec(&row).unwrap()).unwrap();
             tree.insert(META_APPLIED, &41u64.to_be_bytes()).unwrap();
             tree.insert(META_SEQ, &1u64.to_be_bytes()).unwrap();
@@ -1423,7 +1576,7 @@ mod tests {
         model.apply(&notice(42, "new")).unwrap();
         assert_eq!(titles(&model), ["new", "kept"]);
         let ids: Vec<u64> = model
-            .notices(Paging { page: 1, size: 5 })
+            .notices(|_| true, Paging { page: 1, size: 5 })
             .unwrap()
             .items
             .iter()

@@ -235,3 +235,21 @@ mod docs;
 mod money;
 #[path = "api/ws.rs"]
 mod ws;
+
+/// A one-pixel PNG.
+pub const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+
+/// Posts `bytes` as the multipart field `file`.
+pub fn upload(h: &Harness, path: &str, token: &str, bytes: &[u8]) -> Answer {
+    let boundary = "XBOUNDARYX";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.png\"\r\nContent-Type: image/png\r\n\r\n").into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let request = Request::post(path)
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+        .body(Body::from(body))
+        .unwrap();
+    h.request(request)
+}

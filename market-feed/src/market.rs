@@ -124,6 +124,8 @@ pub struct ProductView {
     pub open: bool,
     /// Priced by the simulator, not by a market.
     pub simulated: bool,
+    /// Where its prices come from ([`SourceConfig::label`]).
+    pub source: String,
 }
 
 /// Counters for logs and metrics.
@@ -150,6 +152,8 @@ struct Shared {
     positions: HashMap<Symbol, usize>,
     /// Products priced by the simulator (not a market).
     simulated: std::collections::HashSet<Symbol>,
+    /// Each product's source, as people read it.
+    sources: HashMap<Symbol, String>,
     /// Candle history.
     store: CandleStore,
     /// Latest tick, open candles and stats, written by the candle thread.
@@ -206,6 +210,7 @@ impl MarketData {
                 stale: stale.is_stale(i.symbol),
                 open: i.hours().is_open(now_ms),
                 simulated: self.shared.simulated.contains(&i.symbol),
+                source: self.shared.sources.get(&i.symbol).cloned().unwrap_or_default(),
             })
             .collect()
     }
@@ -390,11 +395,16 @@ impl MarketService {
             .filter(|(source, _)| matches!(source, SourceConfig::Simulated { .. }))
             .flat_map(|(_, members)| members.iter().map(|i| i.symbol))
             .collect();
+        let sources = groups
+            .iter()
+            .flat_map(|(source, members)| members.iter().map(|i| (i.symbol, source.label())))
+            .collect();
         let shared = Arc::new(Shared {
             stale: Mutex::new(StalenessTracker::new(hours, now)),
             instruments,
             positions,
             simulated,
+            sources,
             store,
             live: RwLock::new(Live::default()),
             ticks: broadcast::channel(TICK_BROADCAST_MAX).0,

@@ -115,7 +115,7 @@ pub fn setup_commands() -> Vec<Command> {
         setup.push(admin(AdminAction::CreateAdmin {
             username: format!("operator{p}"),
             password_hash: "hash".into(),
-            role: Role::Operator,
+            role: Role::Operations,
         }));
     }
     let users = (0..PRODUCERS).flat_map(|p| (0..USERS_PER_PRODUCER).map(move |j| (p, j)));

@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use engine::command::SessionInfo;
-use engine::types::{MarketHours, Role, Rule, Settings, Symbol};
+use engine::types::{Access, Area, MarketHours, Role, Rule, Settings, Symbol};
 use engine::{AdminAction, Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -15,19 +15,21 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
-use super::dto::{self, ContractStatus, OrderQuery, OrderStatus, PageQuery, RoleParam};
+use super::dto::{self, ContractStatus, OrderQuery, OrderStatus, PageQuery};
+use super::i18n::LANGUAGES;
 use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
-use super::users::{user_view, UserView};
+use super::users::{check_totp, user_view, UserView};
 use super::wallet::{team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
-use crate::readmodel::{AuditRow, ContractRow, DayRow, OrderRow, Page, ReadModel, Totals};
+use crate::readmodel::{
+    AuditRow, ContractRow, DayRow, NoticeRow, OrderRow, Page, Paging, ReadModel, Totals,
+};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(login))
         .routes(routes!(logout))
         .routes(routes!(me))
-        .routes(routes!(create_admin))
         .routes(routes!(dashboard))
         .routes(routes!(dashboard_days))
         .routes(routes!(users))
@@ -53,45 +55,40 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(update_product))
         .routes(routes!(basic_info))
         .routes(routes!(config, update_config))
-        .routes(routes!(broadcast))
+        .routes(routes!(notices, broadcast))
+        .routes(routes!(withdraw_notice))
         .routes(routes!(audit))
         .routes(routes!(fund_house))
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Super => "super",
-        Role::Operator => "operator",
-        Role::Viewer => "viewer",
-    }
-}
-
-fn permissions(role: Role) -> Vec<String> {
-    let read =
-        ["dashboard", "users", "teams", "rules", "trades", "orders", "products", "config", "audit"];
-    let mut list: Vec<String> = read.iter().map(|p| format!("{p}:read")).collect();
-    if role != Role::Viewer {
-        let act = ["users", "rules", "orders", "products", "notices", "config"];
-        list.extend(act.iter().map(|p| format!("{p}:write")));
-    }
-    if role == Role::Super {
-        list.push("admins:write".into());
-        list.push("house:write".into());
+/// What `role` may do, as the web app checks it: `area:read` and `area:write` from the one
+/// table in the engine ([`Role::can`]).
+pub(super) fn permissions(role: Role) -> Vec<String> {
+    let mut list = Vec::new();
+    for area in Area::ALL {
+        for (access, name) in [(Access::Read, "read"), (Access::Write, "write")] {
+            if role.can(area, access) {
+                list.push(format!("{}:{name}", area.name()));
+            }
+        }
     }
     list
 }
 
 /// The admin as the back-office shows it.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AdminView {
     /// Id.
     pub id: u32,
     /// Name.
     pub username: String,
-    /// super, operator or viewer.
+    /// super, operations, support or finance.
     pub role: String,
     /// What the role may do.
     pub permissions: Vec<String>,
+    /// The site-package provider's chat link (system config), empty when not set.
+    pub provider_link: String,
 }
 
 /// Admin sign-in answer (spec: token, admin {username, role, permissions}).
@@ -105,7 +102,7 @@ pub struct AdminLogin {
 
 /// `{username, password}`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct AdminLoginBody {
     /// 3-20 letters, digits or underscores.
     #[schema(required = true, pattern = "^[A-Za-z0-9_]{3,20}$")]
@@ -113,6 +110,9 @@ pub struct AdminLoginBody {
     /// At least 6 characters.
     #[schema(required = true, min_length = 6, max_length = 128)]
     pub password: String,
+    /// Authenticator code, required when the admin turned two-factor sign-in on.
+    #[schema(pattern = "^[0-9]{6}$")]
+    pub totp_code: Option<String>,
 }
 
 /// Administrator sign-in.
@@ -134,17 +134,27 @@ async fn login(
     let name = username.clone();
     let found = state
         .query(move |e| {
-            e.admin_by_username(&name)
-                .filter(|a| !a.disabled)
-                .map(|a| (a.id, a.password_hash.clone(), a.role, a.username.clone()))
+            e.admin_by_username(&name).filter(|a| !a.disabled).map(|a| {
+                let secret = a.totp_secret.clone();
+                (a.id, a.password_hash.clone(), a.role, a.username.clone(), secret)
+            })
         })
         .await?;
     let hash = found.as_ref().map(|f| f.1.clone());
     let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
-    let Some((id, _, role, username)) = found.filter(|_| matches) else {
+    let Some((id, _, role, username, totp_secret)) = found.filter(|_| matches) else {
         guard.failed(&account, &client.ip, state.now());
         return Err(ApiError::bad("ADMIN_LOGIN_FAILED"));
     };
+    if let Some(secret) = totp_secret {
+        if let Err(error) = check_totp(&secret, body.totp_code.as_deref()) {
+            // Asking for the code is a step, a wrong code is a failure.
+            if error.code == "INVALID_TOTP" {
+                guard.failed(&account, &client.ip, state.now());
+            }
+            return Err(error);
+        }
+    }
     guard.succeeded(&account, &client.ip);
     let session =
         SessionInfo { ttl_ms: ADMIN_SESSION_TTL_MS, device: client.device, ip: client.ip };
@@ -158,8 +168,9 @@ async fn login(
         admin: AdminView {
             id,
             username,
-            role: role_name(role).into(),
+            role: role.name().into(),
             permissions: permissions(role),
+            provider_link: state.query(|e| e.settings().provider_link.clone()).await?,
         },
     })
 }
@@ -177,56 +188,22 @@ async fn logout(State(state): State<AppState>, admin: Admin) -> Answer<Empty> {
     responses((status = 200, body = Envelope<AdminView>), (status = 401, body = ErrorEnvelope)))]
 async fn me(State(state): State<AppState>, admin: Admin) -> Answer<AdminView> {
     let id = admin.id;
-    let name = state
-        .query(move |e| e.admin(id).map(|a| a.username.clone()))
+    let (username, provider_link) = state
+        .query(move |e| {
+            e.admin(id).map(|a| (a.username.clone(), e.settings().provider_link.clone()))
+        })
         .await?
         .ok_or_else(ApiError::unauthorized)?;
     ok(AdminView {
         id,
-        username: name,
-        role: role_name(admin.role).into(),
+        username,
+        role: admin.role.name().into(),
         permissions: permissions(admin.role),
+        provider_link,
     })
 }
 
-/// `POST /api/admin/admins`.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(default)]
-pub struct CreateAdminBody {
-    /// 3-20 letters, digits or underscores.
-    #[schema(required = true, pattern = "^[A-Za-z0-9_]{3,20}$")]
-    pub username: String,
-    /// At least 6 characters.
-    #[schema(required = true, min_length = 6, max_length = 128)]
-    pub password: String,
-    /// The new admin's role.
-    #[schema(required = true, inline, value_type = RoleParam)]
-    pub role: String,
-}
-
-/// Add an admin (super admins only).
-#[utoipa::path(post, path = "/api/admin/admins", tag = "admin", security(("admin" = [])), request_body = CreateAdminBody,
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-async fn create_admin(
-    State(state): State<AppState>,
-    admin: Admin,
-    Body(body): Body<CreateAdminBody>,
-) -> Answer<Empty> {
-    admin.can_act()?;
-    let username = dto::username(&body.username)?;
-    let password = dto::password("password", &body.password)?;
-    let role = match body.role.as_str() {
-        "super" => Role::Super,
-        "operator" => Role::Operator,
-        "viewer" => Role::Viewer,
-        _ => return Err(ApiError::invalid("role", "role")),
-    };
-    let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
-    act(&state, &admin, AdminAction::CreateAdmin { username, password_hash, role }).await?;
-    ok(Empty {})
-}
-
-async fn act(state: &AppState, admin: &Admin, action: AdminAction) -> ApiResult<Reply> {
+pub(super) async fn act(state: &AppState, admin: &Admin, action: AdminAction) -> ApiResult<Reply> {
     state.submit(Command::Admin { admin: admin.id, action: Box::new(action) }).await
 }
 
@@ -275,9 +252,10 @@ pub struct DaysQuery {
     responses((status = 200, body = Envelope<Vec<DayRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn dashboard_days(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<DaysQuery>,
 ) -> Answer<Vec<DayRow>> {
+    admin.reads(Area::Dashboard)?;
     let days = query.days.unwrap_or(30);
     if !(1..=DASHBOARD_DAYS_MAX).contains(&days) {
         return Err(ApiError::invalid("days", "days"));
@@ -288,7 +266,8 @@ async fn dashboard_days(
 /// Dashboard figures.
 #[utoipa::path(get, path = "/api/admin/dashboard", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Dashboard>), (status = 401, body = ErrorEnvelope)))]
-async fn dashboard(State(state): State<AppState>, _admin: Admin) -> Answer<Dashboard> {
+async fn dashboard(State(state): State<AppState>, admin: Admin) -> Answer<Dashboard> {
+    admin.reads(Area::Dashboard)?;
     let totals = state.history().await?.totals()?;
     let online = state.ws.counters.connections.load(std::sync::atomic::Ordering::Relaxed);
     let figures = state
@@ -350,7 +329,7 @@ fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct UserQuery {
-    /// UID, username, e-mail or invite code (an exact match); every user, newest first, when
+    /// A UID, or a part of a username or e-mail (any case); every user, newest first, when
     /// absent.
     #[param(max_length = 100)]
     pub q: Option<String>,
@@ -367,54 +346,112 @@ pub struct UserQuery {
     responses((status = 200, body = Envelope<Page<AdminUser>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn users(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<UserQuery>,
 ) -> Answer<Page<AdminUser>> {
+    admin.reads(Area::Users)?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let q = query.q.unwrap_or_default();
     if q.chars().count() > dto::FIELD_CHARS_MAX {
         return Err(ApiError::invalid("q", "text_too_long"));
     }
     let q = q.trim().to_owned();
+    if !q.is_empty() {
+        return search_users(&state, q, paging).await;
+    }
     let page = state
         .query(move |e| {
-            if q.is_empty() {
-                // UIDs are dense from 1: a page is a range, O(page size) on the engine thread.
-                let count = e.user_count() as u32;
-                let skip = (paging.page - 1).saturating_mul(paging.size);
-                let items = (1..=count)
-                    .rev()
-                    .skip(skip)
-                    .take(paging.size)
-                    .filter_map(|id| admin_user(e, id))
-                    .collect();
-                return Page { items, total: u64::from(count) };
-            }
-            let found = q
-                .parse::<u32>()
-                .ok()
-                .filter(|id| e.user(*id).is_some())
-                .or_else(|| e.user_by_username(&q).map(|u| u.id))
-                .or_else(|| e.user_by_email(&q.to_lowercase()).map(|u| u.id))
-                .or_else(|| e.user_by_invite_code(&q.to_uppercase()).map(|u| u.id));
-            let items: Vec<_> = found.and_then(|id| admin_user(e, id)).into_iter().collect();
-            let total = items.len() as u64;
-            Page { items: if paging.page == 1 { items } else { Vec::new() }, total }
+            // UIDs are dense from 1: a page is a range, O(page size) on the engine thread.
+            let count = e.user_count() as u32;
+            let skip = (paging.page - 1).saturating_mul(paging.size);
+            let items = (1..=count)
+                .rev()
+                .skip(skip)
+                .take(paging.size)
+                .filter_map(|id| admin_user(e, id))
+                .collect();
+            Page { items, total: u64::from(count) }
         })
         .await?;
     ok(page)
 }
 
-/// One user.
+/// Users whose UID is `q`, then those whose name or e-mail contains it, newest first (the
+/// read model's search index, off the engine thread).
+async fn search_users(state: &AppState, q: String, paging: Paging) -> Answer<Page<AdminUser>> {
+    let found = state.history().await?.search_users(&q, paging)?;
+    let exact = q.parse::<u32>().ok();
+    let page = state
+        .query(move |e| {
+            let exact = exact.filter(|id| e.user(*id).is_some());
+            let mut uids: Vec<u32> = found.items;
+            let mut total = found.total;
+            if let Some(id) = exact {
+                if !uids.contains(&id) {
+                    total += 1;
+                    if paging.page == 1 {
+                        uids.insert(0, id);
+                        uids.truncate(paging.size);
+                    }
+                }
+            }
+            Page { items: uids.into_iter().filter_map(|id| admin_user(e, id)).collect(), total }
+        })
+        .await?;
+    ok(page)
+}
+
+/// A user with the sessions signed in now.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminUserDetail {
+    /// The user as lists show it.
+    #[serde(flatten)]
+    pub summary: AdminUser,
+    /// Live sessions: device, address, when.
+    pub sessions: Vec<AdminSession>,
+}
+
+/// A user's live session, as the back-office shows it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminSession {
+    /// Device (user agent, shortened).
+    pub device: String,
+    /// Address.
+    pub ip: String,
+    /// Started (ms).
+    pub created_at: u64,
+    /// Expires (ms).
+    pub expires_at: u64,
+}
+
+/// One user, with the sessions signed in now.
 #[utoipa::path(get, path = "/api/admin/users/{id}", tag = "admin", security(("admin" = [])),
     params(("id" = u32, Path, description = "UID")),
-    responses((status = 200, body = Envelope<AdminUser>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<AdminUserDetail>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn user(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     PathValue(id): PathValue<u32>,
-) -> Answer<AdminUser> {
-    let found = state.query(move |e| admin_user(e, id)).await?;
+) -> Answer<AdminUserDetail> {
+    admin.reads(Area::Users)?;
+    let now = state.now();
+    let found = state
+        .query(move |e| {
+            let summary = admin_user(e, id)?;
+            let sessions = e.user(id)?.sessions.iter().filter(|s| s.expires_ms > now);
+            let sessions = sessions
+                .map(|s| AdminSession {
+                    device: s.device.clone(),
+                    ip: s.ip.clone(),
+                    created_at: s.created_ms,
+                    expires_at: s.expires_ms,
+                })
+                .collect();
+            Some(AdminUserDetail { summary, sessions })
+        })
+        .await?;
     ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
 }
 
@@ -439,7 +476,7 @@ async fn freeze(
     PathValue(id): PathValue<u32>,
     Body(body): Body<FreezeBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Users)?;
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
     act(&state, &admin, AdminAction::SetUserFrozen { user: id, frozen: body.frozen, reason })
         .await?;
@@ -468,7 +505,7 @@ async fn adjust(
     PathValue(id): PathValue<u32>,
     Body(body): Body<AdjustBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Money)?;
     let (negative, magnitude) = match body.amount.strip_prefix('-') {
         Some(magnitude) => (true, magnitude),
         None => (false, body.amount.as_str()),
@@ -486,9 +523,10 @@ async fn adjust(
     responses((status = 200, body = Envelope<Vec<Generation>>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn team(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     PathValue(id): PathValue<u32>,
 ) -> Answer<Vec<Generation>> {
+    admin.reads(Area::Teams)?;
     let found = state.query(move |e| e.user(id).is_some().then(|| team_of(e, id))).await?;
     ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
 }
@@ -496,7 +534,8 @@ async fn team(
 /// Game rules (the published trading rules).
 #[utoipa::path(get, path = "/api/admin/rules", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope)))]
-async fn rules(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<RuleView>> {
+async fn rules(State(state): State<AppState>, admin: Admin) -> Answer<Vec<RuleView>> {
+    admin.reads(Area::Rules)?;
     ok(state.query(rule_views).await?)
 }
 
@@ -539,7 +578,7 @@ async fn set_rule(
     admin: Admin,
     Body(body): Body<RuleBody>,
 ) -> Answer<Vec<RuleView>> {
-    admin.can_act()?;
+    admin.writes(Area::Rules)?;
     if body.duration == 0 {
         return Err(ApiError::invalid("duration", "duration"));
     }
@@ -564,7 +603,7 @@ async fn remove_rule(
     admin: Admin,
     PathValue(duration): PathValue<u32>,
 ) -> Answer<Vec<RuleView>> {
-    admin.can_act()?;
+    admin.writes(Area::Rules)?;
     act(&state, &admin, AdminAction::RemoveRule { duration_secs: duration }).await?;
     ok(state.query(rule_views).await?)
 }
@@ -609,9 +648,10 @@ pub struct TradeQuery {
     responses((status = 200, body = Envelope<Page<ContractRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn trades(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<TradeQuery>,
 ) -> Answer<Page<ContractRow>> {
+    admin.reads(Area::Trades)?;
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     if query.user == Some(0) {
@@ -667,16 +707,18 @@ pub struct RemarkBody {
     responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
 async fn recharge_orders(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
+    admin.reads(Area::Orders)?;
     orders(state.history().await?, "deposit", query)
 }
 
 /// Pending recharge orders (polled every 60 s).
 #[utoipa::path(get, path = "/api/admin/recharge-orders/pending-count", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Count>), (status = 401, body = ErrorEnvelope)))]
-async fn recharge_pending(State(state): State<AppState>, _admin: Admin) -> Answer<Count> {
+async fn recharge_pending(State(state): State<AppState>, admin: Admin) -> Answer<Count> {
+    admin.reads(Area::Orders)?;
     ok(Count { count: state.query(|e| e.pending_deposits().count()).await? })
 }
 
@@ -689,7 +731,7 @@ async fn recharge_approve(
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     act(&state, &admin, AdminAction::ApproveDeposit { order: id }).await?;
     ok(Empty {})
 }
@@ -704,7 +746,7 @@ async fn recharge_reject(
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
     act(&state, &admin, AdminAction::RejectDeposit { order: id, remark }).await?;
     ok(Empty {})
@@ -715,16 +757,18 @@ async fn recharge_reject(
     responses((status = 200, body = Envelope<Page<OrderRow>>), (status = 401, body = ErrorEnvelope)))]
 async fn withdraw_orders(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
+    admin.reads(Area::Orders)?;
     orders(state.history().await?, "withdraw", query)
 }
 
 /// Pending withdraw orders (polled every 60 s).
 #[utoipa::path(get, path = "/api/admin/withdraw-orders/pending-count", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Count>), (status = 401, body = ErrorEnvelope)))]
-async fn withdraw_pending(State(state): State<AppState>, _admin: Admin) -> Answer<Count> {
+async fn withdraw_pending(State(state): State<AppState>, admin: Admin) -> Answer<Count> {
+    admin.reads(Area::Orders)?;
     ok(Count {
         count: state
             .query(|e| {
@@ -746,7 +790,7 @@ async fn withdraw_approve(
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     act(&state, &admin, AdminAction::ApproveWithdrawal { order: id }).await?;
     ok(Empty {})
 }
@@ -761,7 +805,7 @@ async fn withdraw_reject(
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
     act(&state, &admin, AdminAction::RejectWithdrawal { order: id, remark }).await?;
     ok(Empty {})
@@ -776,7 +820,7 @@ async fn withdraw_paid(
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     act(&state, &admin, AdminAction::CompleteWithdrawal { order: id }).await?;
     ok(Empty {})
 }
@@ -792,7 +836,7 @@ async fn withdraw_failed(
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
     act(&state, &admin, AdminAction::FailWithdrawal { order: id, remark }).await?;
     ok(Empty {})
@@ -813,8 +857,9 @@ pub struct DepositAccountsBody {
     responses((status = 200, body = Envelope<Vec<dto::DepositAccountView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn deposit_accounts(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
 ) -> Answer<Vec<dto::DepositAccountView>> {
+    admin.reads(Area::Config)?;
     ok(state
         .query(|e| e.deposit_accounts().iter().map(dto::DepositAccountView::of).collect())
         .await?)
@@ -830,7 +875,7 @@ async fn set_deposit_accounts(
     admin: Admin,
     Body(body): Body<DepositAccountsBody>,
 ) -> Answer<Vec<dto::DepositAccountView>> {
-    admin.can_act()?;
+    admin.writes(Area::Config)?;
     if body.accounts.len() > 3 {
         return Err(ApiError::invalid("accounts", "deposit_fields"));
     }
@@ -855,17 +900,27 @@ pub struct ProductAdmin {
     pub enabled: bool,
     /// `always` or `forex` (closed Friday 22:00 - Sunday 22:00 UTC).
     pub hours: String,
+    /// Where its prices come from: `simulated`, `replay: FILE` or `exchange: HOST`.
+    pub source: String,
 }
 
 /// Products.
 #[utoipa::path(get, path = "/api/admin/products", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Vec<ProductAdmin>>), (status = 401, body = ErrorEnvelope)))]
-async fn products(State(state): State<AppState>, _admin: Admin) -> Answer<Vec<ProductAdmin>> {
+async fn products(State(state): State<AppState>, admin: Admin) -> Answer<Vec<ProductAdmin>> {
+    admin.reads(Area::Products)?;
+    let sources: std::collections::HashMap<Symbol, String> = state
+        .market
+        .products(state.now())
+        .into_iter()
+        .map(|p| (p.instrument.symbol, p.source))
+        .collect();
     let list = state
-        .query(|e| {
+        .query(move |e| {
             e.products()
                 .iter()
                 .map(|p| ProductAdmin {
+                    source: sources.get(&p.symbol).cloned().unwrap_or_default(),
                     symbol: p.symbol.to_string(),
                     name: p.name.clone(),
                     category: dto::category_name(p.category).into(),
@@ -900,7 +955,7 @@ async fn update_product(
     PathValue(code): PathValue<String>,
     Body(body): Body<ProductBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Products)?;
     let symbol = Symbol::new(&code).ok_or_else(|| ApiError::invalid("symbol", "symbol"))?;
     let name = dto::text("name", &body.name, dto::FIELD_CHARS_MAX, "product")?;
     let current = state.query(move |e| e.product(symbol).cloned()).await?;
@@ -938,7 +993,7 @@ pub struct BasicInfo {
     pub invite_code_required: bool,
 }
 
-/// `{enabled, serviceLink}`.
+/// `{enabled, serviceLink, hours}`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerService {
@@ -946,6 +1001,8 @@ pub struct CustomerService {
     pub enabled: bool,
     /// Link opened in a new tab.
     pub service_link: String,
+    /// Working hours as users see them (`09:00-21:00`).
+    pub hours: String,
 }
 
 /// Site name, logo, sign-in options, customer service (public).
@@ -964,6 +1021,7 @@ async fn basic_info(State(state): State<AppState>) -> Answer<BasicInfo> {
                 customer_service: CustomerService {
                     enabled: s.customer_service_enabled,
                     service_link: s.customer_service_link.clone(),
+                    hours: s.customer_service_hours.clone(),
                 },
                 invite_code_required: s.invite_code_required,
             }
@@ -1004,8 +1062,14 @@ pub struct BasicConfig {
     /// Customer service link.
     #[schema(max_length = 500)]
     pub customer_service_link: String,
+    /// Customer service's working hours as users see them (`09:00-21:00`).
+    #[schema(max_length = 100)]
+    pub customer_service_hours: String,
     /// Invite code required at sign-up.
     pub invite_code_required: bool,
+    /// The site-package provider's chat link, in the back-office's sidebar.
+    #[schema(max_length = 500)]
+    pub provider_link: String,
 }
 
 /// Money settings (amounts and rates as strings).
@@ -1049,7 +1113,9 @@ fn config_of(s: &Settings) -> SystemConfig {
             wallet_login: s.wallet_login,
             customer_service_enabled: s.customer_service_enabled,
             customer_service_link: s.customer_service_link.clone(),
+            customer_service_hours: s.customer_service_hours.clone(),
             invite_code_required: s.invite_code_required,
+            provider_link: s.provider_link.clone(),
         },
         finance: FinanceConfig {
             withdraw_fee_rate: s.withdraw_fee_rate.to_string(),
@@ -1072,7 +1138,8 @@ fn money(field: &'static str, value: &str) -> ApiResult<Decimal> {
 /// System configuration.
 #[utoipa::path(get, path = "/api/admin/system/config", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<SystemConfig>), (status = 401, body = ErrorEnvelope)))]
-async fn config(State(state): State<AppState>, _admin: Admin) -> Answer<SystemConfig> {
+async fn config(State(state): State<AppState>, admin: Admin) -> Answer<SystemConfig> {
+    admin.reads(Area::Config)?;
     ok(state.query(|e| config_of(e.settings())).await?)
 }
 
@@ -1084,7 +1151,7 @@ async fn update_config(
     admin: Admin,
     Body(body): Body<SystemConfig>,
 ) -> Answer<SystemConfig> {
-    admin.can_act()?;
+    admin.writes(Area::Config)?;
     let b = body.basic;
     let f = body.finance;
     let settings = Settings {
@@ -1117,12 +1184,18 @@ async fn update_config(
             .map(|r| rate("rewardRates", r))
             .collect::<ApiResult<_>>()?,
         demo_balance: money("demoBalance", &f.demo_balance)?,
+        customer_service_hours: dto::optional_text(
+            "customerServiceHours",
+            &b.customer_service_hours,
+            dto::FIELD_CHARS_MAX,
+        )?,
+        provider_link: dto::optional_text("providerLink", &b.provider_link, dto::TEXT_CHARS_MAX)?,
     };
-    act(&state, &admin, AdminAction::UpdateSettings(settings)).await?;
+    act(&state, &admin, AdminAction::UpdateSettings(Box::new(settings))).await?;
     ok(state.query(|e| config_of(e.settings())).await?)
 }
 
-/// `{title, body}`.
+/// `{title, body, lang}`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct NoticeBody {
@@ -1132,6 +1205,41 @@ pub struct NoticeBody {
     /// Text.
     #[schema(required = true, min_length = 1, max_length = 2000)]
     pub body: String,
+    /// The language it is written in: only users of the app in that language see it. Empty
+    /// or absent: every user.
+    #[schema(inline, value_type = Option<dto::NoticeLanguage>)]
+    pub lang: String,
+}
+
+/// Every notice sent, newest first, withdrawn ones included.
+#[utoipa::path(get, path = "/api/admin/notices", tag = "admin", security(("admin" = [])), params(PageQuery),
+    responses((status = 200, body = Envelope<Page<NoticeRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn notices(
+    State(state): State<AppState>,
+    admin: Admin,
+    Params(query): Params<PageQuery>,
+) -> Answer<Page<NoticeRow>> {
+    admin.reads(Area::Notices)?;
+    ok(state.history().await?.notices(|_| true, query.paging()?)?)
+}
+
+/// Withdraw a notice: users no longer see it, and open apps drop it at once.
+#[utoipa::path(delete, path = "/api/admin/notices/{id}", tag = "admin", security(("admin" = [])),
+    params(("id" = u64, Path, description = "Notice id")),
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "NOTICE_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "NOTICE_WITHDRAWN", body = ErrorEnvelope)))]
+async fn withdraw_notice(
+    State(state): State<AppState>,
+    admin: Admin,
+    PathValue(id): PathValue<u64>,
+) -> Answer<Empty> {
+    admin.writes(Area::Notices)?;
+    let notice = state.history().await?.notice(id)?;
+    let notice = notice.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "NOTICE_NOT_FOUND"))?;
+    if notice.withdrawn_at.is_some() {
+        return Err(ApiError::new(StatusCode::CONFLICT, "NOTICE_WITHDRAWN"));
+    }
+    act(&state, &admin, AdminAction::WithdrawNotice { notice: id }).await?;
+    ok(Empty {})
 }
 
 /// Broadcast a system notice to every user.
@@ -1142,10 +1250,14 @@ async fn broadcast(
     admin: Admin,
     Body(body): Body<NoticeBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::Notices)?;
     let title = dto::text("title", &body.title, dto::FIELD_CHARS_MAX, "notice")?;
     let text = dto::text("body", &body.body, dto::TEXT_CHARS_MAX * 4, "notice")?;
-    act(&state, &admin, AdminAction::BroadcastNotice { title, body: text }).await?;
+    let lang = body.lang;
+    if !(lang.is_empty() || LANGUAGES.contains(&lang.as_str())) {
+        return Err(ApiError::invalid("lang", "notice"));
+    }
+    act(&state, &admin, AdminAction::BroadcastNotice { title, body: text, lang }).await?;
     ok(Empty {})
 }
 
@@ -1157,8 +1269,8 @@ pub struct AuditQuery {
     /// Only this admin's actions.
     #[param(minimum = 1)]
     pub admin: Option<u32>,
-    /// Only this action (create_admin, set_user_frozen, adjust_balance, ...).
-    #[param(pattern = "^[a-z_]{1,40}$")]
+    /// Only this action (one of the engine's action names).
+    #[param(schema_with = audit_action_schema)]
     pub action: Option<String>,
     /// From (YYYY-MM-DD UTC or ms).
     #[param(
@@ -1178,15 +1290,25 @@ pub struct AuditQuery {
     pub page_size: Option<usize>,
 }
 
+/// The audit filter's `action`: one of [`AdminAction::NAMES`], so the document says exactly
+/// which values the server takes.
+fn audit_action_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(AdminAction::NAMES))
+        .build()
+}
+
 /// The audit log: every admin action, refused or not, newest first, filtered by admin,
 /// action and time.
 #[utoipa::path(get, path = "/api/admin/audit", tag = "admin", security(("admin" = [])), params(AuditQuery),
     responses((status = 200, body = Envelope<Page<AuditRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn audit(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Params(query): Params<AuditQuery>,
 ) -> Answer<Page<AuditRow>> {
+    admin.reads(Area::Audit)?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     if let Some(action) = &query.action {
         if !AdminAction::NAMES.contains(&action.as_str()) {
@@ -1222,7 +1344,7 @@ async fn fund_house(
     admin: Admin,
     Body(body): Body<FundBody>,
 ) -> Answer<Empty> {
-    admin.can_act()?;
+    admin.writes(Area::House)?;
     let amount = dto::amount("amount", &body.amount)?;
     act(&state, &admin, AdminAction::FundHouse { amount }).await?;
     ok(Empty {})

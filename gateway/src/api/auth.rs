@@ -9,7 +9,7 @@ use std::path::Path;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::header;
 use axum::http::request::Parts;
-use engine::types::Role;
+use engine::types::{Access, Area, Role};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -154,12 +154,23 @@ pub struct Admin {
 }
 
 impl Admin {
-    /// Refuses viewers: they may read the back-office, not act in it.
-    pub fn can_act(&self) -> Result<(), ApiError> {
-        if self.role == Role::Viewer {
-            return Err(ApiError::forbidden());
+    /// Refuses an admin whose role may not `access` `area` (the engine checks actions again).
+    pub fn require(&self, area: Area, access: Access) -> Result<(), ApiError> {
+        if self.role.can(area, access) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden())
         }
-        Ok(())
+    }
+
+    /// [`Admin::require`] for reading.
+    pub fn reads(&self, area: Area) -> Result<(), ApiError> {
+        self.require(area, Access::Read)
+    }
+
+    /// [`Admin::require`] for acting.
+    pub fn writes(&self, area: Area) -> Result<(), ApiError> {
+        self.require(area, Access::Write)
     }
 }
 
@@ -168,19 +179,24 @@ impl FromRequestParts<AppState> for Admin {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
         let token = bearer(&parts.headers).ok_or_else(ApiError::unauthorized)?;
-        let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
-        let (id, session, now) = (claims.sub, claims.sid, state.now());
-        let role = state
-            .query(move |engine| {
-                let admin = engine.admin(id)?;
-                let live = !admin.disabled
-                    && admin.sessions.iter().any(|s| s.id == session && s.expires_ms > now);
-                live.then_some(admin.role)
-            })
-            .await?;
-        let role = role.ok_or_else(ApiError::session_expired)?;
-        Ok(Admin { id, session, role })
+        Ok(live_admin(state, token).await?.0)
     }
+}
+
+/// The enabled admin of a valid admin token whose session is live, with the session's expiry
+/// (ms).
+pub(crate) async fn live_admin(state: &AppState, token: &str) -> Result<(Admin, u64), ApiError> {
+    let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
+    let (id, session, now) = (claims.sub, claims.sid, state.now());
+    let found = state
+        .query(move |engine| {
+            let admin = engine.admin(id).filter(|a| !a.disabled)?;
+            let live = admin.sessions.iter().find(|s| s.id == session && s.expires_ms > now)?;
+            Some((admin.role, live.expires_ms))
+        })
+        .await?;
+    let (role, expires) = found.ok_or_else(ApiError::session_expired)?;
+    Ok((Admin { id, session, role }, expires))
 }
 
 /// Who is calling from where: recorded with each session.

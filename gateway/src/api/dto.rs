@@ -134,8 +134,16 @@ names! {
 }
 
 names! {
+    /// A notice's language, or empty for every language.
+    NoticeLanguage {
+        All = "", En = "en-US", Es = "es-ES", Pt = "pt-PT", Ar = "ar-AR", De = "de-DE",
+        Ru = "ru-RU", Fr = "fr-FR", Hi = "hi-IN"
+    }
+}
+
+names! {
     /// An admin's role.
-    RoleParam { Super = "super", Operator = "operator", Viewer = "viewer" }
+    RoleParam { Super = "super", Operations = "operations", Support = "support", Finance = "finance" }
 }
 
 /// Paging query parameters.

@@ -133,6 +133,7 @@ impl From<EngineError> for ApiError {
             | EngineError::AddressNotFound
             | EngineError::PriceAlertNotFound => StatusCode::NOT_FOUND,
             EngineError::AdminExists
+            | EngineError::AdminKept
             | EngineError::WalletExists
             | EngineError::DemoHasOpenContracts
             | EngineError::ProductHasOpenContracts

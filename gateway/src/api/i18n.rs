@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use axum::http::HeaderMap;
 
 /// The languages offered, default first.
-pub const LANGUAGES: [&str; 8] =
-    ["en-US", "es-ES", "pt-PT", "ar-AR", "de-DE", "ru-RU", "fr-FR", "hi-IN"];
+pub use engine::constants::LANGUAGES;
 
 const SOURCES: [&str; 8] = [
     include_str!("../../../locales/en-US.json"),

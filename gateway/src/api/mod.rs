@@ -13,6 +13,7 @@
 //! `/api/openapi.json` is generated from the same handlers the router runs.
 
 pub mod admin;
+pub mod admins;
 pub mod alerts;
 pub mod auth;
 pub mod dto;
@@ -242,6 +243,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(trade::routes())
         .merge(wallet::routes())
         .merge(admin::routes())
+        .merge(admins::routes())
         .merge(uploads::routes())
         .merge(system::routes())
         .merge(fairness::routes())

@@ -5,12 +5,13 @@ use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use engine::types::Area;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{PathValue, User};
+use super::auth::{Admin, PathValue, User};
 use super::users::UserView;
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, UPLOAD_BYTES_MAX};
 use crate::readmodel::UploadRow;
@@ -19,6 +20,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(upload))
         .routes(routes!(avatar))
+        .routes(routes!(logo))
         .routes(routes!(download))
         .layer(DefaultBodyLimit::max(UPLOAD_BYTES_MAX + 64 * 1024))
 }
@@ -130,7 +132,25 @@ async fn avatar(
     ok(super::users::set_avatar(&state, user.id, stored.url).await?)
 }
 
-/// Fetch an upload: avatars for anyone; receipts for their owner or an admin token.
+/// Uploads of the site itself (the logo) are owned by this id, which no user has.
+const SITE_OWNER: u32 = 0;
+
+/// Upload a logo for the site (multipart field `file`); system config's `logo` then takes the
+/// answer's `url`. Public, like avatars.
+#[utoipa::path(post, path = "/api/admin/system/logo", tag = "admin", security(("admin" = [])),
+    request_body(content_type = "multipart/form-data", description = "field `file`"),
+    responses((status = 200, body = Envelope<Uploaded>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, description = "UPLOAD_QUOTA_EXCEEDED", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
+async fn logo(
+    State(state): State<AppState>,
+    admin: Admin,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Answer<Uploaded> {
+    admin.writes(Area::Config)?;
+    ok(store(&state, SITE_OWNER, "logo", multipart).await?)
+}
+
+/// Fetch an upload: avatars and the logo for anyone; receipts for their owner or an admin
+/// token.
 #[utoipa::path(get, path = "/api/uploads/{name}", tag = "uploads",
     params(("name" = String, Path, description = "Generated name")),
     responses((status = 200, description = "The image", content_type = "image/*"), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
@@ -142,7 +162,7 @@ async fn download(
     let valid = name.len() <= 40 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.');
     let row = if valid { state.readmodel.upload(&name)? } else { None };
     let row = row.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
-    if row.kind != "avatar" {
+    if !["avatar", "logo"].contains(&row.kind.as_str()) {
         let token = super::auth::bearer(&headers).ok_or_else(ApiError::unauthorized)?;
         let allowed = state.tokens.check(token, "admin").is_some()
             || state.tokens.check(token, "user").is_some_and(|c| c.sub == row.owner);

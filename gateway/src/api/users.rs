@@ -171,7 +171,7 @@ pub(super) fn check_totp(secret: &str, code: Option<&str>) -> ApiResult<()> {
     }
 }
 
-fn totp(secret: &str, account: &str) -> ApiResult<TOTP> {
+pub(super) fn totp(secret: &str, account: &str) -> ApiResult<TOTP> {
     let bytes =
         Secret::Encoded(secret.to_owned()).to_bytes().map_err(|_| ApiError::bad("INVALID_TOTP"))?;
     TOTP::new(Algorithm::SHA1, 6, 1, 30, bytes, Some("Trading Pro".into()), account.to_owned())
@@ -839,6 +839,23 @@ pub struct ChangePasswordBody {
     pub confirm_password: String,
 }
 
+impl ChangePasswordBody {
+    /// The new password, once every field is filled (the current one only if there is one),
+    /// the two new ones match and it is long enough (spec §5, change password).
+    pub(super) fn new_password(&self, has_current: bool) -> ApiResult<String> {
+        if self.new_password.is_empty()
+            || self.confirm_password.is_empty()
+            || (has_current && self.old_password.is_empty())
+        {
+            return Err(ApiError::invalid("newPassword", "password_fields"));
+        }
+        if self.new_password != self.confirm_password {
+            return Err(ApiError::invalid("confirmPassword", "passwords_mismatch"));
+        }
+        dto::password("newPassword", &self.new_password)
+    }
+}
+
 /// Change (or first set) the password; other sessions end, withdrawals wait 24 h.
 #[utoipa::path(post, path = "/api/user/password", tag = "account", security(("user" = [])), request_body = ChangePasswordBody,
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
@@ -850,16 +867,7 @@ async fn change_password(
     let id = user.id;
     let current = state.query(move |e| e.user(id).map(|u| u.password_hash.clone())).await?;
     let current = current.ok_or_else(ApiError::unauthorized)?;
-    if body.new_password.is_empty()
-        || body.confirm_password.is_empty()
-        || (current.is_some() && body.old_password.is_empty())
-    {
-        return Err(ApiError::invalid("newPassword", "password_fields"));
-    }
-    if body.new_password != body.confirm_password {
-        return Err(ApiError::invalid("confirmPassword", "passwords_mismatch"));
-    }
-    let new_password = dto::password("newPassword", &body.new_password)?;
+    let new_password = body.new_password(current.is_some())?;
     limit(state.limits.login_account.allow(&format!("uid:{id}")))?;
     if current.is_some() {
         let matches =

@@ -2,6 +2,7 @@
 //! invitations and system notices.
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use engine::command::RequestDeposit;
 use engine::types::{AccountKind, Destination};
 use engine::{Command, Reply};
@@ -16,6 +17,7 @@ use super::dto::{
     self, AccountParam, BillType, ChainParam, OrderQuery, OrderStatus, PageQuery, PayMethodParam,
     WithdrawMethod,
 };
+use super::i18n::{language_of, LANGUAGES};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel};
 
@@ -726,12 +728,16 @@ async fn team(State(state): State<AppState>, user: User) -> Answer<Vec<Generatio
     ok(state.query(move |e| team_of(e, id)).await?)
 }
 
-/// System notices, newest first.
+/// System notices, newest first: those written for every language or in the caller's (the
+/// language header), not withdrawn.
 #[utoipa::path(get, path = "/api/notices", tag = "notices", params(PageQuery),
     responses((status = 200, body = Envelope<Page<NoticeRow>>), (status = 400, body = ErrorEnvelope)))]
 async fn notices(
     State(state): State<AppState>,
+    headers: HeaderMap,
     Params(query): Params<PageQuery>,
 ) -> Answer<Page<NoticeRow>> {
-    ok(state.history().await?.notices(query.paging()?)?)
+    let lang = LANGUAGES[language_of(&headers)];
+    let shown = |n: &NoticeRow| n.withdrawn_at.is_none() && (n.lang.is_empty() || n.lang == lang);
+    ok(state.history().await?.notices(shown, query.paging()?)?)
 }

@@ -253,6 +253,7 @@ impl Reader {
             "subscribe" => self.subscribe(id, &message).await.map(Some),
             "unsubscribe" => self.unsubscribe(id, &message).await.map(Some),
             "auth" => self.auth(id, &message.token).await.map(Some),
+            "adminAuth" => self.admin_auth(id, &message.token).await.map(Some),
             "order" => self.order(id, &message).map(|()| None), // answered when durable
             "ping" => Ok(Some(protocol::pong(id, self.state.now()))),
             _ => Err(ApiError::bad("BAD_MESSAGE")),
@@ -329,6 +330,21 @@ impl Reader {
             Control::Auth { conn: self.id, user: user.id, session: user.session, expires_ms };
         self.state.ws.tell(control).await;
         Ok(protocol::authenticated(id, user.id))
+    }
+
+    /// The back-office's live trades: every contract accepted, entered and settled, for an
+    /// admin whose role may read trades.
+    async fn admin_auth(&mut self, id: Option<&RequestId>, token: &str) -> Result<Bytes, ApiError> {
+        let (admin, expires_ms) = auth::live_admin(&self.state, token).await?;
+        admin.reads(engine::types::Area::Trades)?;
+        let control = Control::AdminAuth {
+            conn: self.id,
+            admin: admin.id,
+            session: admin.session,
+            expires_ms,
+        };
+        self.state.ws.tell(control).await;
+        Ok(protocol::admin_authenticated(id, admin.id))
     }
 
     /// Submits an order; its answer comes from a task of its own, so a client may pipeline.

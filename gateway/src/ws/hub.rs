@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use engine::event::Event;
-use engine::types::{SessionId, UserId};
+use engine::types::{AdminId, SessionId, UserId};
 use engine::Engine;
 use market_feed::candles::CandleUpdate;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -71,6 +71,17 @@ pub enum Control {
         /// When the session expires (ms).
         expires_ms: u64,
     },
+    /// The connection authenticated as an admin: send it every contract's changes.
+    AdminAuth {
+        /// Who.
+        conn: ConnId,
+        /// The admin.
+        admin: AdminId,
+        /// The session, to close the socket when it ends.
+        session: SessionId,
+        /// When the session expires (ms).
+        expires_ms: u64,
+    },
     /// The connection closed.
     Gone {
         /// Who.
@@ -89,6 +100,8 @@ struct Entry {
     topics: Vec<Topic>,
     /// Its user, session and session expiry, once authenticated.
     user: Option<(UserId, SessionId, u64)>,
+    /// Its admin, session and session expiry, once authenticated as an admin.
+    admin: Option<(AdminId, SessionId, u64)>,
 }
 
 /// Every subscription.
@@ -97,6 +110,8 @@ struct Hub {
     conns: FxHashMap<ConnId, Entry>,
     topics: FxHashMap<Topic, FxHashSet<ConnId>>,
     users: FxHashMap<UserId, Vec<ConnId>>,
+    /// Connections of admins watching trades.
+    admins: FxHashSet<ConnId>,
 }
 
 /// Starts the hub on the current runtime, with a thread bridging the engine's events.
@@ -185,7 +200,8 @@ impl Hub {
     fn control(&mut self, state: &AppState, request: Control) {
         match request {
             Control::Open { conn, outbox } => {
-                self.conns.insert(conn, Entry { outbox, topics: Vec::new(), user: None });
+                let entry = Entry { outbox, topics: Vec::new(), user: None, admin: None };
+                self.conns.insert(conn, entry);
             }
             Control::Subscribe { conn, topic } => self.subscribe(state, conn, topic),
             Control::Unsubscribe { conn, topic } => {
@@ -200,6 +216,11 @@ impl Hub {
                     self.unlink_user(old, conn);
                 }
                 self.users.entry(user).or_default().push(conn);
+            }
+            Control::AdminAuth { conn, admin, session, expires_ms } => {
+                let Some(entry) = self.conns.get_mut(&conn) else { return };
+                entry.admin = Some((admin, session, expires_ms));
+                self.admins.insert(conn);
             }
             Control::Gone { conn } => self.gone(conn),
             Control::Shutdown => {}
@@ -240,6 +261,7 @@ impl Hub {
 
     fn gone(&mut self, conn: ConnId) {
         let Some(entry) = self.conns.remove(&conn) else { return };
+        self.admins.remove(&conn);
         for topic in entry.topics {
             remove_from(&mut self.topics, topic, conn);
         }
@@ -307,12 +329,20 @@ impl Hub {
             match event {
                 Event::ContractOpened { contract, symbol } => {
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
+                    self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
                     self.to_user(*user, || protocol::order_entered(*contract, entry, *expiry_ms));
+                    self.to_admins(|| {
+                        protocol::admin_trade_entered(*contract, *user, *entry, *expiry_ms)
+                    });
                 }
                 Event::ContractSettled(settlement) => {
                     self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
+                    self.to_admins(|| protocol::admin_trade_settled(settlement));
+                }
+                Event::AdminSessionsEnded { admin, sessions } => {
+                    self.end_admin_sessions(*admin, sessions);
                 }
                 Event::Wallet(change) => self.to_user(change.user, || protocol::balance(change)),
                 Event::PriceAlertFired { alert, tick } => {
@@ -323,15 +353,44 @@ impl Hub {
                         protocol::order_resolved(*order, *withdrawal, *status, remark)
                     });
                 }
-                Event::Notice { title, body } if !self.users.is_empty() => {
-                    let frame = protocol::notice(title, body, batch.time_ms);
-                    for entry in self.conns.values().filter(|e| e.user.is_some()) {
-                        entry.outbox.push(frame.clone());
-                    }
+                Event::Notice { id, title, body, lang } if !self.users.is_empty() => {
+                    self.to_every_user(&protocol::notice(*id, title, body, lang, batch.time_ms));
+                }
+                Event::NoticeWithdrawn { notice } if !self.users.is_empty() => {
+                    self.to_every_user(&protocol::notice_withdrawn(*notice));
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
                 _ => {}
             }
+        }
+    }
+
+    /// A frame (made only if someone watches) to every admin watching trades.
+    fn to_admins(&self, frame: impl FnOnce() -> bytes::Bytes) {
+        if self.admins.is_empty() {
+            return;
+        }
+        let frame = frame();
+        self.each(&self.admins, |outbox| {
+            outbox.push(frame.clone());
+        });
+    }
+
+    /// Closes the admin connections of sessions that ended.
+    fn end_admin_sessions(&self, admin: AdminId, sessions: &[SessionId]) {
+        let ended = Close { code: CLOSE_SESSION_ENDED, reason: "session ended" };
+        for conn in &self.admins {
+            let Some(entry) = self.conns.get(conn) else { continue };
+            if entry.admin.is_some_and(|(a, s, _)| a == admin && sessions.contains(&s)) {
+                entry.outbox.close(ended);
+            }
+        }
+    }
+
+    /// One frame to every authenticated connection.
+    fn to_every_user(&self, frame: &bytes::Bytes) {
+        for entry in self.conns.values().filter(|e| e.user.is_some()) {
+            entry.outbox.push(frame.clone());
         }
     }
 
@@ -363,7 +422,9 @@ impl Hub {
             let seen = entry.outbox.last_seen_ms.load(Ordering::Relaxed);
             if now.saturating_sub(seen) > idle_ms {
                 entry.outbox.close(silent);
-            } else if entry.user.is_some_and(|(_, _, expires)| expires <= now) {
+            } else if entry.user.is_some_and(|(_, _, expires)| expires <= now)
+                || entry.admin.is_some_and(|(_, _, expires)| expires <= now)
+            {
                 entry.outbox.close(expired);
             } else {
                 entry.outbox.ping();

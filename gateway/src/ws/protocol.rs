@@ -26,7 +26,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::api::trade::{MarketItem, OrderAccepted};
-use crate::readmodel::{account_name, bill_name, direction_name, outcome_name};
+use crate::readmodel::{
+    account_name, bill_name, direction_name, outcome_name, ContractRow, TickRow,
+};
 
 /// Longest text request id echoed back.
 pub const REQUEST_ID_CHARS_MAX: usize = 64;
@@ -216,6 +218,66 @@ struct AuthView {
 /// `{"type":"authenticated","data":{user}}`.
 pub fn authenticated(id: Option<&RequestId>, user: u32) -> Bytes {
     frame("authenticated", id, AuthView { user })
+}
+
+/// `{"type":"adminAuthenticated","data":{admin}}`: the socket now carries every contract's
+/// changes as `adminTrade` frames.
+pub fn admin_authenticated(id: Option<&RequestId>, admin: u32) -> Bytes {
+    #[derive(Serialize)]
+    struct AdminView {
+        admin: u32,
+    }
+    frame("adminAuthenticated", id, AdminView { admin })
+}
+
+/// One contract's change for the back-office: `kind` is `opened` or `settled` with the whole
+/// row (as `GET /api/admin/trades` lists it), or `entered` with the entry.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdminTradeView {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contract: Option<ContractRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entered: Option<AdminEnteredView>,
+}
+
+/// An entry for the back-office.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdminEnteredView {
+    id: u64,
+    user: u32,
+    entry: TickRow,
+    expiry_at: u64,
+}
+
+/// `{"type":"adminTrade","data":{kind:"opened",contract}}`.
+pub fn admin_trade_opened(contract: &Contract, symbol: Symbol) -> Bytes {
+    let row = ContractRow::opened(contract, symbol);
+    frame("adminTrade", None, AdminTradeView { kind: "opened", contract: Some(row), entered: None })
+}
+
+/// `{"type":"adminTrade","data":{kind:"entered",entered:{id, user, entry, expiryAt}}}`.
+pub fn admin_trade_entered(contract: u64, user: u32, entry: TickRef, expiry_ms: u64) -> Bytes {
+    let entered =
+        AdminEnteredView { id: contract, user, entry: entry.into(), expiry_at: expiry_ms };
+    frame(
+        "adminTrade",
+        None,
+        AdminTradeView { kind: "entered", contract: None, entered: Some(entered) },
+    )
+}
+
+/// `{"type":"adminTrade","data":{kind:"settled",contract}}`.
+pub fn admin_trade_settled(settlement: &Settlement) -> Bytes {
+    let mut row = ContractRow::opened(&settlement.contract, settlement.symbol);
+    row.settled(settlement);
+    frame(
+        "adminTrade",
+        None,
+        AdminTradeView { kind: "settled", contract: Some(row), entered: None },
+    )
 }
 
 /// The answer to `ping`.
@@ -481,14 +543,26 @@ pub fn price_alert(alert: &engine::types::PriceAlert, tick: engine::types::TickR
 /// A system notice.
 #[derive(Serialize)]
 struct NoticeView<'a> {
+    id: u64,
     title: &'a str,
     body: &'a str,
+    lang: &'a str,
     time: u64,
 }
 
-/// `{"type":"notice","data":{title, body, time}}`.
-pub fn notice(title: &str, body: &str, time_ms: u64) -> Bytes {
-    frame("notice", None, NoticeView { title, body, time: time_ms })
+/// `{"type":"notice","data":{id, title, body, lang, time}}`: a notice for every user, or for
+/// the users of the app in `lang` when it is not empty.
+pub fn notice(id: u64, title: &str, body: &str, lang: &str, time_ms: u64) -> Bytes {
+    frame("notice", None, NoticeView { id, title, body, lang, time: time_ms })
+}
+
+/// `{"type":"noticeWithdrawn","data":{id}}`: an admin withdrew the notice.
+pub fn notice_withdrawn(id: u64) -> Bytes {
+    #[derive(Serialize)]
+    struct Withdrawn {
+        id: u64,
+    }
+    frame("noticeWithdrawn", None, Withdrawn { id })
 }
 
 #[cfg(test)]

@@ -15,27 +15,30 @@ fn admin_roles_actions_and_audit() {
     h.post(
         "/api/admin/admins",
         Some(&admin),
-        json!({"username": "viewer1", "password": "viewer-pass", "role": "viewer"}),
+        json!({"username": "finance1", "password": "finance-pass", "role": "finance"}),
     )
     .ok();
     h.post(
         "/api/admin/admins",
         Some(&admin),
-        json!({"username": "viewer1", "password": "viewer-pass", "role": "viewer"}),
+        json!({"username": "finance1", "password": "finance-pass", "role": "finance"}),
     )
     .fails(StatusCode::BAD_REQUEST, "USERNAME_EXISTS");
-    let viewer =
-        h.post("/api/admin/login", None, json!({"username": "viewer1", "password": "viewer-pass"}));
-    let viewer = viewer.ok()["token"].as_str().unwrap().to_owned();
+    let finance = h.post(
+        "/api/admin/login",
+        None,
+        json!({"username": "finance1", "password": "finance-pass"}),
+    );
+    let finance = finance.ok()["token"].as_str().unwrap().to_owned();
     let (uid, user) = h.user("mona");
 
-    // Viewers read but cannot act.
+    // Finance reads users but cannot freeze them.
     assert_eq!(
-        h.get(&format!("/api/admin/users/{uid}"), Some(&viewer)).ok()["user"]["username"],
+        h.get(&format!("/api/admin/users/{uid}"), Some(&finance)).ok()["user"]["username"],
         "mona"
     );
     let freeze = format!("/api/admin/users/{uid}/freeze");
-    h.post(&freeze, Some(&viewer), json!({"frozen": true, "reason": "check"}))
+    h.post(&freeze, Some(&finance), json!({"frozen": true, "reason": "check"}))
         .fails(StatusCode::FORBIDDEN, "FORBIDDEN");
     assert_eq!(
         h.post(&freeze, Some(&admin), json!({"frozen": true, "reason": ""})).message(),
@@ -46,7 +49,7 @@ fn admin_roles_actions_and_audit() {
     h.post("/api/trade/orders", Some(&user), order).fails(StatusCode::FORBIDDEN, "ACCOUNT_FROZEN");
     h.post("/api/wallet/demo/reset", Some(&user), json!({}))
         .fails(StatusCode::FORBIDDEN, "ACCOUNT_FROZEN");
-    h.post("/api/admin/house/fund", Some(&viewer), json!({"amount": "1000"}))
+    h.post("/api/admin/house/fund", Some(&finance), json!({"amount": "1000"}))
         .fails(StatusCode::FORBIDDEN, "FORBIDDEN");
     h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "1000"})).ok();
     let adjust = format!("/api/admin/users/{uid}/adjust");
@@ -121,8 +124,8 @@ fn admin_roles_actions_and_audit() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["action"] == "create_admin" && r["admin"] == 1));
     assert_eq!(rows[0]["refused"], "USERNAME_EXISTS", "the refused one, newest first");
-    let by_viewer = h.get("/api/admin/audit?admin=2", Some(&admin));
-    assert_eq!(by_viewer.ok()["total"], 0, "the viewer was refused before acting");
+    let by_finance = h.get("/api/admin/audit?admin=2", Some(&admin));
+    assert_eq!(by_finance.ok()["total"], 0, "finance was refused before acting");
     let future = h.get("/api/admin/audit?start=2999-01-01", Some(&admin));
     assert_eq!(future.ok()["total"], 0);
     let all_days = h.get("/api/admin/audit?start=2020-01-01&end=2999-12-31", Some(&admin));
@@ -133,4 +136,238 @@ fn admin_roles_actions_and_audit() {
     assert_eq!(dashboard.ok()["users"], 1);
     h.post("/api/admin/logout", Some(&admin), json!({})).ok();
     h.get("/api/admin/dashboard", Some(&admin)).fails(StatusCode::UNAUTHORIZED, "SESSION_EXPIRED");
+}
+
+/// Logs `username` in as an admin; the token.
+fn admin_login(h: &Harness, username: &str, password: &str) -> String {
+    let login =
+        h.post("/api/admin/login", None, json!({"username": username, "password": password}));
+    login.ok()["token"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn roles_see_only_their_areas_and_admins_are_managed() {
+    let h = start();
+    let admin = h.admin();
+    for (name, role) in [("ops1", "operations"), ("money1", "finance"), ("help1", "support")] {
+        let body = json!({"username": name, "password": "admin-pass", "role": role});
+        h.post("/api/admin/admins", Some(&admin), body).ok();
+    }
+    h.post(
+        "/api/admin/admins",
+        Some(&admin),
+        json!({"username": "x_1", "password": "admin-pass", "role": "viewer"}),
+    )
+    .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let list = h.get("/api/admin/admins", Some(&admin));
+    let roles: Vec<&str> =
+        list.ok().as_array().unwrap().iter().map(|a| a["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["super", "operations", "finance", "support"]);
+
+    // A finance admin: no game rules, in its permissions or on the server.
+    let login =
+        h.post("/api/admin/login", None, json!({"username": "money1", "password": "admin-pass"}));
+    let permissions = login.ok()["admin"]["permissions"].as_array().unwrap().clone();
+    assert!(
+        permissions.contains(&json!("orders:write")) && permissions.contains(&json!("money:write"))
+    );
+    assert!(!permissions.contains(&json!("rules:read")));
+    let finance = login.ok()["token"].as_str().unwrap().to_owned();
+    h.get("/api/admin/rules", Some(&finance)).fails(StatusCode::FORBIDDEN, "FORBIDDEN");
+    h.get("/api/admin/admins", Some(&finance)).fails(StatusCode::FORBIDDEN, "FORBIDDEN");
+    h.get("/api/admin/recharge-orders/pending-count", Some(&finance)).ok();
+    // Operations edits rules but not money; support freezes but does not adjust.
+    let ops = admin_login(&h, "ops1", "admin-pass");
+    let rule = json!({"duration": 120, "payoutRate": "0.8", "minAmount": "1", "maxAmount": "100", "feeRate": "0", "enabled": true});
+    h.call(Method::PUT, "/api/admin/rules", Some(&ops), Some(rule)).ok();
+    let (uid, _) = h.user("rita");
+    h.post(
+        &format!("/api/admin/users/{uid}/adjust"),
+        Some(&ops),
+        json!({"amount": "5", "reason": "x"}),
+    )
+    .fails(StatusCode::FORBIDDEN, "FORBIDDEN");
+    let help = admin_login(&h, "help1", "admin-pass");
+    h.post(
+        &format!("/api/admin/users/{uid}/freeze"),
+        Some(&help),
+        json!({"frozen": true, "reason": "asked"}),
+    )
+    .ok();
+
+    // Disabling ends the admin's sessions and its sign-in; nobody disables themselves.
+    h.post("/api/admin/admins/4/disabled", Some(&admin), json!({"disabled": true})).ok();
+    h.get("/api/admin/dashboard", Some(&help)).fails(StatusCode::UNAUTHORIZED, "SESSION_EXPIRED");
+    h.post("/api/admin/login", None, json!({"username": "help1", "password": "admin-pass"}))
+        .fails(StatusCode::BAD_REQUEST, "ADMIN_LOGIN_FAILED");
+    h.post("/api/admin/admins/1/disabled", Some(&admin), json!({"disabled": true}))
+        .fails(StatusCode::CONFLICT, "ADMIN_KEPT");
+    h.post("/api/admin/admins/99/disabled", Some(&admin), json!({"disabled": true}))
+        .fails(StatusCode::NOT_FOUND, "ADMIN_NOT_FOUND");
+    h.post("/api/admin/admins/4/disabled", Some(&admin), json!({"disabled": false})).ok();
+    admin_login(&h, "help1", "admin-pass");
+    let list = h.get("/api/admin/admins", Some(&admin));
+    assert_eq!(list.ok()[3]["disabled"], false);
+}
+
+#[test]
+fn an_admin_changes_its_password_and_turns_two_factor_on() {
+    let h = start();
+    let admin = h.admin();
+    h.post(
+        "/api/admin/admins",
+        Some(&admin),
+        json!({"username": "ops2", "password": "first-pass", "role": "operations"}),
+    )
+    .ok();
+    let ops = admin_login(&h, "ops2", "first-pass");
+    let other = admin_login(&h, "ops2", "first-pass");
+    let change = |old: &str, new: &str, confirm: &str| {
+        h.post(
+            "/api/admin/password",
+            Some(&ops),
+            json!({"oldPassword": old, "newPassword": new, "confirmPassword": confirm}),
+        )
+    };
+    change("wrong-pass", "second-pass", "second-pass")
+        .fails(StatusCode::BAD_REQUEST, "WRONG_PASSWORD");
+    change("first-pass", "second-pass", "other-pass").fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    change("first-pass", "short", "short").fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    change("first-pass", "second-pass", "second-pass").ok();
+    // The old password stops working; this session goes on, the other one ended.
+    h.post("/api/admin/login", None, json!({"username": "ops2", "password": "first-pass"}))
+        .fails(StatusCode::BAD_REQUEST, "ADMIN_LOGIN_FAILED");
+    h.get("/api/admin/me", Some(&ops)).ok();
+    h.get("/api/admin/me", Some(&other)).fails(StatusCode::UNAUTHORIZED, "SESSION_EXPIRED");
+    admin_login(&h, "ops2", "second-pass");
+
+    // Two-factor: a fresh secret, confirmed by a code; then sign-in asks for one.
+    assert_eq!(h.get("/api/admin/2fa", Some(&ops)).ok()["enabled"], false);
+    let setup = h.post("/api/admin/2fa/setup", Some(&ops), json!({}));
+    let secret = setup.ok()["secret"].as_str().unwrap().to_owned();
+    assert!(setup.ok()["otpauthUrl"].as_str().unwrap().starts_with("otpauth://totp/"));
+    let totp = totp_rs::TOTP::new(
+        totp_rs::Algorithm::SHA1,
+        6,
+        1,
+        30,
+        totp_rs::Secret::Encoded(secret.clone()).to_bytes().unwrap(),
+        None,
+        "x".into(),
+    )
+    .unwrap();
+    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": "000000"}))
+        .fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    let code = totp.generate_current().unwrap();
+    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": code})).ok();
+    let without = json!({"username": "ops2", "password": "second-pass"});
+    h.post("/api/admin/login", None, without).fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
+    let with = json!({"username": "ops2", "password": "second-pass", "totpCode": code});
+    h.post("/api/admin/login", None, with).ok();
+    assert_eq!(h.get("/api/admin/2fa", Some(&ops)).ok()["enabled"], true);
+    h.post("/api/admin/2fa/disable", Some(&ops), json!({"code": code})).ok();
+
+    // Audited, without a secret.
+    let audit = h.get("/api/admin/audit?admin=2", Some(&admin));
+    let rows = audit.ok()["items"].as_array().unwrap();
+    let actions: Vec<&str> = rows.iter().map(|r| r["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["set_own_totp", "set_own_totp", "change_own_password"]);
+    assert!(rows.iter().all(|r| !r["detail"].as_str().unwrap().contains(&secret)));
+}
+
+#[test]
+fn notices_have_a_language_and_can_be_withdrawn() {
+    let h = start();
+    let admin = h.admin();
+    let send = |title: &str, lang: &str| {
+        h.post(
+            "/api/admin/notices",
+            Some(&admin),
+            json!({"title": title, "body": "b", "lang": lang}),
+        )
+    };
+    send("For everyone", "").ok();
+    send("Para todos", "es-ES").ok();
+    send("x", "xx-XX").fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let titles = |lang: &str| -> Vec<String> {
+        let page = h.call_lang(Method::GET, "/api/notices", None, None, Some(lang));
+        page.ok()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["title"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(titles("es-ES"), ["Para todos", "For everyone"]);
+    assert_eq!(titles("en-US"), ["For everyone"]);
+    let sent = h.get("/api/admin/notices", Some(&admin));
+    let first = &sent.ok()["items"][1];
+    assert_eq!((first["title"].as_str(), first["lang"].as_str()), (Some("For everyone"), Some("")));
+    let id = first["id"].as_u64().unwrap();
+    let path = format!("/api/admin/notices/{id}");
+    h.call(Method::DELETE, &path, Some(&admin), None).ok();
+    h.call(Method::DELETE, &path, Some(&admin), None)
+        .fails(StatusCode::CONFLICT, "NOTICE_WITHDRAWN");
+    h.call(Method::DELETE, "/api/admin/notices/999999", Some(&admin), None)
+        .fails(StatusCode::NOT_FOUND, "NOTICE_NOT_FOUND");
+    assert_eq!(titles("en-US"), Vec::<String>::new());
+    let sent = h.get("/api/admin/notices", Some(&admin));
+    assert!(sent.ok()["items"][1]["withdrawnAt"].as_u64().is_some(), "the admin still sees it");
+}
+
+#[test]
+fn users_are_found_by_a_part_of_their_name_or_e_mail() {
+    let h = start();
+    let admin = h.admin();
+    let (alpha, _) = h.user("alpha_trader");
+    let (beta, _) = h.user("beta_Trader");
+    h.user("gamma");
+    let found = |q: &str| -> Vec<u64> {
+        let page = h.get(&format!("/api/admin/users?q={q}"), Some(&admin));
+        page.ok()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["user"]["uid"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(found("trad"), [u64::from(beta), u64::from(alpha)], "newest first, any case");
+    assert_eq!(found("ALPHA_T"), [u64::from(alpha)]);
+    assert_eq!(found("a_"), [u64::from(beta), u64::from(alpha)], "a short part too");
+    assert_eq!(found("zzz"), Vec::<u64>::new());
+    assert_eq!(found(&alpha.to_string())[0], u64::from(alpha), "a UID first");
+    assert_eq!(found("alpha_trader@EXAMPLE"), [u64::from(alpha)], "a part of the e-mail");
+    assert_eq!(found("example.com").len(), 3);
+    // The details carry the live sessions.
+    let detail = h.get(&format!("/api/admin/users/{alpha}"), Some(&admin));
+    assert_eq!(detail.ok()["user"]["username"], "alpha_trader");
+    assert!(!detail.ok()["sessions"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn config_keeps_service_hours_the_provider_link_and_an_uploaded_logo() {
+    let h = start();
+    let admin = h.admin();
+    let mut config = h.get("/api/admin/system/config", Some(&admin)).ok().clone();
+    assert_eq!(config["basic"]["customerServiceHours"], "09:00-21:00");
+    config["basic"]["customerServiceHours"] = json!("08:00-20:00");
+    config["basic"]["providerLink"] = json!("https://provider.example/chat");
+    h.call(Method::PUT, "/api/admin/system/config", Some(&admin), Some(config)).ok();
+    assert_eq!(
+        h.get("/api/admin/me", Some(&admin)).ok()["providerLink"],
+        "https://provider.example/chat"
+    );
+    let info = h.get("/api/admin/system/basic-info", None);
+    assert_eq!(info.ok()["customerService"]["hours"], "08:00-20:00");
+    assert!(info.ok().get("providerLink").is_none(), "the provider is not shown to users");
+    let products = h.get("/api/admin/products", Some(&admin));
+    assert_eq!(products.ok()[0]["source"], "simulated");
+    // A logo: uploaded by an admin, fetched by anyone.
+    let (_, user) = h.user("lou");
+    upload(&h, "/api/admin/system/logo", &user, PNG)
+        .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    let logo = upload(&h, "/api/admin/system/logo", &admin, PNG);
+    let url = logo.ok()["url"].as_str().unwrap().to_owned();
+    let fetched = h.request(Request::get(&url).body(Body::empty()).unwrap());
+    assert_eq!(fetched.status, StatusCode::OK);
 }

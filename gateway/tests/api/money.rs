@@ -2,22 +2,6 @@
 
 use super::*;
 
-const PNG: &[u8] =
-    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
-
-fn upload(h: &Harness, path: &str, token: &str, bytes: &[u8]) -> Answer {
-    let boundary = "XBOUNDARYX";
-    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r.png\"\r\nContent-Type: image/png\r\n\r\n").into_bytes();
-    body.extend_from_slice(bytes);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let request = Request::post(path)
-        .header("authorization", format!("Bearer {token}"))
-        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
-        .body(Body::from(body))
-        .unwrap();
-    h.request(request)
-}
-
 #[test]
 fn markets_candles_rules_and_a_demo_order_in_the_records() {
     let h = start();

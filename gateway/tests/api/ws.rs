@@ -779,3 +779,91 @@ fn a_price_alert_fires_once_live_and_is_kept_in_the_fired_list() {
     assert_eq!(fired.ok()["items"][0]["firedPrice"], above.to_string());
     h.get("/api/user/price-alerts", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
+
+#[test]
+fn the_back_office_stream_carries_every_contract_and_ends_with_the_admin_session() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let admin = h.admin();
+    let rule = json!({"duration": 5, "payoutRate": "0.8", "minAmount": "1", "maxAmount": "100", "feeRate": "0", "enabled": true});
+    h.call(Method::PUT, "/api/admin/rules", Some(&admin), Some(rule)).ok();
+    h.post(
+        "/api/admin/admins",
+        Some(&admin),
+        json!({"username": "ops9", "password": "admin-pass", "role": "operations"}),
+    )
+    .ok();
+    let (uid, token) = h.user("tess");
+    let mut watcher = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        // A user's token is not an admin's.
+        c.send(json!({"op": "adminAuth", "token": token, "id": "u"})).await;
+        let refused = c.until("error").await;
+        assert_eq!(
+            (refused["id"].as_str(), refused["data"]["code"].as_str()),
+            (Some("u"), Some("UNAUTHORIZED"))
+        );
+        c.send(json!({"op": "adminAuth", "token": admin, "id": "a"})).await;
+        let ok = c.until("adminAuthenticated").await;
+        assert_eq!(ok["id"], "a");
+        c
+    });
+    let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "7", "duration": 5, "account": "demo"});
+    let placed = h.post("/api/trade/orders", Some(&token), order).ok()["contractId"].as_u64();
+    run(&h, async {
+        let mut kinds = Vec::new();
+        while kinds.last().map(String::as_str) != Some("settled") {
+            let frame = watcher.until("adminTrade").await;
+            let data = &frame["data"];
+            let kind = data["kind"].as_str().unwrap().to_owned();
+            match kind.as_str() {
+                "opened" | "settled" => {
+                    assert_eq!(data["contract"]["id"].as_u64(), placed);
+                    assert_eq!(data["contract"]["user"].as_u64(), Some(u64::from(uid)));
+                    assert_eq!(data["contract"]["stake"], "7");
+                }
+                _ => assert_eq!(data["entered"]["id"].as_u64(), placed),
+            }
+            kinds.push(kind);
+        }
+        assert_eq!(kinds, ["opened", "entered", "settled"]);
+    });
+    // Signing the admin out closes its stream.
+    h.post("/api/admin/logout", Some(&admin), json!({})).ok();
+    run(&h, async {
+        assert_eq!(watcher.closed().await, CLOSE_SESSION_ENDED);
+    });
+}
+
+#[test]
+fn a_withdrawn_notice_is_announced_to_open_apps() {
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let admin = h.admin();
+    let (_, token) = h.user("nina");
+    let mut c = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "auth", "token": token})).await;
+        c.until("authenticated").await;
+        c
+    });
+    h.post(
+        "/api/admin/notices",
+        Some(&admin),
+        json!({"title": "Hola", "body": "b", "lang": "es-ES"}),
+    )
+    .ok();
+    let id = run(&h, async {
+        let notice = c.until("notice").await;
+        assert_eq!(
+            (notice["data"]["title"].as_str(), notice["data"]["lang"].as_str()),
+            (Some("Hola"), Some("es-ES"))
+        );
+        notice["data"]["id"].as_u64().unwrap()
+    });
+    h.call(Method::DELETE, &format!("/api/admin/notices/{id}"), Some(&admin), None).ok();
+    run(&h, async {
+        let withdrawn = c.until("noticeWithdrawn").await;
+        assert_eq!(withdrawn["data"]["id"].as_u64(), Some(id));
+    });
+}

@@ -183,6 +183,22 @@ pub enum SourceConfig {
 }
 
 impl SourceConfig {
+    /// Where prices come from, as the back-office shows it: `simulated`, `replay: FILE` or
+    /// `exchange: HOST` (no paths beyond the file name, no credentials).
+    pub fn label(&self) -> String {
+        match self {
+            SourceConfig::Simulated { .. } => "simulated".into(),
+            SourceConfig::Replay { path, .. } => {
+                let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+                format!("replay: {}", file.unwrap_or_default())
+            }
+            SourceConfig::Exchange { url, .. } => {
+                let host = url.split("://").nth(1).unwrap_or(url).split(['/', '@', '?']).next();
+                format!("exchange: {}", host.unwrap_or_default())
+            }
+        }
+    }
+
     /// The simulator with its default pace, seeded.
     pub fn simulated(seed: u64) -> SourceConfig {
         SourceConfig::Simulated { seed, ticks_per_second: constants::SIM_TICKS_PER_SECOND_DEFAULT }
