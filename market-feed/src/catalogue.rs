@@ -21,6 +21,8 @@ pub struct Instrument {
     pub volatility_percent: u32,
     /// Relative trading activity: scales simulated tick sizes' quantities.
     pub typical_quantity: Decimal,
+    /// Listed at install; the others wait in the catalogue until an admin adds them.
+    pub listed_by_default: bool,
 }
 
 impl Instrument {
@@ -61,6 +63,14 @@ const CRYPTO: [Row; 22] = [
     ("ARBUSDT", "ARB", "USDT", 4, "0.9200", 100, "2000"),
 ];
 
+/// In the catalogue, not listed at install: an admin adds them from the back-office.
+const CRYPTO_MORE: [Row; 4] = [
+    ("SUIUSDT", "SUI", "USDT", 4, "3.4500", 100, "800"),
+    ("OPUSDT", "OP", "USDT", 4, "2.1000", 95, "900"),
+    ("FILUSDT", "FIL", "USDT", 3, "5.800", 90, "300"),
+    ("PEPEUSDT", "PEPE", "USDT", 8, "0.00001850", 110, "80000000"),
+];
+
 const FOREX: [Row; 10] = [
     ("EURUSD", "EUR", "USD", 5, "1.08450", 7, "100000"),
     ("GBPUSD", "GBP", "USD", 5, "1.27100", 8, "100000"),
@@ -74,7 +84,13 @@ const FOREX: [Row; 10] = [
     ("GBPJPY", "GBP", "JPY", 3, "192.400", 10, "100000"),
 ];
 
-fn instrument(row: &Row, category: Category) -> Instrument {
+/// In the catalogue, not listed at install.
+const FOREX_MORE: [Row; 2] = [
+    ("AUDJPY", "AUD", "JPY", 3, "99.640", 10, "100000"),
+    ("EURCHF", "EUR", "CHF", 5, "0.95800", 6, "100000"),
+];
+
+fn instrument(row: &Row, category: Category, listed_by_default: bool) -> Instrument {
     let &(code, base, quote, precision, price, volatility_percent, quantity) = row;
     Instrument {
         symbol: Symbol::new(code).expect("catalogue codes are valid"),
@@ -84,15 +100,22 @@ fn instrument(row: &Row, category: Category) -> Instrument {
         start_price: price.parse().expect("catalogue prices are valid"),
         volatility_percent,
         typical_quantity: quantity.parse().expect("catalogue quantities are valid"),
+        listed_by_default,
     }
 }
 
-/// The whole catalogue: crypto first, then forex.
+/// The whole catalogue: crypto first, then forex; in each, the ones listed at install first.
 pub fn catalogue() -> Vec<Instrument> {
-    CRYPTO
-        .iter()
-        .map(|r| instrument(r, Category::Crypto))
-        .chain(FOREX.iter().map(|r| instrument(r, Category::Forex)))
+    let rows = [
+        (&CRYPTO[..], Category::Crypto, true),
+        (&CRYPTO_MORE[..], Category::Crypto, false),
+        (&FOREX[..], Category::Forex, true),
+        (&FOREX_MORE[..], Category::Forex, false),
+    ];
+    rows.iter()
+        .flat_map(|&(rows, category, listed)| {
+            rows.iter().map(move |r| instrument(r, category, listed))
+        })
         .collect()
 }
 
@@ -103,8 +126,9 @@ mod tests {
     #[test]
     fn the_catalogue_has_the_pairs_decisions_asks_for() {
         let all = catalogue();
-        let crypto = all.iter().filter(|i| i.category == Category::Crypto).count();
-        let forex = all.iter().filter(|i| i.category == Category::Forex).count();
+        let listed = || all.iter().filter(|i| i.listed_by_default);
+        let crypto = listed().filter(|i| i.category == Category::Crypto).count();
+        let forex = listed().filter(|i| i.category == Category::Forex).count();
         assert!(crypto >= 20 && forex >= 10, "{crypto} crypto, {forex} forex");
         let mut codes: Vec<_> = all.iter().map(|i| i.symbol).collect();
         codes.sort_by_key(|s| s.to_string());

@@ -78,9 +78,10 @@ impl StalenessTracker {
     }
 }
 
-/// Adds to the engine every catalogue product it does not know yet, as audited admin actions of
-/// `admin` (the first admin at install time). Products the engine already has are left as the
-/// back-office set them (an admin may have disabled one). Returns how many were added.
+/// Adds to the engine every catalogue product listed by default that it does not know yet, as
+/// audited admin actions of `admin` (the first admin at install time). Products the engine
+/// already has are left as the back-office set them (an admin may have disabled one); the
+/// others of the catalogue wait for an admin to add them. Returns how many were added.
 pub fn sync_catalogue(
     handle: &Handle<Engine>,
     admin: u32,
@@ -89,15 +90,9 @@ pub fn sync_catalogue(
     let known: Vec<Symbol> =
         handle.query(|e: &Engine| e.products().iter().map(|p| p.symbol).collect())?;
     let mut added = 0;
-    for instrument in catalogue.iter().filter(|i| !known.contains(&i.symbol)) {
-        let action = AdminAction::UpsertProduct {
-            symbol: instrument.symbol,
-            name: instrument.name.clone(),
-            category: instrument.category,
-            precision: instrument.precision,
-            enabled: true,
-            hours: instrument.hours(),
-        };
+    for instrument in catalogue.iter().filter(|i| i.listed_by_default && !known.contains(&i.symbol))
+    {
+        let action = listing(instrument);
         match handle.submit_blocking(Command::Admin { admin, action: Box::new(action) })? {
             Ok(Reply::Done) => added += 1,
             Ok(other) => unreachable!("upsert answered {other:?}"),
@@ -105,6 +100,18 @@ pub fn sync_catalogue(
         }
     }
     Ok(added)
+}
+
+/// The admin action that lists `instrument` as a tradable product.
+pub fn listing(instrument: &Instrument) -> AdminAction {
+    AdminAction::UpsertProduct {
+        symbol: instrument.symbol,
+        name: instrument.name.clone(),
+        category: instrument.category,
+        precision: instrument.precision,
+        enabled: true,
+        hours: instrument.hours(),
+    }
 }
 
 /// Why the catalogue could not be synchronised.

@@ -135,6 +135,8 @@ pub struct MarketCounters {
     pub received: AtomicU64,
     /// Ticks from a source not assigned to that product, ignored.
     pub unassigned: AtomicU64,
+    /// Ticks of catalogue products not listed (yet), not journaled.
+    pub unlisted: AtomicU64,
     /// Ticks dropped because the engine queue was full.
     pub overloaded: AtomicU64,
     /// Ticks the engine refused (e.g. a disabled product is still accepted; an invalid price is not).
@@ -154,6 +156,8 @@ struct Shared {
     simulated: std::collections::HashSet<Symbol>,
     /// Each product's source, as people read it.
     sources: HashMap<Symbol, String>,
+    /// The catalogue's products the engine lists: only these are shown and journaled.
+    listed: RwLock<std::collections::HashSet<Symbol>>,
     /// Candle history.
     store: CandleStore,
     /// Latest tick, open candles and stats, written by the candle thread.
@@ -187,15 +191,54 @@ pub struct MarketData {
 }
 
 impl MarketData {
-    /// Every product with its live price, 24 h statistics and freshness, catalogue order.
+    /// Every listed product with its live price, 24 h statistics and freshness, catalogue
+    /// order.
     pub fn products(&self, now_ms: u64) -> Vec<ProductView> {
-        self.views(&self.shared.instruments, now_ms)
+        let listed = self.shared.listed.read().unwrap_or_else(|p| p.into_inner());
+        let instruments: Vec<Instrument> = self
+            .shared
+            .instruments
+            .iter()
+            .filter(|i| listed.contains(&i.symbol))
+            .cloned()
+            .collect();
+        drop(listed);
+        self.views(&instruments, now_ms)
     }
 
-    /// One product, as in [`MarketData::products`].
+    /// One listed product, as in [`MarketData::products`].
     pub fn product(&self, symbol: Symbol, now_ms: u64) -> Option<ProductView> {
+        if !self.is_listed(symbol) {
+            return None;
+        }
         let at = *self.shared.positions.get(&symbol)?;
         self.views(&self.shared.instruments[at..=at], now_ms).pop()
+    }
+
+    /// The catalogue's products not listed yet, with where their prices would come from.
+    pub fn unlisted(&self, now_ms: u64) -> Vec<ProductView> {
+        let listed = self.shared.listed.read().unwrap_or_else(|p| p.into_inner());
+        let instruments: Vec<Instrument> = self
+            .shared
+            .instruments
+            .iter()
+            .filter(|i| !listed.contains(&i.symbol))
+            .cloned()
+            .collect();
+        drop(listed);
+        self.views(&instruments, now_ms)
+    }
+
+    /// True if the engine lists `symbol` (so its ticks are journaled and it is shown).
+    pub fn is_listed(&self, symbol: Symbol) -> bool {
+        self.shared.listed.read().unwrap_or_else(|p| p.into_inner()).contains(&symbol)
+    }
+
+    /// `symbol` was listed in the engine: show it and journal its ticks from now on.
+    pub fn list(&self, symbol: Symbol) {
+        if self.shared.positions.contains_key(&symbol) {
+            self.shared.listed.write().unwrap_or_else(|p| p.into_inner()).insert(symbol);
+        }
     }
 
     fn views(&self, instruments: &[Instrument], now_ms: u64) -> Vec<ProductView> {
@@ -395,6 +438,7 @@ impl MarketService {
             .filter(|(source, _)| matches!(source, SourceConfig::Simulated { .. }))
             .flat_map(|(_, members)| members.iter().map(|i| i.symbol))
             .collect();
+        let listed = engine.query(|e: &Engine| e.products().iter().map(|p| p.symbol).collect())?;
         let sources = groups
             .iter()
             .flat_map(|(source, members)| members.iter().map(|i| (i.symbol, source.label())))
@@ -405,6 +449,7 @@ impl MarketService {
             positions,
             simulated,
             sources,
+            listed: RwLock::new(listed),
             store,
             live: RwLock::new(Live::default()),
             ticks: broadcast::channel(TICK_BROADCAST_MAX).0,
@@ -557,6 +602,10 @@ async fn pump(
             shared.stale.lock().unwrap_or_else(|p| p.into_inner()).on_tick(tick.symbol, now);
         if let Some(Freshness::Recovered(symbol)) = recovered {
             tracing::info!(%symbol, "price feed recovered");
+        }
+        if !shared.listed.read().unwrap_or_else(|p| p.into_inner()).contains(&tick.symbol) {
+            counters.unlisted.fetch_add(1, Ordering::Relaxed);
+            continue;
         }
         match engine.try_submit(tick_command(&tick)) {
             Ok(ticket) => {

@@ -51,7 +51,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(withdraw_paid))
         .routes(routes!(deposit_accounts, set_deposit_accounts))
         .routes(routes!(withdraw_failed))
-        .routes(routes!(products))
+        .routes(routes!(products, add_product))
+        .routes(routes!(catalogue))
         .routes(routes!(update_product))
         .routes(routes!(basic_info))
         .routes(routes!(config, update_config))
@@ -926,12 +927,89 @@ async fn products(State(state): State<AppState>, admin: Admin) -> Answer<Vec<Pro
                     category: dto::category_name(p.category).into(),
                     precision: p.precision,
                     enabled: p.enabled,
-                    hours: if p.hours == MarketHours::Always { "always" } else { "forex" }.into(),
+                    hours: hours_name(&p.hours).into(),
                 })
                 .collect()
         })
         .await?;
     ok(list)
+}
+
+/// A catalogue product not listed yet.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CatalogueItem {
+    /// Code.
+    pub symbol: String,
+    /// Name.
+    pub name: String,
+    /// crypto or forex.
+    pub category: String,
+    /// Price decimals.
+    pub precision: u8,
+    /// `always` or `forex`.
+    pub hours: String,
+    /// Where its prices would come from.
+    pub source: String,
+}
+
+/// The catalogue's products that are not listed yet (an admin may add them).
+#[utoipa::path(get, path = "/api/admin/catalogue", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Vec<CatalogueItem>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn catalogue(State(state): State<AppState>, admin: Admin) -> Answer<Vec<CatalogueItem>> {
+    admin.reads(Area::Products)?;
+    let items = state
+        .market
+        .unlisted(state.now())
+        .into_iter()
+        .map(|p| CatalogueItem {
+            symbol: p.instrument.symbol.to_string(),
+            name: p.instrument.name.clone(),
+            category: dto::category_name(p.instrument.category).into(),
+            precision: p.instrument.precision,
+            hours: hours_name(&p.instrument.hours()).into(),
+            source: p.source,
+        })
+        .collect();
+    ok(items)
+}
+
+/// `{symbol}`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct AddProductBody {
+    /// A catalogue code not listed yet.
+    #[schema(required = true, pattern = "^[A-Za-z0-9]{3,16}$")]
+    pub symbol: String,
+}
+
+/// List a catalogue product: it is shown, priced and tradable from now on (disable it on the
+/// products page to stop trading).
+#[utoipa::path(post, path = "/api/admin/products", tag = "admin", security(("admin" = [])), request_body = AddProductBody,
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND: not in the catalogue", body = ErrorEnvelope), (status = 409, description = "PRODUCT_LISTED", body = ErrorEnvelope)))]
+async fn add_product(
+    State(state): State<AppState>,
+    admin: Admin,
+    Body(body): Body<AddProductBody>,
+) -> Answer<Empty> {
+    admin.writes(Area::Products)?;
+    let symbol = path_symbol(&body.symbol)?;
+    let instrument = state.market.instruments().iter().find(|i| i.symbol == symbol).cloned();
+    let instrument =
+        instrument.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"))?;
+    if state.query(move |e| e.product(symbol).is_some()).await? {
+        return Err(ApiError::new(StatusCode::CONFLICT, "PRODUCT_LISTED"));
+    }
+    act(&state, &admin, market_feed::feed::listing(&instrument)).await?;
+    state.market.list(symbol);
+    ok(Empty {})
+}
+
+fn hours_name(hours: &MarketHours) -> &'static str {
+    if *hours == MarketHours::Always {
+        "always"
+    } else {
+        "forex"
+    }
 }
 
 /// `{name, enabled}`.

@@ -276,7 +276,7 @@ impl Reader {
     fn topic(&self, message: &Incoming) -> Result<Topic, ApiError> {
         let symbol = || {
             let symbol = trade::symbol(&message.symbol)?;
-            if self.state.market.instruments().iter().all(|i| i.symbol != symbol) {
+            if !self.state.market.is_listed(symbol) {
                 return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
             }
             Ok(symbol)

@@ -371,3 +371,59 @@ fn config_keeps_service_hours_the_provider_link_and_an_uploaded_logo() {
     let fetched = h.request(Request::get(&url).body(Body::empty()).unwrap());
     assert_eq!(fetched.status, StatusCode::OK);
 }
+
+#[test]
+fn a_catalogue_product_is_listed_by_an_admin_and_then_priced_and_traded() {
+    let h = start();
+    let admin = h.admin();
+    let catalogue = h.get("/api/admin/catalogue", Some(&admin));
+    let waiting: Vec<&str> =
+        catalogue.ok().as_array().unwrap().iter().map(|p| p["symbol"].as_str().unwrap()).collect();
+    assert!(waiting.contains(&"SUIUSDT") && waiting.contains(&"EURCHF"), "{waiting:?}");
+    assert_eq!(catalogue.ok()[0]["source"], "simulated");
+    let listed = |code: &str| {
+        let markets = h.get("/api/markets", None);
+        markets.ok().as_array().unwrap().iter().any(|m| m["symbol"] == code)
+    };
+    assert!(!listed("SUIUSDT"), "not shown before it is listed");
+    h.get("/api/markets/SUIUSDT", None).fails(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND");
+    h.post(
+        "/api/admin/admins",
+        Some(&admin),
+        json!({"username": "cash1", "password": "admin-pass", "role": "finance"}),
+    )
+    .ok();
+    let finance = admin_login(&h, "cash1", "admin-pass");
+    h.post("/api/admin/products", Some(&finance), json!({"symbol": "SUIUSDT"}))
+        .fails(StatusCode::FORBIDDEN, "FORBIDDEN");
+    h.post("/api/admin/products", Some(&admin), json!({"symbol": "NOPEUSDT"}))
+        .fails(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND");
+    h.post("/api/admin/products", Some(&admin), json!({"symbol": "SUIUSDT"})).ok();
+    h.post("/api/admin/products", Some(&admin), json!({"symbol": "SUIUSDT"}))
+        .fails(StatusCode::CONFLICT, "PRODUCT_LISTED");
+    assert!(listed("SUIUSDT"));
+    let after = h.get("/api/admin/catalogue", Some(&admin));
+    assert!(after.ok().as_array().unwrap().iter().all(|p| p["symbol"] != "SUIUSDT"));
+    // Its ticks now reach the engine (sequenced ticks are what subscribers see), and a demo
+    // order on it is accepted.
+    let mut ticks = h.server.market().subscribe_ticks();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let wait = async {
+            loop {
+                match ticks.recv().await {
+                    Ok(tick) if tick.symbol.to_string() == "SUIUSDT" => break,
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(closed) => panic!("{closed}"),
+                }
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), wait)
+            .await
+            .expect("a SUIUSDT tick");
+    });
+    assert!(!h.get("/api/markets/SUIUSDT", None).ok()["price"].is_null());
+    let (_, user) = h.user("sue");
+    let order = json!({"symbol": "SUIUSDT", "direction": "up", "amount": "5", "duration": 60, "account": "demo"});
+    h.post("/api/trade/orders", Some(&user), order).ok();
+}
