@@ -44,11 +44,7 @@ async fn replayed_ticks_are_journaled_sequenced_and_aggregated() {
     let btc = Symbol::new("BTCUSDT").unwrap();
     let mut config = MarketConfig::simulated(dir.path().join("market"), 7);
     config.assignments = vec![(
-        SourceConfig::Replay {
-            path: fixture("ticks.csv"),
-            speed: Decimal::ZERO,
-            loop_forever: false,
-        },
+        SourceConfig::replay(fixture("ticks.csv"), Decimal::ZERO, false),
         vec![btc, Symbol::new("ETHUSDT").unwrap()],
     )];
     let service = MarketService::start(handle.clone(), instruments, config).unwrap();

@@ -4,7 +4,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`simulated`] | the embedded default: a seeded geometric random walk per symbol |
-//! | [`replay`] | recorded tick or OHLCV CSV files played at real or accelerated speed |
+//! | [`replay`] | recorded tick or OHLCV files (ours, pandas/Yahoo, Binance, HistData, MetaTrader; plain or gzip) played at real or accelerated speed |
 //! | [`exchange`] | Binance's public market streams over a websocket, with reconnects |
 //! | [`constants`] | every bound of the sources, units last |
 //!
@@ -33,7 +33,7 @@ use crate::catalogue::Instrument;
 use crate::types::RawTick;
 
 pub use exchange::{ExchangeConfig, ExchangeSource, StreamKind};
-pub use replay::{ReplayFile, ReplaySource};
+pub use replay::{ReplayFile, ReplayOptions, ReplaySource};
 pub use simulated::{SimulatedSource, SimulatedWalk};
 
 /// What [`PriceSource::run`] returns: a boxed future, so the trait stays dyn-compatible.
@@ -78,8 +78,8 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
-    /// A replay file's header is neither the tick nor the candle format.
-    #[error("{path}: unknown header {header:?}; expected `time_ms,symbol,price,quantity` or `open_ms,symbol,open,high,low,close,volume`")]
+    /// A replay file's header is of no format the replay reads.
+    #[error("{path}: unknown header {header:?}; expected {}", replay::ACCEPTED_FORMATS)]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -164,7 +164,7 @@ pub enum SourceConfig {
         /// Ticks per second per symbol (1 to [`constants::SIM_TICKS_PER_SECOND_MAX`]).
         ticks_per_second: u32,
     },
-    /// A recorded CSV file of ticks or OHLCV candles.
+    /// A recorded file of ticks or OHLCV candles in one of the formats [`replay`] reads.
     Replay {
         /// The file.
         path: PathBuf,
@@ -172,6 +172,9 @@ pub enum SourceConfig {
         speed: Decimal,
         /// Start again from the first row after the last one, until stopped.
         loop_forever: bool,
+        /// What to assume where the file leaves a question open (format, time unit, date
+        /// order, time zone, period); the default detects everything.
+        options: ReplayOptions,
     },
     /// Binance's public market streams.
     Exchange {
@@ -200,8 +203,8 @@ impl SourceConfig {
             SourceConfig::Simulated { seed, ticks_per_second } => {
                 Box::new(SimulatedSource::new(instruments, *seed, *ticks_per_second, clock)?)
             }
-            SourceConfig::Replay { path, speed, loop_forever } => {
-                let file = ReplayFile::load(path, instruments)?;
+            SourceConfig::Replay { path, speed, loop_forever, options } => {
+                let file = ReplayFile::load_with(path, instruments, options)?;
                 Box::new(ReplaySource::new(file, *speed, *loop_forever)?)
             }
             SourceConfig::Exchange { url, symbols } => {
@@ -209,6 +212,18 @@ impl SourceConfig {
                 Box::new(ExchangeSource::new(config, clock)?)
             }
         })
+    }
+}
+
+impl SourceConfig {
+    /// A replay of `path` whose format and settings are detected from the file.
+    pub fn replay(path: impl Into<PathBuf>, speed: Decimal, loop_forever: bool) -> SourceConfig {
+        SourceConfig::Replay {
+            path: path.into(),
+            speed,
+            loop_forever,
+            options: ReplayOptions::default(),
+        }
     }
 }
 
