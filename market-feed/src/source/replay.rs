@@ -25,8 +25,8 @@
 //! smallest step between consecutive candles of a symbol; steps of 28 to 31 days are calendar
 //! months (each candle then lasts its own month); steps within an hour of a day or a week are
 //! that (daylight saving moves offset-aware opens by an hour). A single candle lasts
-//! [`REPLAY_CANDLE_DEFAULT_MS`](super::constants::REPLAY_CANDLE_DEFAULT_MS), or a day when the file has dates without times. Periods run
-//! up to a month.
+//! [`REPLAY_CANDLE_DEFAULT_MS`](super::constants::REPLAY_CANDLE_DEFAULT_MS), or a day when the
+//! file has dates without times. Periods run up to a month.
 //!
 //! Validation is strict and happens before the first tick plays: the whole file is read (at
 //! most [`ReplayOptions::limits`]: rows, decompressed bytes, line length) and the first bad

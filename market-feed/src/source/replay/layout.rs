@@ -138,7 +138,11 @@ pub(crate) fn detect(
             if number && !matches!(columns.time, TimeColumns::Millis(_)) {
                 let value: u64 = field.parse().unwrap_or(0);
                 let unit = TimeUnit::plausible_for(value).ok_or_else(|| {
-                    LayoutError::Bad(*row_line, format!("cannot tell whether time {field} is in seconds, ms or µs; say #time=s, #time=ms or #time=us"))
+                    let why = format!(
+                        "cannot tell whether time {field} is in seconds, ms or µs; \
+                         say #time=s, #time=ms or #time=us"
+                    );
+                    LayoutError::Bad(*row_line, why)
                 })?;
                 times.unit = Some(unit);
                 times.unit_inferred = true;
@@ -296,7 +300,14 @@ fn forced(
     let fields = first.get(header).map_or(names.len(), |(_, r)| r.len());
     let need = |n: usize, shape: &str| {
         if fields < n {
-            Err((line, format!("#format={} needs rows of at least {n} fields ({shape}); this file has {fields}", format.name())))
+            let name = format.name();
+            Err((
+                line,
+                format!(
+                    "#format={name} needs rows of at least {n} fields ({shape}); \
+                     this file has {fields}"
+                ),
+            ))
         } else {
             Ok(())
         }

@@ -75,11 +75,13 @@ pub(super) fn read(
     };
     let only = match (&layout.candles, instruments) {
         (Some(CandleColumns { symbol: None, .. }), [one]) => Some((one.symbol, one.precision)),
-        (Some(CandleColumns { symbol: None, .. }), _) => return Err(SourceError::Config(format!(
-            "{} has no symbol column: assign it exactly one product (replay:PATH=EURUSD), not {}",
-            path.display(),
-            instruments.len()
-        ))),
+        (Some(CandleColumns { symbol: None, .. }), _) => {
+            let (file, count) = (path.display(), instruments.len());
+            return Err(SourceError::Config(format!(
+                "{file} has no symbol column: assign it exactly one product \
+                 (replay:PATH=EURUSD), not {count}"
+            )));
+        }
         _ => None,
     };
     let mut read = Loaded {
@@ -120,10 +122,10 @@ pub(super) fn read(
         )));
     }
     if let Some(missing) = instruments.iter().find(|i| !seen.contains_key(&i.symbol)) {
+        let (file, symbol) = (path.display(), missing.symbol);
         return Err(SourceError::Config(format!(
-            "{}: no rows for {}, which this replay serves; a product with no prices would only go stale",
-            path.display(),
-            missing.symbol
+            "{file}: no rows for {symbol}, which this replay serves; \
+             a product with no prices would only go stale"
         )));
     }
     Ok(read)
@@ -481,7 +483,8 @@ impl Settle<'_> {
                     return Err(self.bad(
                         rows[b].line,
                         format!(
-                            "this {symbol} candle opens at {}, before the one on line {} ends at {}{said}",
+                            "this {symbol} candle opens at {}, before the one on line {} \
+                             ends at {}{said}",
                             self.show(opens[b]),
                             rows[a].line,
                             self.show(end)
