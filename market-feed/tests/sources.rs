@@ -18,7 +18,7 @@ use engine::types::Symbol;
 use market_feed::catalogue::{catalogue, Instrument};
 use market_feed::source::{
     Clock, ExchangeConfig, ExchangeSource, PriceSource, SimulatedSource, SimulatedWalk,
-    SourceConfig, SourceEnd, SourceError, SystemClock, TokioClock,
+    SourceConfig, SourceEnd, SourceError, SystemClock, TokioClock, Venue,
 };
 use market_feed::types::RawTick;
 use rust_decimal::Decimal;
@@ -771,7 +771,11 @@ async fn every_kind_of_source_fits_one_runner_list() {
     let configs = [
         SourceConfig::simulated(1),
         SourceConfig::replay(fixture("ticks.csv"), Decimal::ZERO, false),
-        SourceConfig::Exchange { url: server.url.clone(), symbols: HashMap::new() },
+        SourceConfig::Exchange {
+            venue: Venue::Binance,
+            url: server.url.clone(),
+            symbols: HashMap::new(),
+        },
     ];
     let sources: Vec<Box<dyn PriceSource>> =
         configs.iter().map(|c| c.build(&btc, clock.clone()).expect("valid")).collect();

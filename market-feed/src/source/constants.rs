@@ -76,3 +76,11 @@ pub const EXCHANGE_CLOSE_TIMEOUT_MS: u64 = 1_000;
 pub const EXCHANGE_MESSAGE_BYTES_MAX: usize = 64 * 1_024;
 /// Ticks dropped because the consumer was full are logged once per this many.
 pub const EXCHANGE_DROPS_LOG_EVERY_COUNT: u64 = 1_000;
+/// OKX drops a connection that has been quiet for 30 s; the adapter sends its text `ping`
+/// after this much quiet (OKX asks for less than 30 s).
+pub const OKX_PING_AFTER_MS: u64 = 20_000;
+/// With no frame (the `pong` included) for this long, an OKX connection is presumed dead: 10 s
+/// after the adapter's ping, when OKX itself would have closed it.
+pub const OKX_SILENCE_TIMEOUT_MS: u64 = 30_000;
+/// OKX limits one subscription request to 64 KB of arguments; 300 pairs fit well inside it.
+pub const OKX_ARGS_MAX: usize = 300;

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | [`simulated`] | the embedded default: a seeded geometric random walk per symbol |
 //! | [`replay`] | recorded tick or OHLCV files (ours, pandas/Yahoo, Binance, HistData, MetaTrader; plain or gzip) played at real or accelerated speed |
-//! | [`exchange`] | Binance's public market streams over a websocket, with reconnects |
+//! | [`exchange`] | live exchanges over a websocket (Binance, OKX), with reconnects |
+//! | [`okx`] | OKX's subscription, frames and text ping |
 //! | [`constants`] | every bound of the sources, units last |
 //!
 //! A source is chosen per product in configuration ([`SourceConfig`]); a runner holds a
@@ -15,6 +16,7 @@
 
 pub mod constants;
 pub mod exchange;
+pub mod okx;
 pub mod replay;
 pub mod simulated;
 
@@ -32,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::catalogue::Instrument;
 use crate::types::RawTick;
 
-pub use exchange::{ExchangeConfig, ExchangeSource, StreamKind};
+pub use exchange::{ExchangeConfig, ExchangeSource, StreamKind, Venue};
 pub use replay::{ReplayFile, ReplayOptions, ReplaySource};
 pub use simulated::{SimulatedSource, SimulatedWalk};
 
@@ -42,7 +44,8 @@ pub type SourceFuture = Pin<Box<dyn Future<Output = Result<SourceEnd, SourceErro
 /// One price source. Sources are chosen per product, so a runner holds them as
 /// `Box<dyn PriceSource>`.
 pub trait PriceSource: Send + 'static {
-    /// Human-readable name for logs ("simulated", "replay:file.csv", "exchange:wss://…").
+    /// Human-readable name for logs ("simulated", "replay:file.csv", "exchange:wss://…",
+    /// "exchange:okx:wss://…").
     fn name(&self) -> String;
 
     /// Runs until `stop` is cancelled or the source ends; sends ticks into `out` (a bounded
@@ -176,9 +179,12 @@ pub enum SourceConfig {
         /// order, time zone, period); the default detects everything.
         options: ReplayOptions,
     },
-    /// Binance's public market streams.
+    /// A live exchange's public market streams.
     Exchange {
-        /// Websocket endpoint, e.g. `wss://stream.binance.com:9443/stream`.
+        /// Whose protocol: Binance's, or OKX's.
+        venue: Venue,
+        /// Websocket endpoint, e.g. `wss://stream.binance.com:9443/stream` or
+        /// `wss://ws.okx.com:8443/ws/v5/public`.
         url: String,
         /// Our product code -> the exchange's symbol; products missing here map to themselves.
         symbols: HashMap<Symbol, String>,
@@ -207,8 +213,8 @@ impl SourceConfig {
                 let file = ReplayFile::load_with(path, instruments, options)?;
                 Box::new(ReplaySource::new(file, *speed, *loop_forever)?)
             }
-            SourceConfig::Exchange { url, symbols } => {
-                let config = ExchangeConfig::binance(url, instruments, symbols)?;
+            SourceConfig::Exchange { venue, url, symbols } => {
+                let config = ExchangeConfig::for_venue(*venue, url, instruments, symbols)?;
                 Box::new(ExchangeSource::new(config, clock)?)
             }
         })
