@@ -277,6 +277,27 @@ fn binance_klines_in_ms_or_us_with_or_without_a_header() {
     assert_eq!((candles[0].open_ms, candles[0].length_ms), (utc(2025, 1, 1, 0, 0), DAY_MS));
     assert_ticks(&daily_us, &ticks_of("BTCUSDT", &candles));
 
+    // Close times give the length, so a sparse file is read: a missing hour is a gap (crypto
+    // never closes), and two candles weeks apart are just that.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: Vec<String> =
+        rows("binance_btcusdt_1h.csv", ',', 0).iter().map(|r| r.join(",")).collect();
+    let path = write(&dir, "sparse.csv", format!("{}\n{}\n", lines[0], lines[2]));
+    let sparse = ReplayFile::load(&path, &instruments(&["BTCUSDT"])).expect("sparse");
+    let btc = engine::types::Symbol::new("BTCUSDT").expect("code");
+    let (first, third) = (utc(2024, 3, 4, 0, 0), utc(2024, 3, 4, 2, 0));
+    assert_eq!(
+        sparse.gaps(),
+        &[Gap { line: 2, symbol: btc, from_ms: first + HOUR_MS, to_ms: third, missing: 1 }]
+    );
+    let mut later = rows("binance_btcusdt_1h.csv", ',', 0).swap_remove(2);
+    for at in [0, 6] {
+        later[at] = (later[at].parse::<u64>().expect("time") + 42 * DAY_MS).to_string();
+    }
+    let path = write(&dir, "weeks.csv", format!("{}\n{}\n", lines[0], later.join(",")));
+    let weeks = ReplayFile::load(&path, &instruments(&["BTCUSDT"])).expect("weeks apart");
+    assert_eq!((weeks.tick_count(), weeks.gaps()[0].missing), (8, 42 * 24 + 1));
+
     // Monthly klines with the futures files' header: each lasts its month (Feb 2024: 29 days).
     let monthly = load("binance_btcusdt_1M.csv", "BTCUSDT", "");
     assert_eq!(monthly.format(), ReplayFormat::Binance);
@@ -561,6 +582,12 @@ fn files_that_are_not_price_text_are_refused_with_a_reason() {
     let zip = write(&dir, "klines.zip", b"PK\x03\x04\x14\x00\x00\x00rest of a zip");
     let (line, reason) = bad_row(load_err(&zip, "EURUSD", ""), &zip);
     assert!(line == 1 && reason.contains("unzip"), "{reason}");
+
+    let utf16: Vec<u8> =
+        [0xff, 0xfe].into_iter().chain("Date,Open".bytes().flat_map(|b| [b, 0])).collect();
+    let utf16 = write(&dir, "mt5.csv", utf16);
+    let (line, reason) = bad_row(load_err(&utf16, "EURUSD", ""), &utf16);
+    assert!(line == 1 && reason.contains("UTF-16"), "{reason}");
 
     // A gzip stream cut short: the error names the line it reached.
     let full = std::fs::read(fixture("pandas_eurusd_h1.csv.gz")).expect("fixture");

@@ -82,7 +82,7 @@ pub enum SourceError {
         source: std::io::Error,
     },
     /// A replay file's header is of no format the replay reads.
-    #[error("{path}: unknown header {header:?}; expected {}", replay::ACCEPTED_FORMATS)]
+    #[error("{path}:1: unknown header {header:?}; expected {}", replay::ACCEPTED_FORMATS)]
     UnknownFormat {
         /// The file.
         path: PathBuf,

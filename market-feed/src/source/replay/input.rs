@@ -99,7 +99,9 @@ impl<R: Read> Read for Bounded<R> {
 
 /// What the first bytes of a file say it is, when it is not text.
 fn compressed_kind(head: &[u8]) -> Option<&'static str> {
-    const KINDS: [(&[u8], &str); 4] = [
+    const KINDS: [(&[u8], &str); 6] = [
+        (b"\xff\xfe", "UTF-16 text: save it as UTF-8"),
+        (b"\xfe\xff", "UTF-16 text: save it as UTF-8"),
         (
             b"PK\x03\x04",
             "a zip archive (Binance's downloads are zips): unzip it, or gzip the CSV inside",

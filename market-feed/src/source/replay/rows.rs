@@ -582,6 +582,11 @@ impl Settle<'_> {
         if let Some(period) = self.options.period {
             return Ok(period);
         }
+        // Binance's close times give every candle its length; the period only names the
+        // shortest, and a sparse file is no error.
+        if let Some(shortest) = members.iter().filter_map(|&k| rows[k].length_ms).min() {
+            return Ok(CandlePeriod::Fixed(shortest));
+        }
         let steps = members.windows(2).map(|p| (opens[p[1]] - opens[p[0]], p[1]));
         let Some((step, at)) = steps.min_by_key(|(step, _)| *step) else {
             let single = if self.date_only { DAY_MS } else { REPLAY_CANDLE_DEFAULT_MS };
