@@ -598,10 +598,9 @@ impl ExchangeSource {
                     }
                 }
                 None => {
-                    let reason = match pinged {
-                        true => format!("no pong, silent for {:?}", self.config.silence_timeout),
-                        false => format!("silent for {:?}", self.config.silence_timeout),
-                    };
+                    let unanswered = if pinged { "no pong, " } else { "" };
+                    let reason =
+                        format!("{unanswered}silent for {:?}", self.config.silence_timeout);
                     return SessionEnd::Lost { reason, delivered };
                 }
                 Some(None) => {
