@@ -52,8 +52,12 @@ pub struct Args {
     /// First admin's password [default: generated at first start and printed once].
     #[arg(long, env = "TRADING_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<String>,
-    /// Price source per product (repeatable): simulated[:SEED], replay:PATH[@SPEED]=SYM,...,
-    /// exchange:URL=SYM,... [default: the simulator for every product].
+    /// Price source per product (repeatable): simulated[:SEED],
+    /// replay:PATH[@SPEED]=SYM,...[#OPTIONS] (our CSV, pandas/Yahoo OHLCV, Binance klines,
+    /// HistData or MetaTrader rows, plain or gzip; OPTIONS, comma-separated, settle what the file
+    /// leaves open: format=ticks|candles|ohlcv|binance|histdata|metatrader, time=s|ms|us,
+    /// dates=dmy|mdy, tz=+HH:MM for naive times (UTC otherwise), period=1h|1d|1M...),
+    /// exchange:[binance:|okx:]URL=SYM,... [default: the simulator for every product].
     #[arg(long = "feed", env = "TRADING_FEEDS", value_delimiter = ';')]
     pub feeds: Vec<String>,
     /// Seed of the simulator, for a reproducible run [default: drawn from the OS at each start].

@@ -44,11 +44,7 @@ async fn replayed_ticks_are_journaled_sequenced_and_aggregated() {
     let btc = Symbol::new("BTCUSDT").unwrap();
     let mut config = MarketConfig::simulated(dir.path().join("market"), 7);
     config.assignments = vec![(
-        SourceConfig::Replay {
-            path: fixture("ticks.csv"),
-            speed: Decimal::ZERO,
-            loop_forever: false,
-        },
+        SourceConfig::replay(fixture("ticks.csv"), Decimal::ZERO, false),
         vec![btc, Symbol::new("ETHUSDT").unwrap()],
     )];
     let service = MarketService::start(handle.clone(), instruments, config).unwrap();
@@ -138,6 +134,130 @@ async fn the_simulator_continues_from_the_last_sequenced_price_after_a_restart()
         .unwrap();
     let drift = (first.price - dec("200000")).abs() / dec("200000");
     assert!(drift < dec("0.01"), "the walk continued from 200000, got {}", first.price);
+    service.shutdown();
+    pipeline.shutdown().unwrap();
+}
+
+/// Unix ms of a UTC date and hour (from the civil calendar, independently of the replay code).
+fn utc_ms(y: i64, m: i64, d: i64, h: u64) -> u64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    (u64::try_from(days).unwrap() * 24 + h) * 3_600_000
+}
+
+/// An hourly OHLCV file (pandas' shape, float noise and all) replayed through the pipeline the
+/// gateway runs (replay source -> journaled tick commands -> engine events -> candle thread ->
+/// candle store -> read API) gives back, as the product's 1h and 1d candles, the file's own
+/// values at the product's precision.
+///
+/// The engine stamps every tick with its clock. Here that clock reads the recorded time of the
+/// tick being sequenced: the test takes each tick the replay source plays and sets the clock to
+/// it before submitting it, so the product's candles can be compared with the file's hours (in
+/// production the clock is the wall clock and the candles are of the replay's time). The file
+/// lies in 2100 because the candle thread closes idle candles by the wall clock, which must not
+/// overtake the engine's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_hourly_file_replayed_gives_back_its_own_1h_and_1d_candles() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use market_feed::feed::tick_command;
+    use market_feed::source::{SourceEnd, SystemClock};
+    use market_feed::types::Candle;
+    use rust_decimal::RoundingStrategy;
+
+    let path = fixture("formats/pandas_eurusd_h1_2100.csv");
+    let start_ms = utc_ms(2100, 3, 3, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let now = Arc::new(AtomicU64::new(start_ms - 3_600_000));
+    let mut core = wal::Config::new(dir.path().join("core"));
+    let clock = now.clone();
+    core.clock = Arc::new(move || clock.load(Ordering::SeqCst));
+    let (pipeline, handle) = wal::Pipeline::start(core, Engine::new).unwrap();
+    let admin = Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() };
+    handle.submit(admin).await.unwrap().unwrap();
+    let instruments: Vec<_> =
+        catalogue().into_iter().filter(|i| i.symbol.as_str() == "EURUSD").collect();
+    let (blocking, list) = (handle.clone(), instruments.clone());
+    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, 1, &list))
+        .await
+        .unwrap()
+        .unwrap();
+
+    let eur = Symbol::new("EURUSD").unwrap();
+    let source = SourceConfig::replay(path.clone(), Decimal::ZERO, false);
+    let mut config = MarketConfig::simulated(dir.path().join("market"), 7);
+    config.assignments = vec![(source.clone(), vec![eur])];
+    let service = MarketService::start(handle.clone(), instruments.clone(), config).unwrap();
+    let market = service.data();
+    let mut sequenced = market.subscribe_ticks();
+
+    let replay = source.build(&instruments, Arc::new(SystemClock)).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let task = tokio::spawn(replay.run(tx, tokio_util::sync::CancellationToken::new()));
+    let mut played = 0;
+    while let Some(tick) = rx.recv().await {
+        now.store(tick.source_ms, Ordering::SeqCst);
+        handle.submit(tick_command(&tick)).await.unwrap().unwrap();
+        played += 1;
+    }
+    assert_eq!(task.await.unwrap().unwrap(), SourceEnd::Finished);
+    assert_eq!(played, 48 * 4);
+    for _ in 0..played {
+        let tick = tokio::time::timeout(Duration::from_secs(20), sequenced.recv())
+            .await
+            .expect("aggregated in time")
+            .expect("the subscriber keeps up");
+        assert_eq!(tick.symbol, eur);
+    }
+
+    // The file's hours, read here from its text: rounded half-even to EURUSD's 5 decimals.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let hours: Vec<Candle> = text
+        .lines()
+        .skip(1)
+        .enumerate()
+        .map(|(k, line)| {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f[0], format!("2100-03-{:02} {:02}:00:00", 3 + k / 24, k % 24));
+            let price =
+                |s: &str| dec(s).round_dp_with_strategy(5, RoundingStrategy::MidpointNearestEven);
+            Candle {
+                open_ms: start_ms + k as u64 * 3_600_000,
+                open: price(f[1]),
+                high: price(f[2]),
+                low: price(f[3]),
+                close: price(f[4]),
+                volume: dec(f[5]),
+                ticks: 4,
+            }
+        })
+        .collect();
+    assert_eq!(hours.len(), 48);
+    let days: Vec<Candle> = hours
+        .chunks(24)
+        .map(|day| Candle {
+            open_ms: day[0].open_ms,
+            open: day[0].open,
+            high: day.iter().map(|c| c.high).max().unwrap(),
+            low: day.iter().map(|c| c.low).min().unwrap(),
+            close: day[23].close,
+            volume: day.iter().map(|c| c.volume).sum(),
+            ticks: 96,
+        })
+        .collect();
+
+    let end_ms = start_ms + 48 * 3_600_000;
+    let served_hours = market.candles(eur, Period::H1, start_ms, end_ms, 100).unwrap();
+    assert_eq!(served_hours, hours, "1h candles are the file's rows");
+    let served_days = market.candles(eur, Period::D1, start_ms, end_ms, 10).unwrap();
+    assert_eq!(served_days, days, "1d candles aggregate the file's hours of each day");
+    // The last hour and day are still forming (no later tick closed them); the rest are stored.
+    assert_eq!(market.open_candle(eur, Period::H1).unwrap(), hours[47]);
+
     service.shutdown();
     pipeline.shutdown().unwrap();
 }

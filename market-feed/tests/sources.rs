@@ -18,7 +18,7 @@ use engine::types::Symbol;
 use market_feed::catalogue::{catalogue, Instrument};
 use market_feed::source::{
     Clock, ExchangeConfig, ExchangeSource, PriceSource, SimulatedSource, SimulatedWalk,
-    SourceConfig, SourceEnd, SourceError, SystemClock, TokioClock,
+    SourceConfig, SourceEnd, SourceError, SystemClock, TokioClock, Venue,
 };
 use market_feed::types::RawTick;
 use rust_decimal::Decimal;
@@ -278,9 +278,14 @@ fn fixture_ticks() -> Vec<RawTick> {
         .collect()
 }
 
+/// The products the fixtures hold (a replay refuses to serve a product its file never prices).
+const FIXTURE_SYMBOLS: [&str; 3] = ["BTCUSDT", "ETHUSDT", "EURUSD"];
+
 fn replay(path: PathBuf, speed: u32, loop_forever: bool) -> Box<dyn PriceSource> {
-    SourceConfig::Replay { path, speed: Decimal::from(speed), loop_forever }
-        .build(&catalogue(), Arc::new(SystemClock))
+    let served =
+        if path.ends_with("candles.csv") { &FIXTURE_SYMBOLS[..2] } else { &FIXTURE_SYMBOLS };
+    SourceConfig::replay(path, Decimal::from(speed), loop_forever)
+        .build(&instruments(served), Arc::new(SystemClock))
         .expect("valid replay")
 }
 
@@ -387,8 +392,7 @@ fn a_bad_row_refuses_the_file_with_its_line_number() {
     for (k, (text, line, why)) in cases.into_iter().enumerate() {
         let path = dir.path().join(format!("bad{k}.csv"));
         std::fs::write(&path, text).expect("write");
-        let config =
-            SourceConfig::Replay { path: path.clone(), speed: Decimal::ONE, loop_forever: false };
+        let config = SourceConfig::replay(path.clone(), Decimal::ONE, false);
         match config.build(&catalogue(), Arc::new(SystemClock)) {
             Err(SourceError::BadRow { path: p, line: l, reason }) => {
                 assert_eq!((p, l), (path, line));
@@ -398,11 +402,7 @@ fn a_bad_row_refuses_the_file_with_its_line_number() {
             Ok(source) => panic!("expected a bad row at line {line}, got {}", source.name()),
         }
     }
-    let missing = SourceConfig::Replay {
-        path: dir.path().join("none.csv"),
-        speed: Decimal::ONE,
-        loop_forever: false,
-    };
+    let missing = SourceConfig::replay(dir.path().join("none.csv"), Decimal::ONE, false);
     assert!(matches!(
         missing.build(&catalogue(), Arc::new(SystemClock)),
         Err(SourceError::Io { .. })
@@ -770,12 +770,12 @@ async fn every_kind_of_source_fits_one_runner_list() {
     let btc = instruments(&["BTCUSDT"]);
     let configs = [
         SourceConfig::simulated(1),
-        SourceConfig::Replay {
-            path: fixture("ticks.csv"),
-            speed: Decimal::ZERO,
-            loop_forever: false,
+        SourceConfig::replay(fixture("ticks.csv"), Decimal::ZERO, false),
+        SourceConfig::Exchange {
+            venue: Venue::Binance,
+            url: server.url.clone(),
+            symbols: HashMap::new(),
         },
-        SourceConfig::Exchange { url: server.url.clone(), symbols: HashMap::new() },
     ];
     let sources: Vec<Box<dyn PriceSource>> =
         configs.iter().map(|c| c.build(&btc, clock.clone()).expect("valid")).collect();

@@ -210,11 +210,8 @@ fn a_candle_subscription_starts_with_the_forming_candle() {
     )
     .unwrap();
     let mut feeds = gateway::feeds::parse(&[], Some(42)).unwrap();
-    let source = market_feed::source::SourceConfig::Replay {
-        path: recording,
-        speed: rust_decimal::Decimal::ZERO,
-        loop_forever: false,
-    };
+    let source =
+        market_feed::source::SourceConfig::replay(recording, rust_decimal::Decimal::ZERO, false);
     feeds.assignments.push((source, vec![engine::types::Symbol::new("SOLUSDT").unwrap()]));
     let h = start_custom(None, WsConfig::default(), feeds, dir);
     let addr = h.server.http_addr().unwrap();

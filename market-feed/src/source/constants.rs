@@ -34,8 +34,24 @@ pub const REPLAY_LOOP_GAP_MS: u64 = 1_000;
 /// spread ticks and a looping replay's laps never run past `u64`.
 pub const REPLAY_TIME_MAX_MS: u64 = (1 << 53) - 1;
 /// Candle length assumed when a replay file has a single candle per symbol and the length
-/// cannot be inferred from consecutive opens.
+/// cannot be inferred from consecutive opens (a file of dates without times: one day).
 pub const REPLAY_CANDLE_DEFAULT_MS: u64 = 60_000;
+/// Largest a replay file may be once decompressed. Rows are parsed as they stream in, so this
+/// bounds the work a gzip bomb can cause; memory is bounded by [`REPLAY_ROWS_MAX`] (a year of
+/// one-minute Binance klines is about 80 MB).
+pub const REPLAY_FILE_BYTES_MAX: u64 = 256 * 1_024 * 1_024;
+/// Longest line of a replay file, its newline included (a Binance kline row is about 130 bytes).
+pub const REPLAY_LINE_BYTES_MAX: usize = 1_024;
+/// Longest candle a replay file may hold: a calendar month (monthly files) or this many ms.
+pub const REPLAY_CANDLE_MAX_MS: u64 = 31 * 24 * 3_600_000;
+/// Gaps kept (and logged one by one) per replay file; the rest are only counted.
+pub const REPLAY_GAPS_KEPT_MAX: usize = 20;
+/// Missing candles of one gap looked at one by one against market hours (a weekend close is
+/// not a gap); a longer gap is reported whole.
+pub const REPLAY_GAP_SLOTS_CHECKED_MAX: u64 = 10_000;
+/// Slack allowed between daily or weekly candles of files with UTC offsets, whose opens move by
+/// an hour when daylight saving starts or ends.
+pub const REPLAY_DST_SLACK_MS: u64 = 3_600_000;
 
 /// First reconnect delay after a lost exchange connection.
 pub const EXCHANGE_BACKOFF_INITIAL_MS: u64 = 500;
@@ -60,3 +76,11 @@ pub const EXCHANGE_CLOSE_TIMEOUT_MS: u64 = 1_000;
 pub const EXCHANGE_MESSAGE_BYTES_MAX: usize = 64 * 1_024;
 /// Ticks dropped because the consumer was full are logged once per this many.
 pub const EXCHANGE_DROPS_LOG_EVERY_COUNT: u64 = 1_000;
+/// OKX drops a connection that has been quiet for 30 s; the adapter sends its text `ping`
+/// after this much quiet (OKX asks for less than 30 s).
+pub const OKX_PING_AFTER_MS: u64 = 20_000;
+/// With no frame (the `pong` included) for this long, an OKX connection is presumed dead: 10 s
+/// after the adapter's ping, when OKX itself would have closed it.
+pub const OKX_SILENCE_TIMEOUT_MS: u64 = 30_000;
+/// OKX limits one subscription request to 64 KB of arguments; 300 pairs fit well inside it.
+pub const OKX_ARGS_MAX: usize = 300;

@@ -1,6 +1,8 @@
-//! The live adapter: Binance's public market streams over a websocket.
+//! The live adapters: Binance's public market streams, and OKX's ([`super::okx`]), over a
+//! websocket. Connecting, reconnecting, rotating and delivering are shared; each venue has its
+//! own subscription, frames and keepalive ([`Venue`]).
 //!
-//! Protocol, as Binance documents it for spot market streams:
+//! Binance's protocol, as Binance documents it for spot market streams:
 //! - Connect to the combined-stream endpoint (`…/stream`); events arrive wrapped as
 //!   `{"stream":"btcusdt@trade","data":{…}}` (raw `/ws` payloads without the wrapper are
 //!   accepted too).
@@ -57,13 +59,43 @@ use super::constants::{
     EXCHANGE_BACKOFF_INITIAL_MS, EXCHANGE_BACKOFF_MAX_MS, EXCHANGE_CLOSE_TIMEOUT_MS,
     EXCHANGE_CONNECTION_LIFETIME_MS, EXCHANGE_CONNECT_TIMEOUT_MS, EXCHANGE_DROPS_LOG_EVERY_COUNT,
     EXCHANGE_MESSAGE_BYTES_MAX, EXCHANGE_RECONNECTS_MAX, EXCHANGE_SILENCE_TIMEOUT_MS,
-    EXCHANGE_STREAMS_MAX,
+    EXCHANGE_STREAMS_MAX, OKX_ARGS_MAX, OKX_PING_AFTER_MS, OKX_SILENCE_TIMEOUT_MS,
 };
+use super::okx;
 use super::{at_precision, Clock, PriceSource, SourceEnd, SourceError, SourceFuture};
 use crate::catalogue::Instrument;
 use crate::types::RawTick;
 
-/// Which Binance stream to follow for every symbol.
+/// Which exchange's protocol an adapter speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Venue {
+    /// Binance's combined market streams (the default: `exchange:URL`).
+    #[default]
+    Binance,
+    /// OKX's public websocket, API v5 (`exchange:okx:URL`).
+    Okx,
+}
+
+impl Venue {
+    /// Every venue.
+    pub const ALL: [Venue; 2] = [Venue::Binance, Venue::Okx];
+
+    /// The name in `--feed exchange:NAME:URL`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Venue::Binance => "binance",
+            Venue::Okx => "okx",
+        }
+    }
+
+    /// The venue called `name`.
+    pub fn parse(name: &str) -> Option<Venue> {
+        Venue::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
+
+/// Which stream to follow for every symbol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StreamKind {
@@ -75,6 +107,17 @@ pub enum StreamKind {
     BookTicker,
     /// `<symbol>@ticker`: the rolling 24 h ticker, once a second; ticks are last prices.
     Ticker,
+}
+
+impl StreamKind {
+    /// OKX's channel for this kind, if it has one (`trades`, `tickers`).
+    pub fn okx_channel(self) -> Option<&'static str> {
+        match self {
+            StreamKind::Trade => Some("trades"),
+            StreamKind::Ticker => Some("tickers"),
+            StreamKind::AggTrade | StreamKind::BookTicker => None,
+        }
+    }
 }
 
 impl StreamKind {
@@ -93,6 +136,8 @@ impl StreamKind {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ExchangeConfig {
+    /// Whose protocol.
+    pub venue: Venue,
     /// Websocket endpoint (`ws://host:port/stream`).
     pub url: String,
     /// Our product -> (the exchange's symbol in upper case, our price precision).
@@ -109,6 +154,9 @@ pub struct ExchangeConfig {
     pub connection_lifetime: Duration,
     /// A connection with no frame for this long is replaced.
     pub silence_timeout: Duration,
+    /// The client pings (OKX's text `ping`) after this long with no frame; `None` where the
+    /// server pings (Binance).
+    pub ping_after: Option<Duration>,
     /// Longest a connect plus handshake may take.
     pub connect_timeout: Duration,
 }
@@ -121,17 +169,9 @@ impl ExchangeConfig {
         instruments: &[Instrument],
         mapping: &HashMap<Symbol, String>,
     ) -> Result<ExchangeConfig, SourceError> {
-        if let Some(extra) = mapping.keys().find(|s| !instruments.iter().any(|i| i.symbol == **s)) {
-            return Err(SourceError::Config(format!("{extra} is mapped but not served")));
-        }
-        let symbols = instruments
-            .iter()
-            .map(|i| {
-                let theirs = mapping.get(&i.symbol).map_or(i.symbol.as_str(), String::as_str);
-                (i.symbol, theirs.to_ascii_uppercase(), i.precision)
-            })
-            .collect();
+        let symbols = map_symbols(instruments, mapping, |i| i.symbol.as_str().to_owned())?;
         Ok(ExchangeConfig {
+            venue: Venue::Binance,
             url: url.to_owned(),
             symbols,
             stream: StreamKind::Trade,
@@ -140,8 +180,55 @@ impl ExchangeConfig {
             reconnects_max: EXCHANGE_RECONNECTS_MAX,
             connection_lifetime: Duration::from_millis(EXCHANGE_CONNECTION_LIFETIME_MS),
             silence_timeout: Duration::from_millis(EXCHANGE_SILENCE_TIMEOUT_MS),
+            ping_after: None,
             connect_timeout: Duration::from_millis(EXCHANGE_CONNECT_TIMEOUT_MS),
         })
+    }
+
+    /// OKX trade channels for `instruments`: an instrument's OKX id is its display name with a
+    /// dash (`BTC/USDT` -> `BTC-USDT`) unless `mapping` names another. OKX's keepalive: the
+    /// adapter pings after 20 s of quiet and gives up 30 s after the last frame.
+    pub fn okx(
+        url: &str,
+        instruments: &[Instrument],
+        mapping: &HashMap<Symbol, String>,
+    ) -> Result<ExchangeConfig, SourceError> {
+        let symbols = map_symbols(instruments, mapping, |i| i.name.replace('/', "-"))?;
+        Ok(ExchangeConfig {
+            venue: Venue::Okx,
+            symbols,
+            silence_timeout: Duration::from_millis(OKX_SILENCE_TIMEOUT_MS),
+            ping_after: Some(Duration::from_millis(OKX_PING_AFTER_MS)),
+            ..ExchangeConfig::binance(url, instruments, mapping)?
+        })
+    }
+
+    /// The configuration of `venue` (see [`ExchangeConfig::binance`], [`ExchangeConfig::okx`]).
+    pub fn for_venue(
+        venue: Venue,
+        url: &str,
+        instruments: &[Instrument],
+        mapping: &HashMap<Symbol, String>,
+    ) -> Result<ExchangeConfig, SourceError> {
+        match venue {
+            Venue::Binance => ExchangeConfig::binance(url, instruments, mapping),
+            Venue::Okx => ExchangeConfig::okx(url, instruments, mapping),
+        }
+    }
+
+    /// The subscription request sent on every connection (`id` numbers Binance's requests).
+    fn subscription(&self, id: u64) -> String {
+        match self.venue {
+            Venue::Binance => {
+                serde_json::json!({ "method": "SUBSCRIBE", "params": self.streams(), "id": id })
+                    .to_string()
+            }
+            Venue::Okx => {
+                let channel = self.stream.okx_channel().unwrap_or("trades");
+                let theirs = self.symbols.iter().map(|(_, theirs, _)| theirs.as_str());
+                okx::subscription(channel, theirs)
+            }
+        }
     }
 
     /// The stream names subscribed on every connection, e.g. `btcusdt@trade`.
@@ -158,13 +245,25 @@ impl ExchangeConfig {
         if !self.url.starts_with("wss://") && !self.url.starts_with("ws://") {
             return bad(format!("{}: the endpoint must be a wss:// or ws:// URL", self.url));
         }
-        if self.symbols.is_empty() || self.symbols.len() > EXCHANGE_STREAMS_MAX {
-            return bad(format!("1 to {EXCHANGE_STREAMS_MAX} streams per connection"));
+        let (most, dash) = match self.venue {
+            Venue::Binance => (EXCHANGE_STREAMS_MAX, false),
+            Venue::Okx => (OKX_ARGS_MAX, true),
+        };
+        if self.symbols.is_empty() || self.symbols.len() > most {
+            return bad(format!("1 to {most} streams per connection"));
         }
         if self.symbols.iter().any(|(_, theirs, _)| {
-            theirs.is_empty() || !theirs.chars().all(|c| c.is_ascii_alphanumeric())
+            theirs.is_empty()
+                || !theirs.chars().all(|c| c.is_ascii_alphanumeric() || (dash && c == '-'))
         }) {
-            return bad("exchange symbols are letters and digits".to_owned());
+            let what = if dash { "letters, digits and dashes" } else { "letters and digits" };
+            return bad(format!("{} symbols are {what}", self.venue.name()));
+        }
+        if self.venue == Venue::Okx && self.stream.okx_channel().is_none() {
+            return bad(format!("OKX has no {:?} channel; follow trades or tickers", self.stream));
+        }
+        if self.ping_after.is_some_and(|p| p.is_zero() || p >= self.silence_timeout) {
+            return bad("the client's ping must come before the silence timeout".to_owned());
         }
         let timings = [
             self.backoff_initial,
@@ -181,6 +280,25 @@ impl ExchangeConfig {
         }
         Ok(())
     }
+}
+
+/// Our products with their exchange symbols (upper case) and precision: `mapping` first, else
+/// `default` of the instrument. A mapped product must be served.
+fn map_symbols(
+    instruments: &[Instrument],
+    mapping: &HashMap<Symbol, String>,
+    default: impl Fn(&Instrument) -> String,
+) -> Result<Vec<(Symbol, String, u8)>, SourceError> {
+    if let Some(extra) = mapping.keys().find(|s| !instruments.iter().any(|i| i.symbol == **s)) {
+        return Err(SourceError::Config(format!("{extra} is mapped but not served")));
+    }
+    Ok(instruments
+        .iter()
+        .map(|i| {
+            let theirs = mapping.get(&i.symbol).cloned().unwrap_or_else(|| default(i));
+            (i.symbol, theirs.to_ascii_uppercase(), i.precision)
+        })
+        .collect())
 }
 
 /// Bounded exponential backoff with equal jitter: delay d doubles from the initial to the
@@ -219,11 +337,17 @@ impl Backoff {
 
 /// What one text frame from the exchange means.
 #[derive(Debug, PartialEq, Eq)]
-enum Incoming {
+pub(super) enum Incoming {
     /// A price for one of our products.
     Tick(RawTick),
+    /// Several prices (OKX batches trades in one frame).
+    Ticks(Vec<RawTick>),
     /// The exchange confirmed request `id`.
     Confirmed(u64),
+    /// The exchange confirmed a subscription (OKX, one per channel).
+    Subscribed,
+    /// The answer to the client's text ping.
+    Pong,
     /// The exchange refused a request.
     Refused(String),
     /// The server is about to shut down: reconnect now.
@@ -233,7 +357,7 @@ enum Incoming {
 }
 
 /// Our products by the exchange's symbol.
-type SymbolTable = HashMap<String, (Symbol, u8)>;
+pub(super) type SymbolTable = HashMap<String, (Symbol, u8)>;
 
 /// Reads one text frame. `now_ms` stamps quotes that carry no time.
 fn parse_frame(text: &str, symbols: &SymbolTable, now_ms: u64) -> Result<Incoming, String> {
@@ -275,7 +399,7 @@ fn parse_frame(text: &str, symbols: &SymbolTable, now_ms: u64) -> Result<Incomin
 }
 
 /// A decimal sent as a JSON string, parsed exactly.
-fn exact(data: &Value, field: &str) -> Result<Decimal, String> {
+pub(super) fn exact(data: &Value, field: &str) -> Result<Decimal, String> {
     let text =
         data.get(field).and_then(Value::as_str).ok_or_else(|| format!("no string {field:?}"))?;
     Decimal::from_str_exact(text).map_err(|e| format!("{field:?} = {text:?}: {e}"))
@@ -394,18 +518,17 @@ impl ExchangeSource {
         };
         let id = self.next_id;
         self.next_id += 1;
-        let subscribe =
-            serde_json::json!({ "method": "SUBSCRIBE", "params": self.config.streams(), "id": id });
+        let subscribe = self.config.subscription(id);
         let sent = tokio::time::timeout(
             self.config.connect_timeout,
-            socket.send(Message::Text(subscribe.to_string())),
+            socket.send(Message::Text(subscribe)),
         );
         match sent.await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return lost(format!("subscribe: {e}")),
             Err(_) => return lost("subscribe timed out".to_owned()),
         }
-        tracing::info!(url = %self.config.url, id, "subscribed");
+        tracing::info!(venue = self.config.venue.name(), url = %self.config.url, id, "subscribed");
         let end = self.read(&mut socket, out, stop).await;
         if matches!(end, SessionEnd::End(_) | SessionEnd::Rotate | SessionEnd::Refused(_)) {
             // Say goodbye properly; a dead peer must not hold the stop up.
@@ -442,27 +565,55 @@ impl ExchangeSource {
     ) -> SessionEnd {
         let retire_at = Instant::now() + self.config.connection_lifetime;
         let mut delivered = false;
+        let mut last_frame = Instant::now();
+        let mut pinged = false;
         loop {
+            // Next timer: the client's ping when quiet (OKX), else the silence timeout.
+            let (deadline, ping_due) = match self.config.ping_after {
+                Some(after) if !pinged => (last_frame + after, true),
+                _ => (last_frame + self.config.silence_timeout, false),
+            };
             let frame = tokio::select! {
                 biased;
                 () = stop.cancelled() => return SessionEnd::End(SourceEnd::Stopped),
                 () = tokio::time::sleep_until(retire_at) => return SessionEnd::Rotate,
-                frame = tokio::time::timeout(self.config.silence_timeout, socket.next()) => frame,
+                () = tokio::time::sleep_until(deadline) => None,
+                frame = socket.next() => Some(frame),
             };
             let message = match frame {
-                Err(_) => {
-                    let reason = format!("silent for {:?}", self.config.silence_timeout);
+                None if ping_due => {
+                    pinged = true;
+                    let ping = socket.send(Message::Text("ping".to_owned()));
+                    match tokio::time::timeout(self.config.connect_timeout, ping).await {
+                        Ok(Ok(())) => continue,
+                        Ok(Err(e)) => {
+                            return SessionEnd::Lost { reason: format!("ping: {e}"), delivered }
+                        }
+                        Err(_) => {
+                            return SessionEnd::Lost {
+                                reason: "ping timed out".to_owned(),
+                                delivered,
+                            }
+                        }
+                    }
+                }
+                None => {
+                    let unanswered = if pinged { "no pong, " } else { "" };
+                    let reason =
+                        format!("{unanswered}silent for {:?}", self.config.silence_timeout);
                     return SessionEnd::Lost { reason, delivered };
                 }
-                Ok(None) => {
+                Some(None) => {
                     return SessionEnd::Lost {
                         reason: "closed by the server".to_owned(),
                         delivered,
                     }
                 }
-                Ok(Some(Err(e))) => return SessionEnd::Lost { reason: e.to_string(), delivered },
-                Ok(Some(Ok(message))) => message,
+                Some(Some(Err(e))) => return SessionEnd::Lost { reason: e.to_string(), delivered },
+                Some(Some(Ok(message))) => message,
             };
+            last_frame = Instant::now();
+            pinged = false;
             match message {
                 Message::Text(text) => match self.on_text(&text, out) {
                     Ok(true) => delivered = true,
@@ -486,27 +637,27 @@ impl ExchangeSource {
 
     /// Handles one text frame: `Ok(true)` if it carried a tick for us.
     fn on_text(&mut self, text: &str, out: &mpsc::Sender<RawTick>) -> Result<bool, SessionEnd> {
-        match parse_frame(text, &self.symbols, self.clock.now_ms()) {
-            Ok(Incoming::Tick(tick)) => match out.try_send(tick) {
-                Ok(()) => Ok(true),
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    self.dropped += 1;
-                    if self.dropped % EXCHANGE_DROPS_LOG_EVERY_COUNT == 1 {
-                        tracing::warn!(
-                            dropped = self.dropped,
-                            "consumer full: exchange ticks dropped"
-                        );
-                    }
-                    Ok(true)
+        let parsed = match self.config.venue {
+            Venue::Binance => parse_frame(text, &self.symbols, self.clock.now_ms()),
+            Venue::Okx => okx::parse_frame(text, &self.symbols),
+        };
+        match parsed {
+            Ok(Incoming::Tick(tick)) => self.deliver(tick, out).map(|()| true),
+            Ok(Incoming::Ticks(ticks)) => {
+                for tick in ticks {
+                    self.deliver(tick, out)?;
                 }
-                Err(mpsc::error::TrySendError::Closed(_)) => {
-                    Err(SessionEnd::End(SourceEnd::OutputClosed))
-                }
-            },
+                Ok(true)
+            }
             Ok(Incoming::Confirmed(id)) => {
                 tracing::debug!(id, "subscription confirmed");
                 Ok(false)
             }
+            Ok(Incoming::Subscribed) => {
+                tracing::debug!("channel subscribed");
+                Ok(false)
+            }
+            Ok(Incoming::Pong) => Ok(false),
             Ok(Incoming::Refused(reply)) => Err(SessionEnd::Refused(reply)),
             Ok(Incoming::Shutdown) => Err(SessionEnd::Rotate),
             Ok(Incoming::Ignored) => Ok(false),
@@ -518,9 +669,31 @@ impl ExchangeSource {
     }
 }
 
+impl ExchangeSource {
+    /// Offers one tick; drops it when the consumer is full (see the module's "Delivery").
+    fn deliver(&mut self, tick: RawTick, out: &mpsc::Sender<RawTick>) -> Result<(), SessionEnd> {
+        match out.try_send(tick) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.dropped += 1;
+                if self.dropped % EXCHANGE_DROPS_LOG_EVERY_COUNT == 1 {
+                    tracing::warn!(dropped = self.dropped, "consumer full: exchange ticks dropped");
+                }
+                Ok(())
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(SessionEnd::End(SourceEnd::OutputClosed))
+            }
+        }
+    }
+}
+
 impl PriceSource for ExchangeSource {
     fn name(&self) -> String {
-        format!("exchange:{}", self.config.url)
+        match self.config.venue {
+            Venue::Binance => format!("exchange:{}", self.config.url),
+            venue => format!("exchange:{}:{}", venue.name(), self.config.url),
+        }
     }
 
     fn run(self: Box<Self>, out: mpsc::Sender<RawTick>, stop: CancellationToken) -> SourceFuture {

@@ -4,8 +4,9 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`simulated`] | the embedded default: a seeded geometric random walk per symbol |
-//! | [`replay`] | recorded tick or OHLCV CSV files played at real or accelerated speed |
-//! | [`exchange`] | Binance's public market streams over a websocket, with reconnects |
+//! | [`replay`] | recorded tick or OHLCV files (ours, pandas/Yahoo, Binance, HistData, MetaTrader; plain or gzip) played at real or accelerated speed |
+//! | [`exchange`] | live exchanges over a websocket (Binance, OKX), with reconnects |
+//! | [`okx`] | OKX's subscription, frames and text ping |
 //! | [`constants`] | every bound of the sources, units last |
 //!
 //! A source is chosen per product in configuration ([`SourceConfig`]); a runner holds a
@@ -15,6 +16,7 @@
 
 pub mod constants;
 pub mod exchange;
+pub mod okx;
 pub mod replay;
 pub mod simulated;
 
@@ -32,8 +34,8 @@ use tokio_util::sync::CancellationToken;
 use crate::catalogue::Instrument;
 use crate::types::RawTick;
 
-pub use exchange::{ExchangeConfig, ExchangeSource, StreamKind};
-pub use replay::{ReplayFile, ReplaySource};
+pub use exchange::{ExchangeConfig, ExchangeSource, StreamKind, Venue};
+pub use replay::{ReplayFile, ReplayOptions, ReplaySource};
 pub use simulated::{SimulatedSource, SimulatedWalk};
 
 /// What [`PriceSource::run`] returns: a boxed future, so the trait stays dyn-compatible.
@@ -42,7 +44,8 @@ pub type SourceFuture = Pin<Box<dyn Future<Output = Result<SourceEnd, SourceErro
 /// One price source. Sources are chosen per product, so a runner holds them as
 /// `Box<dyn PriceSource>`.
 pub trait PriceSource: Send + 'static {
-    /// Human-readable name for logs ("simulated", "replay:file.csv", "exchange:wss://…").
+    /// Human-readable name for logs ("simulated", "replay:file.csv", "exchange:wss://…",
+    /// "exchange:okx:wss://…").
     fn name(&self) -> String;
 
     /// Runs until `stop` is cancelled or the source ends; sends ticks into `out` (a bounded
@@ -78,8 +81,8 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
-    /// A replay file's header is neither the tick nor the candle format.
-    #[error("{path}: unknown header {header:?}; expected `time_ms,symbol,price,quantity` or `open_ms,symbol,open,high,low,close,volume`")]
+    /// A replay file's header is of no format the replay reads.
+    #[error("{path}:1: unknown header {header:?}; expected {}", replay::ACCEPTED_FORMATS)]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -164,7 +167,7 @@ pub enum SourceConfig {
         /// Ticks per second per symbol (1 to [`constants::SIM_TICKS_PER_SECOND_MAX`]).
         ticks_per_second: u32,
     },
-    /// A recorded CSV file of ticks or OHLCV candles.
+    /// A recorded file of ticks or OHLCV candles in one of the formats [`replay`] reads.
     Replay {
         /// The file.
         path: PathBuf,
@@ -172,10 +175,16 @@ pub enum SourceConfig {
         speed: Decimal,
         /// Start again from the first row after the last one, until stopped.
         loop_forever: bool,
+        /// What to assume where the file leaves a question open (format, time unit, date
+        /// order, time zone, period); the default detects everything.
+        options: ReplayOptions,
     },
-    /// Binance's public market streams.
+    /// A live exchange's public market streams.
     Exchange {
-        /// Websocket endpoint, e.g. `wss://stream.binance.com:9443/stream`.
+        /// Whose protocol: Binance's, or OKX's.
+        venue: Venue,
+        /// Websocket endpoint, e.g. `wss://stream.binance.com:9443/stream` or
+        /// `wss://ws.okx.com:8443/ws/v5/public`.
         url: String,
         /// Our product code -> the exchange's symbol; products missing here map to themselves.
         symbols: HashMap<Symbol, String>,
@@ -216,15 +225,27 @@ impl SourceConfig {
             SourceConfig::Simulated { seed, ticks_per_second } => {
                 Box::new(SimulatedSource::new(instruments, *seed, *ticks_per_second, clock)?)
             }
-            SourceConfig::Replay { path, speed, loop_forever } => {
-                let file = ReplayFile::load(path, instruments)?;
+            SourceConfig::Replay { path, speed, loop_forever, options } => {
+                let file = ReplayFile::load_with(path, instruments, options)?;
                 Box::new(ReplaySource::new(file, *speed, *loop_forever)?)
             }
-            SourceConfig::Exchange { url, symbols } => {
-                let config = ExchangeConfig::binance(url, instruments, symbols)?;
+            SourceConfig::Exchange { venue, url, symbols } => {
+                let config = ExchangeConfig::for_venue(*venue, url, instruments, symbols)?;
                 Box::new(ExchangeSource::new(config, clock)?)
             }
         })
+    }
+}
+
+impl SourceConfig {
+    /// A replay of `path` whose format and settings are detected from the file.
+    pub fn replay(path: impl Into<PathBuf>, speed: Decimal, loop_forever: bool) -> SourceConfig {
+        SourceConfig::Replay {
+            path: path.into(),
+            speed,
+            loop_forever,
+            options: ReplayOptions::default(),
+        }
     }
 }
 

@@ -1,29 +1,64 @@
-//! Replays recorded CSV files at real or accelerated speed.
+//! Replays recorded price files at real or accelerated speed.
 //!
-//! Two formats, told apart by the header line:
-//! - ticks: `time_ms,symbol,price,quantity`, one traded price per row;
-//! - candles: `open_ms,symbol,open,high,low,close,volume`, one OHLCV candle per row, replayed
-//!   as four ticks spread evenly over the candle (at 0, 1/4, 1/2 and 3/4 of its length):
-//!   open, low, high, close for a rising candle (close >= open) and open, high, low, close for
-//!   a falling one, each with a quarter of the volume (the last takes the remainder, so the
-//!   four add up exactly). A candle's length is the smallest gap between two consecutive
-//!   candles of its symbol ([`REPLAY_CANDLE_DEFAULT_MS`] if it has only one).
+//! Formats, detected from the header and the first rows ([`ReplayFormat`]; `#format=` forces
+//! one when the guess is wrong or cannot be made):
+//! - ours, ticks: `time_ms,symbol,price,quantity`, one traded price per row;
+//! - ours, candles: `open_ms,symbol,open,high,low,close,volume`;
+//! - OHLCV with a header, as pandas, Yahoo Finance, TradingView, MetaTrader 5 and Dukascopy
+//!   write it: a date or time column (`Date`, `Datetime`, `time`, `Gmt time`, pandas' unnamed
+//!   index, or `<DATE>` and `<TIME>`), `Open`, `High`, `Low`, `Close`, an optional `Volume`;
+//!   other columns (`Adj Close`, `Dividends`, …) are ignored;
+//! - Binance klines (12 columns: open time in ms or µs, OHLCV, close time, …), with or
+//!   without a header;
+//! - HistData (`20170419 090000;1.0716;…`) and MetaTrader (`2017.04.19,09:00,…`) rows without a
+//!   header, `,` `;` or tab separated;
+//! - any of these gzip-compressed (told by the content, not the name).
 //!
-//! Validation is strict and happens before the first tick plays: the whole file is read into
-//! memory (at most [`REPLAY_ROWS_MAX`] rows) and the first bad row refuses the file with its
-//! line number. Skipping bad rows would change the prices contracts settle on without anyone
-//! noticing; a refused file is noticed at start-up. Rules: times are non-decreasing over the
-//! whole file and at most [`REPLAY_TIME_MAX_MS`]; symbols are valid codes; prices are
-//! positive, exact, and have no more decimals than the instrument's precision; quantities and
-//! volumes are >= 0; a candle's low and high bound its open and close. Rows of valid symbols this source does not serve are skipped and
-//! counted ([`ReplayFile::skipped_rows`]), so one recording can feed several sources.
+//! Times are read by [`dates`]: naive times are UTC unless `#tz=` says otherwise. A file
+//! without a symbol column feeds the one product its source is assigned.
+//!
+//! Candles are played as four ticks spread over the candle (at 0, 1/4, 1/2 and 3/4 of its
+//! length): open, low, high, close for a rising candle (close >= open) and open, high, low,
+//! close for a falling one (the shorter path through the four prices), each with a quarter of
+//! the volume (the last takes the remainder, so they add up exactly). A candle's length is
+//! Binance's close time where the file has it, else the file's period: `#period=`, or the
+//! smallest step between consecutive candles of a symbol; steps of 28 to 31 days are calendar
+//! months (each candle then lasts its own month); steps within an hour of a day or a week are
+//! that (daylight saving moves offset-aware opens by an hour). A single candle lasts
+//! [`REPLAY_CANDLE_DEFAULT_MS`](super::constants::REPLAY_CANDLE_DEFAULT_MS), or a day when the
+//! file has dates without times. Periods run up to a month.
+//!
+//! Validation is strict and happens before the first tick plays: the whole file is read (at
+//! most [`ReplayOptions::limits`]: rows, decompressed bytes, line length) and the first bad
+//! row refuses the file with its line number, so a partly readable file never starts half a
+//! market; every product the source serves must have rows. Rules: times never go back (a
+//! time before the previous row's is an error, never reordered; a file newest-first is told
+//! so), a symbol's candle times are unique; symbols are valid codes; prices are positive
+//! exact decimals (our schemas: no more decimals than the instrument's precision; other
+//! files, whose prices pandas writes as floats: rounded half-even to the precision, and
+//! counted); quantities and volumes are >= 0; a candle's low and high bound its open and
+//! close; a row whose prices are all empty, `null` or `NaN` (Yahoo's holidays) is skipped
+//! and counted. Rows of valid symbols this source does not serve are skipped and counted
+//! ([`ReplayFile::skipped_rows`]), so one recording can feed several sources.
+//!
+//! Gaps: a missing candle inside a file is reported, not refused (markets close): each gap
+//! is logged as a warning with the file and the line after it ([`ReplayFile::gaps`]), except
+//! missing candles whose middle falls while the product's market is closed (the forex
+//! weekend is not a gap).
 //!
 //! Pacing: tick i plays at start + (time_i - time_0) / speed on tokio's clock (absolute
 //! deadlines, so no drift accumulates); speed 0 plays as fast as the consumer takes them.
 //! Ticks keep their recorded time as `source_ms`; a looping replay shifts each lap by the
-//! file's span plus [`REPLAY_LOOP_GAP_MS`], so times keep increasing.
+//! file's span plus [`REPLAY_LOOP_GAP_MS`], so times keep increasing. The engine stamps the
+//! ticks it sequences with its own clock: the product's candles are of the replay's time.
 
-use std::collections::{HashMap, HashSet};
+mod dates;
+mod input;
+mod layout;
+mod rows;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -34,27 +69,248 @@ use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+pub use dates::{DateOrder, TimeUnit};
+pub(crate) use layout::ACCEPTED as ACCEPTED_FORMATS;
+
 use super::constants::{
-    REPLAY_CANDLE_DEFAULT_MS, REPLAY_LOOP_GAP_MS, REPLAY_ROWS_MAX, REPLAY_SPEED_MAX,
-    REPLAY_TIME_MAX_MS,
+    REPLAY_FILE_BYTES_MAX, REPLAY_GAPS_KEPT_MAX, REPLAY_LINE_BYTES_MAX, REPLAY_LOOP_GAP_MS,
+    REPLAY_ROWS_MAX, REPLAY_SPEED_MAX,
 };
-use super::{at_precision, send_or_stop, PriceSource, SourceEnd, SourceError, SourceFuture};
+use super::{send_or_stop, PriceSource, SourceEnd, SourceError, SourceFuture};
 use crate::catalogue::Instrument;
 use crate::types::RawTick;
 
-/// The header of a tick file.
-const TICK_HEADER: [&str; 4] = ["time_ms", "symbol", "price", "quantity"];
-/// The header of a candle file.
-const CANDLE_HEADER: [&str; 7] = ["open_ms", "symbol", "open", "high", "low", "close", "volume"];
-
-/// Which of the two formats a file is in.
+/// Which format a file is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ReplayFormat {
-    /// `time_ms,symbol,price,quantity`.
+    /// Ours: `time_ms,symbol,price,quantity`.
     Ticks,
-    /// `open_ms,symbol,open,high,low,close,volume`.
+    /// Ours: `open_ms,symbol,open,high,low,close,volume`.
     Candles,
+    /// A time column and open, high, low, close (and volume): by header names (pandas, Yahoo,
+    /// TradingView, MetaTrader 5, Dukascopy), or in that order without a header.
+    Ohlcv,
+    /// Binance klines: open time (ms or µs), OHLCV, close time, …; header optional.
+    Binance,
+    /// HistData rows without a header: `20170419 090000;open;high;low;close;volume`.
+    HistData,
+    /// MetaTrader rows without a header: `2017.04.19,09:00,open,high,low,close,volume`.
+    MetaTrader,
+}
+
+impl ReplayFormat {
+    /// Every format, as `#format=` names them.
+    pub const ALL: [ReplayFormat; 6] = [
+        ReplayFormat::Ticks,
+        ReplayFormat::Candles,
+        ReplayFormat::Ohlcv,
+        ReplayFormat::Binance,
+        ReplayFormat::HistData,
+        ReplayFormat::MetaTrader,
+    ];
+
+    /// The name `#format=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplayFormat::Ticks => "ticks",
+            ReplayFormat::Candles => "candles",
+            ReplayFormat::Ohlcv => "ohlcv",
+            ReplayFormat::Binance => "binance",
+            ReplayFormat::HistData => "histdata",
+            ReplayFormat::MetaTrader => "metatrader",
+        }
+    }
+}
+
+/// How long a file's candles are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CandlePeriod {
+    /// This many milliseconds each.
+    Fixed(u64),
+    /// A calendar month each (UTC).
+    Month,
+}
+
+impl CandlePeriod {
+    /// `30s`, `1m`, `15m`, `1h`, `4h`, `1d`, `1w`, or `1M` (also `1mo`) for a calendar month.
+    pub fn parse(text: &str) -> Option<CandlePeriod> {
+        if matches!(text, "1M" | "1mo" | "1month") {
+            return Some(CandlePeriod::Month);
+        }
+        let split = text.find(|c: char| !c.is_ascii_digit())?;
+        let count: u64 = text[..split].parse().ok().filter(|n| *n > 0)?;
+        let unit_ms = match &text[split..] {
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => dates::DAY_MS,
+            "w" => 7 * dates::DAY_MS,
+            _ => return None,
+        };
+        count.checked_mul(unit_ms).map(CandlePeriod::Fixed)
+    }
+}
+
+impl std::fmt::Display for CandlePeriod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            CandlePeriod::Month => f.write_str("a month"),
+            CandlePeriod::Fixed(ms) if ms % dates::DAY_MS == 0 => {
+                write!(f, "{}d", ms / dates::DAY_MS)
+            }
+            CandlePeriod::Fixed(ms) if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
+            CandlePeriod::Fixed(ms) if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
+            CandlePeriod::Fixed(ms) => write!(f, "{ms} ms"),
+        }
+    }
+}
+
+/// Bounds on what a replay file may cost to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayLimits {
+    /// Data rows.
+    pub rows_max: usize,
+    /// Bytes once decompressed.
+    pub file_bytes_max: u64,
+    /// Bytes per line, its newline included.
+    pub line_bytes_max: usize,
+}
+
+impl Default for ReplayLimits {
+    fn default() -> ReplayLimits {
+        ReplayLimits {
+            rows_max: REPLAY_ROWS_MAX,
+            file_bytes_max: REPLAY_FILE_BYTES_MAX,
+            line_bytes_max: REPLAY_LINE_BYTES_MAX,
+        }
+    }
+}
+
+/// What to assume where a file leaves a question open; the default detects everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayOptions {
+    /// `#format=`: read the file as this format.
+    pub format: Option<ReplayFormat>,
+    /// `#time=s|ms|us`: the unit of times written as numbers (otherwise told by their size).
+    pub time_unit: Option<TimeUnit>,
+    /// `#dates=dmy|mdy`: the order of dates that put the year last.
+    pub date_order: Option<DateOrder>,
+    /// `#tz=+01:00`: the UTC offset of times that carry none (ms east of UTC; 0 = UTC).
+    pub utc_offset_ms: i64,
+    /// `#period=1h`: the candles' length (otherwise inferred).
+    pub period: Option<CandlePeriod>,
+    /// Bounds on the file.
+    pub limits: ReplayLimits,
+}
+
+impl ReplayOptions {
+    /// Parses `key=value` pairs separated by commas: `format=binance,time=us,dates=dmy,
+    /// tz=-05:00,period=1h`.
+    pub fn parse(text: &str) -> Result<ReplayOptions, String> {
+        let mut options = ReplayOptions::default();
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("option {pair:?}: expected key=value"))?;
+            let (key, value) = (key.trim(), value.trim());
+            match key {
+                "format" => {
+                    let format = ReplayFormat::ALL.into_iter().find(|f| f.name() == value);
+                    options.format = Some(format.ok_or_else(|| {
+                        let names: Vec<&str> = ReplayFormat::ALL.iter().map(|f| f.name()).collect();
+                        format!("format={value}: expected one of {}", names.join(", "))
+                    })?);
+                }
+                "time" => {
+                    options.time_unit = Some(match value {
+                        "s" => TimeUnit::Seconds,
+                        "ms" => TimeUnit::Millis,
+                        "us" | "µs" => TimeUnit::Micros,
+                        _ => return Err(format!("time={value}: expected s, ms or us")),
+                    });
+                }
+                "dates" => {
+                    options.date_order = Some(match value {
+                        "dmy" => DateOrder::DayFirst,
+                        "mdy" => DateOrder::MonthFirst,
+                        _ => return Err(format!("dates={value}: expected dmy or mdy")),
+                    });
+                }
+                "tz" => {
+                    options.utc_offset_ms = dates::parse_offset(value)
+                        .map_err(|e| format!("tz={value}: {e}; named zones are not read"))?;
+                }
+                "period" => {
+                    options.period = Some(CandlePeriod::parse(value).ok_or_else(|| {
+                        format!("period={value}: expected e.g. 1m, 15m, 1h, 4h, 1d, 1w or 1M")
+                    })?);
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown option {key:?}; options are format, time, dates, tz and period"
+                    ))
+                }
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// A stretch of a file with missing candles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// Line of the first candle after the gap.
+    pub line: u64,
+    /// Whose candles are missing.
+    pub symbol: Symbol,
+    /// End of the candle before the gap (ms).
+    pub from_ms: u64,
+    /// Open of the candle after it (ms).
+    pub to_ms: u64,
+    /// Candles missing while the market was open.
+    pub missing: u64,
+}
+
+/// A candle to play as four ticks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PlayCandle {
+    /// Start (ms).
+    open_ms: u64,
+    /// A quarter of its length (ms).
+    quarter_ms: u64,
+    /// Product.
+    symbol: Symbol,
+    /// The four prices in playing order.
+    path: [Decimal; 4],
+    /// Volume.
+    volume: Decimal,
+}
+
+impl PlayCandle {
+    /// Tick `k` (0 to 3) of the candle.
+    fn tick(&self, k: u8) -> RawTick {
+        let part = self.volume / Decimal::from(4);
+        let quantity = if k == 3 { self.volume - part * Decimal::from(3) } else { part };
+        RawTick {
+            symbol: self.symbol,
+            price: self.path[usize::from(k)],
+            quantity,
+            source_ms: self.open_ms + u64::from(k) * self.quarter_ms,
+        }
+    }
+}
+
+/// What a file plays: its ticks, or its candles expanded as they play (four ticks per candle
+/// need not be held in memory at once).
+#[derive(Clone, Debug)]
+enum Recording {
+    /// Ticks in time order.
+    Ticks(Vec<RawTick>),
+    /// Candles in the file's (time) order.
+    Candles(Vec<PlayCandle>),
 }
 
 /// A validated recording, ready to play.
@@ -64,142 +320,184 @@ pub struct ReplayFile {
     path: PathBuf,
     /// Its format.
     format: ReplayFormat,
-    /// Every tick to play, in time order; never empty.
-    ticks: Vec<RawTick>,
+    /// What it plays; never empty.
+    recording: Recording,
+    /// Time of the first and the last tick.
+    span_ms: (u64, u64),
     /// Rows of symbols this source does not serve.
     skipped_rows: u64,
+    /// Rows without prices (`null`, empty), skipped.
+    empty_rows: u64,
+    /// Prices rounded to the instrument's precision.
+    rounded_prices: u64,
+    /// The first gaps.
+    gaps: Vec<Gap>,
+    /// Every gap.
+    gap_count: u64,
 }
 
-/// One candle row, kept until every candle's length is known.
-struct CandleRow {
-    /// Start of the candle (ms).
-    open_ms: u64,
-    /// Product.
-    symbol: Symbol,
-    /// Open, high, low, close.
-    ohlc: [Decimal; 4],
-    /// Volume.
-    volume: Decimal,
+/// The ticks of a [`ReplayFile`], in time order.
+#[derive(Debug)]
+pub struct Ticks<'a> {
+    /// Where they come from.
+    inner: TicksInner<'a>,
+    /// Ticks not yet returned.
+    left: usize,
 }
 
-/// Reads rows and makes line-numbered errors.
-struct RowReader<'a> {
-    /// The file, for errors.
-    path: &'a Path,
-    /// Served products and their precision.
-    precision: HashMap<Symbol, u8>,
-    /// Line of the row being read.
-    line: u64,
+#[derive(Debug)]
+enum TicksInner<'a> {
+    /// A tick file.
+    Ticks(std::slice::Iter<'a, RawTick>),
+    /// Candles merged in time: each candle's next tick waits in a heap keyed by (time, candle,
+    /// tick), so ties keep the file's order and one candle's ticks their own.
+    Candles { candles: &'a [PlayCandle], next: usize, heap: BinaryHeap<Reverse<(u64, usize, u8)>> },
 }
 
-impl RowReader<'_> {
-    fn bad(&self, reason: impl Into<String>) -> SourceError {
-        SourceError::BadRow {
-            path: self.path.to_path_buf(),
-            line: self.line,
-            reason: reason.into(),
-        }
+impl Iterator for Ticks<'_> {
+    type Item = RawTick;
+
+    fn next(&mut self) -> Option<RawTick> {
+        let tick = match &mut self.inner {
+            TicksInner::Ticks(ticks) => ticks.next().cloned(),
+            TicksInner::Candles { candles, next, heap } => {
+                // Admit every candle that opens no later than the earliest waiting tick.
+                while let Some(candle) = candles.get(*next) {
+                    match heap.peek() {
+                        Some(Reverse((at, _, _))) if *at < candle.open_ms => break,
+                        _ => {
+                            heap.push(Reverse((candle.open_ms, *next, 0)));
+                            *next += 1;
+                        }
+                    }
+                }
+                let Reverse((_, at, k)) = heap.pop()?;
+                let candle = &candles[at];
+                if k < 3 {
+                    let due = candle.open_ms + u64::from(k + 1) * candle.quarter_ms;
+                    heap.push(Reverse((due, at, k + 1)));
+                }
+                Some(candle.tick(k))
+            }
+        };
+        self.left = self.left.saturating_sub(1);
+        tick
     }
 
-    fn time(&self, field: &str, name: &str) -> Result<u64, SourceError> {
-        let time = field
-            .parse()
-            .map_err(|_| self.bad(format!("{name} {field:?} is not a whole number of ms")))?;
-        if time > REPLAY_TIME_MAX_MS {
-            return Err(self.bad(format!("{name} {time} is past {REPLAY_TIME_MAX_MS} ms")));
-        }
-        Ok(time)
-    }
-
-    /// `Ok(None)` for a valid code this source does not serve.
-    fn symbol(&self, field: &str) -> Result<Option<(Symbol, u8)>, SourceError> {
-        let symbol = Symbol::new(field)
-            .ok_or_else(|| self.bad(format!("symbol {field:?} is not a product code")))?;
-        Ok(self.precision.get(&symbol).map(|&p| (symbol, p)))
-    }
-
-    fn amount(&self, field: &str, name: &str) -> Result<Decimal, SourceError> {
-        let value = Decimal::from_str_exact(field)
-            .map_err(|_| self.bad(format!("{name} {field:?} is not an exact decimal")))?;
-        if value.is_sign_negative() && !value.is_zero() {
-            return Err(self.bad(format!("{name} {field} is negative")));
-        }
-        Ok(value)
-    }
-
-    fn price(
-        &self,
-        field: &str,
-        name: &str,
-        symbol: Symbol,
-        precision: u8,
-    ) -> Result<Decimal, SourceError> {
-        let value = self.amount(field, name)?;
-        if value.is_zero() {
-            return Err(self.bad(format!("{name} must be positive")));
-        }
-        at_precision(value, precision).ok_or_else(|| {
-            self.bad(format!("{name} {field} has more decimals than {symbol}'s {precision}"))
-        })
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
     }
 }
+
+impl ExactSizeIterator for Ticks<'_> {}
 
 impl ReplayFile {
-    /// Reads and validates `path` for `instruments`.
+    /// Reads and validates `path` for `instruments`, detecting its format.
     pub fn load(path: &Path, instruments: &[Instrument]) -> Result<ReplayFile, SourceError> {
-        let file = std::fs::File::open(path)
-            .map_err(|source| SourceError::Io { path: path.to_path_buf(), source })?;
-        ReplayFile::parse(std::io::BufReader::new(file), path, instruments)
+        ReplayFile::load_with(path, instruments, &ReplayOptions::default())
     }
 
-    /// Reads and validates CSV text from `reader`; `path` names it in errors.
+    /// Reads and validates `path` for `instruments` with `options`.
+    pub fn load_with(
+        path: &Path,
+        instruments: &[Instrument],
+        options: &ReplayOptions,
+    ) -> Result<ReplayFile, SourceError> {
+        let file = std::fs::File::open(path)
+            .map_err(|source| SourceError::Io { path: path.to_path_buf(), source })?;
+        ReplayFile::parse_with(file, path, instruments, options)
+    }
+
+    /// Reads and validates a file's bytes from `reader`, detecting its format; `path` names it
+    /// in errors.
     pub fn parse(
         reader: impl Read,
         path: &Path,
         instruments: &[Instrument],
     ) -> Result<ReplayFile, SourceError> {
-        let mut csv = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(reader);
-        let header: Vec<String> = csv
-            .headers()
-            .map_err(|e| csv_error(path, &e))?
-            .iter()
-            .map(str::to_ascii_lowercase)
-            .collect();
-        let format = if header == TICK_HEADER {
-            ReplayFormat::Ticks
-        } else if header == CANDLE_HEADER {
-            ReplayFormat::Candles
-        } else {
-            return Err(SourceError::UnknownFormat {
-                path: path.to_path_buf(),
-                header: header.join(","),
-            });
+        ReplayFile::parse_with(reader, path, instruments, &ReplayOptions::default())
+    }
+
+    /// Reads and validates a file's bytes (plain or gzip) from `reader` with `options`.
+    pub fn parse_with(
+        reader: impl Read,
+        path: &Path,
+        instruments: &[Instrument],
+        options: &ReplayOptions,
+    ) -> Result<ReplayFile, SourceError> {
+        let read = rows::read(reader, path, instruments, options)?;
+        let span_ms = match &read.recording {
+            Recording::Ticks(ticks) => (ticks[0].source_ms, ticks[ticks.len() - 1].source_ms),
+            Recording::Candles(candles) => (
+                candles[0].open_ms,
+                candles.iter().map(|c| c.open_ms + 3 * c.quarter_ms).max().unwrap_or(0),
+            ),
         };
-        let mut rows = RowReader {
-            path,
-            precision: instruments.iter().map(|i| (i.symbol, i.precision)).collect(),
-            line: 1,
+        let file = ReplayFile {
+            path: path.to_path_buf(),
+            format: read.format,
+            recording: read.recording,
+            span_ms,
+            skipped_rows: read.skipped_rows,
+            empty_rows: read.empty_rows,
+            rounded_prices: read.rounded_prices,
+            gaps: read.gaps,
+            gap_count: read.gap_count,
         };
-        let mut skipped_rows = 0;
-        let ticks = match format {
-            ReplayFormat::Ticks => read_ticks(&mut csv, &mut rows, &mut skipped_rows)?,
-            ReplayFormat::Candles => {
-                let candles = read_candles(&mut csv, &mut rows, &mut skipped_rows)?;
-                expand_candles(&candles)
-            }
-        };
-        if ticks.is_empty() {
-            return Err(SourceError::Config(format!(
-                "{}: no rows for the instruments this source serves",
-                path.display()
-            )));
+        file.log();
+        Ok(file)
+    }
+
+    /// Says what was read, and every gap kept.
+    fn log(&self) {
+        let file = self.path.display();
+        tracing::info!(
+            %file,
+            format = self.format.name(),
+            ticks = self.tick_count(),
+            from = %dates::show(self.span_ms.0),
+            to = %dates::show(self.span_ms.1),
+            skipped_rows = self.skipped_rows,
+            empty_rows = self.empty_rows,
+            rounded_prices = self.rounded_prices,
+            gaps = self.gap_count,
+            "replay file read"
+        );
+        for gap in &self.gaps {
+            tracing::warn!(
+                "{file}:{}: gap: {} candles of {} missing from {} to {}",
+                gap.line,
+                gap.missing,
+                gap.symbol,
+                dates::show(gap.from_ms),
+                dates::show(gap.to_ms)
+            );
         }
-        Ok(ReplayFile { path: path.to_path_buf(), format, ticks, skipped_rows })
+        let unlisted = self.gap_count.saturating_sub(self.gaps.len() as u64);
+        if unlisted > 0 {
+            tracing::warn!(
+                "{file}: {unlisted} more gaps (only the first {REPLAY_GAPS_KEPT_MAX} are listed)"
+            );
+        }
     }
 
     /// The ticks to play, in time order.
-    pub fn ticks(&self) -> &[RawTick] {
-        &self.ticks
+    pub fn ticks(&self) -> Ticks<'_> {
+        let inner = match &self.recording {
+            Recording::Ticks(ticks) => TicksInner::Ticks(ticks.iter()),
+            Recording::Candles(candles) => {
+                TicksInner::Candles { candles, next: 0, heap: BinaryHeap::new() }
+            }
+        };
+        Ticks { inner, left: self.tick_count() }
+    }
+
+    /// How many ticks the file plays.
+    pub fn tick_count(&self) -> usize {
+        match &self.recording {
+            Recording::Ticks(ticks) => ticks.len(),
+            Recording::Candles(candles) => 4 * candles.len(),
+        }
     }
 
     /// The file's format.
@@ -212,134 +510,30 @@ impl ReplayFile {
         self.skipped_rows
     }
 
+    /// Rows skipped because they have no prices (`null`, `NaN` or empty).
+    pub fn empty_rows(&self) -> u64 {
+        self.empty_rows
+    }
+
+    /// Prices that had more decimals than their instrument's precision and were rounded.
+    pub fn rounded_prices(&self) -> u64 {
+        self.rounded_prices
+    }
+
+    /// The file's first gaps (at most [`REPLAY_GAPS_KEPT_MAX`]), in file order.
+    pub fn gaps(&self) -> &[Gap] {
+        &self.gaps
+    }
+
+    /// How many gaps the file has.
+    pub fn gap_count(&self) -> u64 {
+        self.gap_count
+    }
+
     /// Where the file was read from.
     pub fn path(&self) -> &Path {
         &self.path
     }
-}
-
-fn csv_error(path: &Path, error: &csv::Error) -> SourceError {
-    match error.position() {
-        Some(pos) => SourceError::BadRow {
-            path: path.to_path_buf(),
-            line: pos.line(),
-            reason: error.to_string(),
-        },
-        None => SourceError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, error.to_string()),
-        },
-    }
-}
-
-/// Yields each record with its line number, enforcing the row bound and time order.
-fn next_record<R: Read>(
-    csv: &mut csv::Reader<R>,
-    rows: &mut RowReader<'_>,
-    record: &mut csv::StringRecord,
-    count: &mut usize,
-) -> Result<bool, SourceError> {
-    if !csv.read_record(record).map_err(|e| csv_error(rows.path, &e))? {
-        return Ok(false);
-    }
-    rows.line = record.position().map_or(rows.line + 1, csv::Position::line);
-    *count += 1;
-    if *count > REPLAY_ROWS_MAX {
-        return Err(rows.bad(format!("more than {REPLAY_ROWS_MAX} rows; split the file")));
-    }
-    Ok(true)
-}
-
-/// Refuses a row whose time is before the previous row's.
-fn check_order(rows: &RowReader<'_>, previous: &mut u64, time: u64) -> Result<(), SourceError> {
-    if time < *previous {
-        return Err(rows.bad(format!("time {time} is before the previous row's {previous}")));
-    }
-    *previous = time;
-    Ok(())
-}
-
-fn read_ticks<R: Read>(
-    csv: &mut csv::Reader<R>,
-    rows: &mut RowReader<'_>,
-    skipped: &mut u64,
-) -> Result<Vec<RawTick>, SourceError> {
-    let (mut record, mut count, mut previous) = (csv::StringRecord::new(), 0, 0);
-    let mut ticks = Vec::new();
-    while next_record(csv, rows, &mut record, &mut count)? {
-        let time = rows.time(&record[0], "time_ms")?;
-        check_order(rows, &mut previous, time)?;
-        let Some((symbol, precision)) = rows.symbol(&record[1])? else {
-            *skipped += 1;
-            continue;
-        };
-        let price = rows.price(&record[2], "price", symbol, precision)?;
-        let quantity = rows.amount(&record[3], "quantity")?;
-        ticks.push(RawTick { symbol, price, quantity, source_ms: time });
-    }
-    Ok(ticks)
-}
-
-fn read_candles<R: Read>(
-    csv: &mut csv::Reader<R>,
-    rows: &mut RowReader<'_>,
-    skipped: &mut u64,
-) -> Result<Vec<CandleRow>, SourceError> {
-    let (mut record, mut count, mut previous) = (csv::StringRecord::new(), 0, 0);
-    let mut candles = Vec::new();
-    let mut seen = HashSet::new();
-    while next_record(csv, rows, &mut record, &mut count)? {
-        let open_ms = rows.time(&record[0], "open_ms")?;
-        check_order(rows, &mut previous, open_ms)?;
-        let Some((symbol, precision)) = rows.symbol(&record[1])? else {
-            *skipped += 1;
-            continue;
-        };
-        if !seen.insert((symbol, open_ms)) {
-            return Err(rows.bad(format!("a second {symbol} candle opening at {open_ms}")));
-        }
-        let mut ohlc = [Decimal::ZERO; 4];
-        for (k, name) in ["open", "high", "low", "close"].into_iter().enumerate() {
-            ohlc[k] = rows.price(&record[2 + k], name, symbol, precision)?;
-        }
-        let [open, high, low, close] = ohlc;
-        if low > open.min(close) || high < open.max(close) {
-            return Err(rows.bad(format!(
-                "low {low} and high {high} do not bound open {open} and close {close}"
-            )));
-        }
-        let volume = rows.amount(&record[6], "volume")?;
-        candles.push(CandleRow { open_ms, symbol, ohlc, volume });
-    }
-    Ok(candles)
-}
-
-/// Four ticks per candle, spread over its length, in time order across symbols.
-fn expand_candles(candles: &[CandleRow]) -> Vec<RawTick> {
-    let mut length: HashMap<Symbol, u64> = HashMap::new();
-    let mut last_open: HashMap<Symbol, u64> = HashMap::new();
-    for c in candles {
-        if let Some(previous) = last_open.insert(c.symbol, c.open_ms) {
-            let gap = c.open_ms - previous; // > 0: rows are ordered and duplicates refused
-            length.entry(c.symbol).and_modify(|l| *l = (*l).min(gap)).or_insert(gap);
-        }
-    }
-    let mut ticks = Vec::with_capacity(candles.len() * 4);
-    for c in candles {
-        let quarter_ms = length.get(&c.symbol).copied().unwrap_or(REPLAY_CANDLE_DEFAULT_MS) / 4;
-        let [open, high, low, close] = c.ohlc;
-        let path = if close >= open { [open, low, high, close] } else { [open, high, low, close] };
-        let part = c.volume / Decimal::from(4);
-        let last_part = c.volume - part * Decimal::from(3);
-        for (k, price) in (0u64..).zip(path) {
-            let quantity = if k == 3 { last_part } else { part };
-            let source_ms = c.open_ms + k * quarter_ms;
-            ticks.push(RawTick { symbol: c.symbol, price, quantity, source_ms });
-        }
-    }
-    // Candles of different symbols interleave; a stable sort keeps the file's order for ties.
-    ticks.sort_by_key(|t| t.source_ms);
-    ticks
 }
 
 /// Plays a [`ReplayFile`].
@@ -384,21 +578,20 @@ impl ReplaySource {
         stop: CancellationToken,
     ) -> Result<SourceEnd, SourceError> {
         let start = Instant::now();
-        let ticks = self.file.ticks();
         tracing::info!(
             file = %self.file.path.display(),
-            ticks = ticks.len(),
+            ticks = self.file.tick_count(),
             skipped_rows = self.file.skipped_rows,
             speed = %self.speed,
             loop_forever = self.loop_forever,
             "replay starts"
         );
-        let first_ms = ticks[0].source_ms;
-        let lap_ms = ticks[ticks.len() - 1].source_ms - first_ms + REPLAY_LOOP_GAP_MS;
+        let (first_ms, last_ms) = self.file.span_ms;
+        let lap_ms = last_ms - first_ms + REPLAY_LOOP_GAP_MS;
         let mut lap: u64 = 0;
         loop {
             let shift_ms = lap.saturating_mul(lap_ms);
-            for tick in ticks {
+            for tick in self.file.ticks() {
                 let recorded_ms = (tick.source_ms - first_ms).saturating_add(shift_ms);
                 if let Some(offset) = self.offset(recorded_ms) {
                     tokio::select! {
@@ -407,9 +600,8 @@ impl ReplaySource {
                         () = tokio::time::sleep_until(start + offset) => {}
                     }
                 }
-                let shifted =
-                    RawTick { source_ms: tick.source_ms.saturating_add(shift_ms), ..tick.clone() };
-                if let Some(end) = send_or_stop(&out, &stop, shifted).await {
+                let source_ms = tick.source_ms.saturating_add(shift_ms);
+                if let Some(end) = send_or_stop(&out, &stop, RawTick { source_ms, ..tick }).await {
                     return Ok(end);
                 }
             }
@@ -439,9 +631,11 @@ impl PriceSource for ReplaySource {
 mod tests {
     use super::*;
     use crate::catalogue::catalogue;
+    use crate::source::constants::REPLAY_TIME_MAX_MS;
 
+    /// Parses `text` for BTCUSDT alone.
     fn parse(text: &str) -> Result<ReplayFile, SourceError> {
-        ReplayFile::parse(text.as_bytes(), Path::new("mem.csv"), &catalogue())
+        ReplayFile::parse(text.as_bytes(), Path::new("mem.csv"), &catalogue()[..1])
     }
 
     fn line_of(result: Result<ReplayFile, SourceError>) -> (u64, String) {
@@ -510,7 +704,7 @@ mod tests {
             "open_ms,symbol,open,high,low,close,volume\n0,BTCUSDT,10.00,11.00,9.00,9.50,1.001\n",
         )
         .expect("valid");
-        let ticks = file.ticks();
+        let ticks: Vec<RawTick> = file.ticks().collect();
         let times: Vec<u64> = ticks.iter().map(|t| t.source_ms).collect();
         assert_eq!(times, [0, 15_000, 30_000, 45_000]);
         let prices: Vec<String> = ticks.iter().map(|t| t.price.to_string()).collect();
@@ -535,12 +729,10 @@ mod tests {
                 format!("time_ms,symbol,price,quantity\n0,BTCUSDT,1.00,1\n{late},BTCUSDT,1.00,1\n");
             assert_eq!(line_of(parse(&ticks)).0, 3);
         }
-        let file =
-            parse(&format!("{candles}{}{}", row(0), row(REPLAY_TIME_MAX_MS))).expect("valid");
-        assert_eq!(
-            file.ticks().last().map(|t| t.source_ms),
-            Some(REPLAY_TIME_MAX_MS + 3 * (REPLAY_TIME_MAX_MS / 4))
-        );
+        let last_minute = REPLAY_TIME_MAX_MS - 60_000;
+        let file = parse(&format!("{candles}{}{}", row(last_minute), row(REPLAY_TIME_MAX_MS)))
+            .expect("valid");
+        assert_eq!(file.ticks().last().map(|t| t.source_ms), Some(REPLAY_TIME_MAX_MS + 45_000));
     }
 
     #[test]
