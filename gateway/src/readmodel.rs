@@ -1572,7 +1572,7 @@ mod tests {
         assert_eq!(titles(&model), ["kept"]);
         assert!(!dir.path().join("conf").exists(), "sled's files are removed");
         assert!(!dir.path().join("db").exists());
-        // The numbering goes on from the old rows.
+        // New rows go on after the old ones (a notice is numbered by its broadcast's index).
         model.apply(&notice(42, "new")).unwrap();
         assert_eq!(titles(&model), ["new", "kept"]);
         let ids: Vec<u64> = model
@@ -1582,7 +1582,7 @@ mod tests {
             .iter()
             .map(|n| n.id)
             .collect();
-        assert_eq!(ids, [2, 1]);
+        assert_eq!(ids, [42, 1]);
         drop(model);
         assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
     }
