@@ -158,7 +158,7 @@ export function AdminLayout({ children }: { children: ReactNode }) {
           );
         })}
         {provider && (
-          <a href={provider} target="_blank" rel="noopener noreferrer" className="admin-nav-item admin-nav-external" aria-label={`${t('admin.nav.provider')} ${t('admin.nav.newTab')}`}>
+          <a href={provider} target="_blank" rel="noopener noreferrer" className="admin-nav-item" aria-label={`${t('admin.nav.provider')} ${t('admin.nav.newTab')}`}>
             {t('admin.nav.provider')}
             <span className="admin-nav-external-mark" aria-hidden="true">
               ↗

@@ -23,8 +23,9 @@ function AdminCard({ row, self, canAct, onToggle }: { row: AdminRow; self: boole
   const fields: Array<[string, string, boolean]> = [
     [t('admin.admins.twoFactor'), t(row.twoFactor ? 'admin.admins.on' : 'admin.admins.off'), false],
     [t('admin.admins.sessions'), String(row.sessions), true],
-    [t('admin.admins.lastSignIn'), row.lastSignIn ? formatDateTime(row.lastSignIn, lang) : t('admin.admins.lastSignInNone'), Boolean(row.lastSignIn)],
-    [t('admin.admins.passwordChanged'), row.passwordChangedAt > 0 ? formatDateTime(row.passwordChangedAt, lang) : t('admin.admins.never'), row.passwordChangedAt > 0],
+    // Dates read in the language's own direction (Arabic's marks included); only counts are forced left-to-right.
+    [t('admin.admins.lastSignIn'), row.lastSignIn ? formatDateTime(row.lastSignIn, lang) : t('admin.admins.lastSignInNone'), false],
+    [t('admin.admins.passwordChanged'), row.passwordChangedAt > 0 ? formatDateTime(row.passwordChangedAt, lang) : t('admin.admins.never'), false],
   ];
   return (
     <li className="admin-card admin-account-row" aria-label={row.username}>
