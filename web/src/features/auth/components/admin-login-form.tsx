@@ -8,8 +8,7 @@
 import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Field } from '@/components/field';
-import { TotpCodeField } from '@/components/totp-code-field';
+import { Field, TotpCodeField } from '@/components/field';
 import { adminApi } from '@/lib/admin-api';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { isTotpCode } from '@/lib/validation';

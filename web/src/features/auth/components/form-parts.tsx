@@ -2,7 +2,7 @@
 import type { ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { TotpCodeField } from '@/components/totp-code-field';
+import { TotpCodeField } from '@/components/field';
 
 export function FormFailure({ text }: { text: string | null }) {
   if (!text) return null;

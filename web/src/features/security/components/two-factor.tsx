@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 
 import { FormError } from '@/components/form-error';
 import { Spinner } from '@/components/states';
-import { TotpCodeField } from '@/components/totp-code-field';
+import { TotpCodeField } from '@/components/field';
 import { TotpSecret } from '@/components/totp-secret';
 import { errorMessage } from '@/lib/api-client';
 import { isTotpCode } from '@/lib/validation';
