@@ -9,3 +9,11 @@ export function checkEmail(value: string): string | undefined {
   if (!EMAIL.test(email)) return 'auth.validation.emailInvalid';
   return undefined;
 }
+
+/** Digits of an authenticator (TOTP, RFC 6238) code. */
+export const TOTP_DIGITS = 6;
+
+/** Is `value` an authenticator code: exactly 6 digits (spaces around it ignored)? */
+export function isTotpCode(value: string): boolean {
+  return new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(value.trim());
+}

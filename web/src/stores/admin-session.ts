@@ -11,10 +11,13 @@ import { StorageKey, readJson, readKey, writeKey } from '@/lib/storage';
 export interface AdminInfo {
   id: number;
   username: string;
-  /** super, finance, operations, support (or viewer, read-only). */
+  /** super, operations, support or finance: shown as a label, never used to decide anything. */
   role: string;
-  /** What the role may do: `users:read`, `orders:write`, ... */
+  /** What the role may do: `users:read`, `orders:write`, ... The back-office looks only at these. */
   permissions: string[];
+  /** The site-package provider's chat link (system config); empty when not set. Absent from
+   * info stored before the server sent it, until `GET /api/admin/me` refreshes it. */
+  providerLink?: string;
 }
 
 interface AdminSessionState {

@@ -1,21 +1,23 @@
 /**
  * The back-office shell (spec §2): the site name, the pending-recharge and pending-withdraw
- * badges (polled every 60 s, animated with a tone on a rise), the admin-name menu, and the
- * sidebar of what the admin's role allows, and logout. On a phone the sidebar opens from a
- * menu button.
+ * badges (polled every 60 s, animated with a tone on a rise), the admin-name menu (profile,
+ * change password, logout), and the sidebar of what the admin's permissions allow, the
+ * provider's chat link when one is set, and logout. On a phone the sidebar opens from a menu
+ * button. The admin is read again from the server when the shell mounts, so a changed role or
+ * provider link shows without signing in again.
  */
 import { useTranslation } from 'react-i18next';
-import { type ReactNode, useCallback, useId, useRef, useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router';
 
 import { LanguageSwitcher } from '@/components/language-switcher';
 import { type BadgeView, badgeText, usePendingBadges } from '@/features/admin-orders';
 import { adminApi } from '@/lib/admin-api';
 import { useDismiss } from '@/lib/use-dismiss';
-import { useAdminSession } from '@/stores/admin-session';
+import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 import { DEFAULT_SITE_NAME, useSite } from '@/stores/site';
 
-import { adminNavItems, badgeKinds } from './admin-nav';
+import { adminNavItems, badgeKinds, providerLink } from './admin-nav';
 
 /** Ends the admin session on the server (best effort) and here. */
 async function signOutAdmin(): Promise<void> {
@@ -25,6 +27,25 @@ async function signOutAdmin(): Promise<void> {
     // Already ended, or the server is away: the token is forgotten here either way.
   }
   useAdminSession.getState().signOut();
+}
+
+/**
+ * Reads the signed-in admin again (`GET /api/admin/me`) and keeps `admin_info` in step. A 401
+ * or 403 ends the session through the admin client; any other failure keeps what is stored.
+ */
+function useAdminRefresh(): void {
+  useEffect(() => {
+    const controller = new AbortController();
+    adminApi
+      .get<AdminInfo>('/admin/me', { signal: controller.signal })
+      .then((admin) => {
+        if (useAdminSession.getState().token) useAdminSession.getState().setAdmin(admin);
+      })
+      .catch(() => {
+        // Offline or refused: the stored info stands until the next mount.
+      });
+    return () => controller.abort();
+  }, []);
 }
 
 function PendingBadge({ badge }: { badge: BadgeView }) {
@@ -48,11 +69,16 @@ function PendingBadge({ badge }: { badge: BadgeView }) {
 
 function AdminMenu() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   const admin = useAdminSession((s) => s.admin);
   const [open, setOpen] = useState(false);
   const menuId = useId();
   const root = useRef<HTMLDivElement>(null);
   useDismiss(open, root, useCallback(() => setOpen(false), []));
+  const go = (to: string) => {
+    setOpen(false);
+    navigate(to);
+  };
   return (
     <div className="avatar-menu" ref={root}>
       <button type="button" className="admin-name" aria-haspopup="menu" aria-expanded={open} aria-controls={menuId} aria-label={t('admin.menu.open', { name: admin?.username ?? '' })} onClick={() => setOpen((v) => !v)}>
@@ -62,9 +88,23 @@ function AdminMenu() {
         <div id={menuId} role="menu" className="menu">
           <div className="menu-user">
             <strong>{admin?.username}</strong>
-            <span className="muted">{t(`admin.roles.${admin?.role ?? 'viewer'}`, { defaultValue: admin?.role })}</span>
+            {admin?.role && <span className="muted">{t(`admin.roles.${admin.role}`, { defaultValue: admin.role })}</span>}
           </div>
-          <button type="button" role="menuitem" className="menu-item" onClick={() => void signOutAdmin()}>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/admin/account')}>
+            {t('admin.menu.profile')}
+          </button>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go('/admin/account#password')}>
+            {t('admin.menu.password')}
+          </button>
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item"
+            onClick={() => {
+              setOpen(false);
+              void signOutAdmin();
+            }}
+          >
             {t('admin.nav.logout')}
           </button>
         </div>
@@ -78,6 +118,8 @@ export function AdminLayout({ children }: { children: ReactNode }) {
   const admin = useAdminSession((s) => s.admin);
   const siteName = useSite((s) => s.info?.siteName) || DEFAULT_SITE_NAME;
   const badges = usePendingBadges(badgeKinds(admin));
+  const provider = providerLink(admin);
+  useAdminRefresh();
   const [navOpen, setNavOpen] = useState(false);
   const { pathname } = useLocation();
   const [shownFor, setShownFor] = useState(pathname);
@@ -115,6 +157,14 @@ export function AdminLayout({ children }: { children: ReactNode }) {
             </Link>
           );
         })}
+        {provider && (
+          <a href={provider} target="_blank" rel="noopener noreferrer" className="admin-nav-item" aria-label={`${t('admin.nav.provider')} ${t('admin.nav.newTab')}`}>
+            {t('admin.nav.provider')}
+            <span className="admin-nav-external-mark" aria-hidden="true">
+              ↗
+            </span>
+          </a>
+        )}
         <button type="button" className="admin-nav-item" onClick={() => void signOutAdmin()}>
           {t('admin.nav.logout')}
         </button>

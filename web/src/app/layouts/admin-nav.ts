@@ -21,8 +21,9 @@ export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },
   { key: 'products', to: '/admin/products', label: 'admin.nav.products', permission: 'products:read' },
   { key: 'config', to: '/admin/config', label: 'admin.nav.config', permission: 'config:read' },
-  { key: 'notices', to: '/admin/notices', label: 'admin.nav.notices', permission: 'notices:write' },
+  { key: 'notices', to: '/admin/notices', label: 'admin.nav.notices', permission: 'notices:read' },
   { key: 'audit', to: '/admin/audit', label: 'admin.nav.audit', permission: 'audit:read' },
+  { key: 'admins', to: '/admin/admins', label: 'admin.nav.admins', permission: 'admins:read' },
 ];
 
 /** The sidebar items `admin` may open. */
@@ -33,4 +34,18 @@ export function adminNavItems(admin: AdminInfo | null): AdminNavItem[] {
 /** Which pending-order badges `admin` sees (both need `orders:read`). */
 export function badgeKinds(admin: AdminInfo | null): Array<'recharge' | 'withdraw'> {
   return adminCan(admin, 'orders:read') ? ['recharge', 'withdraw'] : [];
+}
+
+/**
+ * The provider's chat link (spec §2), when one is set and is a web address: anything else
+ * (a `javascript:` URL typed into the config) is never made a link.
+ */
+export function providerLink(admin: AdminInfo | null): string | null {
+  const link = admin?.providerLink?.trim() ?? '';
+  if (!/^https?:\/\//i.test(link)) return null;
+  try {
+    return new URL(link).href;
+  } catch {
+    return null;
+  }
 }

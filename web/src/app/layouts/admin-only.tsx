@@ -19,7 +19,8 @@ export function AdminNotFound() {
   );
 }
 
-export function AdminOnly({ permission, children }: { permission: string; children: ReactNode }) {
+/** `children` when the admin's permissions include `permission` (null: every admin). */
+export function AdminOnly({ permission, children }: { permission: string | null; children: ReactNode }) {
   const admin = useAdminSession((s) => s.admin);
-  return adminCan(admin, permission) ? children : <AdminNotFound />;
+  return permission === null || adminCan(admin, permission) ? children : <AdminNotFound />;
 }

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 import { useToasts } from '@/stores/toast';
+import { adminOf } from '@/testing/admins';
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
 
@@ -24,7 +25,7 @@ const SUPER: AdminInfo = {
   role: 'super',
   permissions: ['dashboard:read', 'orders:read', 'users:read', 'admins:write'],
 };
-const NO_ORDERS: AdminInfo = { id: 2, username: 'reader', role: 'viewer', permissions: ['users:read'] };
+const NO_ORDERS: AdminInfo = { id: 2, username: 'reader', role: 'support', permissions: ['users:read'] };
 
 const DASHBOARD = {
   users: 12,
@@ -155,6 +156,32 @@ describe('the back-office', () => {
     expect(window.localStorage.getItem('admin_info')).toBeNull();
     expect(useToasts.getState().toasts.map((t) => t.text)).toContain('Login expired, please log in again');
     expect(await screen.findByRole('heading', { name: 'Administrator sign-in' })).toBeInTheDocument();
+  });
+
+  it('opens /admin/account for every admin, and /admin/admins only with admins:read', async () => {
+    mockApi({ 'GET /api/admin/2fa': () => ({ data: { enabled: false } }) });
+    useAdminSession.getState().signIn('admin-token', adminOf('support', { username: 'sam' }));
+    const { user, router } = renderAdmin('/admin/admins');
+    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Admin menu: sam' }));
+    await user.click(screen.getByRole('menuitem', { name: 'Change password' }));
+    expect(router.state.location).toMatchObject({ pathname: '/admin/account', hash: '#password' });
+    expect(await screen.findByRole('heading', { name: 'My account' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByLabelText('Current password')).toHaveFocus());
+    expect(screen.getByRole('region', { name: 'Profile' })).toHaveTextContent('Support');
+  });
+
+  it('opens the notices page with notices:read, and the admins page with admins:read', async () => {
+    mockApi({
+      'GET /api/admin/admins': () => ({ data: [] }),
+      'GET /api/admin/notices': () => ({ data: { items: [], total: 0 } }),
+    });
+    useAdminSession.getState().signIn('admin-token', adminOf('super', { permissions: ['notices:read', 'admins:read'] }));
+    const { router } = renderAdmin('/admin/admins');
+    expect(await screen.findByRole('heading', { name: 'Admins' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Add an admin' })).toBeNull();
+    await router.navigate('/admin/notices');
+    expect(await screen.findByRole('heading', { name: 'Notices' })).toBeInTheDocument();
   });
 
   it('logs out from the sidebar', async () => {

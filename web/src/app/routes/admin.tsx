@@ -22,10 +22,12 @@ import { toast } from '@/stores/toast';
 import { AdminLayout } from '../layouts/admin-layout';
 import { AdminNotFound, AdminOnly } from '../layouts/admin-only';
 import '@/styles/admin.css';
+import '@/styles/admin-accounts.css';
 
 interface AdminPage {
   path: string;
-  permission: string;
+  /** What the admin's permissions must include; null: every admin (their own account). */
+  permission: string | null;
   Page: ComponentType;
 }
 
@@ -41,6 +43,8 @@ const ProductsPage = lazy(() => import('@/features/admin-products').then((m) => 
 const ConfigPage = lazy(() => import('@/features/admin-config').then((m) => ({ default: m.ConfigPage })));
 const NoticesPage = lazy(() => import('@/features/admin-notices').then((m) => ({ default: m.NoticesPage })));
 const AuditPage = lazy(() => import('@/features/admin-audit').then((m) => ({ default: m.AuditPage })));
+const AccountPage = lazy(() => import('@/features/admin-accounts').then((m) => ({ default: m.AccountPage })));
+const AdminsPage = lazy(() => import('@/features/admin-accounts').then((m) => ({ default: m.AdminsPage })));
 const RechargeOrders = () => <OrdersPage key="recharge" kind="recharge" />;
 const WithdrawOrders = () => <OrdersPage key="withdraw" kind="withdraw" />;
 
@@ -54,8 +58,10 @@ const PAGES: AdminPage[] = [
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },
   { path: '/admin/products', permission: 'products:read', Page: ProductsPage },
   { path: '/admin/config', permission: 'config:read', Page: ConfigPage },
-  { path: '/admin/notices', permission: 'notices:write', Page: NoticesPage },
+  { path: '/admin/notices', permission: 'notices:read', Page: NoticesPage },
   { path: '/admin/audit', permission: 'audit:read', Page: AuditPage },
+  { path: '/admin/admins', permission: 'admins:read', Page: AdminsPage },
+  { path: '/admin/account', permission: null, Page: AccountPage },
 ];
 
 const LOGIN = '/admin/login';

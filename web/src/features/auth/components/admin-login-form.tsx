@@ -1,51 +1,82 @@
 /**
  * Administrator sign-in (spec §5: username 3-20 characters, password at least 6): the admin
  * token and info are kept under `admin_token` and `admin_info`, apart from a trader's session.
+ * An admin who turned two-factor sign-in on is asked, as a second step, for the 6-digit code
+ * of their authenticator app (the server answers TOTP_REQUIRED, or INVALID_TOTP for a wrong
+ * code); the username and password stay as typed, and the sign-in is sent again with the code.
  */
-import { type FormEvent, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Field } from '@/components/field';
+import { Field, TotpCodeField } from '@/components/field';
 import { adminApi } from '@/lib/admin-api';
-import { errorMessage } from '@/lib/api-client';
+import { ApiError, errorMessage } from '@/lib/api-client';
+import { isTotpCode } from '@/lib/validation';
 import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 
 import { type FieldErrors, hasErrors, validateLogin } from '../validation';
 import { FormFailure, SubmitButton } from './form-parts';
 
+type Form = { username: string; password: string; totpCode: string };
+
 export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
   const { t } = useTranslation();
-  const [form, setForm] = useState({ username: '', password: '' });
+  const [form, setForm] = useState<Form>({ username: '', password: '', totpCode: '' });
   const [errors, setErrors] = useState<FieldErrors<'username' | 'password'>>({});
+  /** The second step: the server asked for the authenticator code. */
+  const [needsCode, setNeedsCode] = useState(false);
+  const [codeError, setCodeError] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    if (busy) return;
     const found = validateLogin(form);
     setErrors(found);
-    if (hasErrors(found) || busy) return;
+    const badCode = needsCode && !isTotpCode(form.totpCode);
+    setCodeError(badCode ? t('admin.login.codeInvalid') : null);
+    if (hasErrors(found) || badCode) return;
     setBusy(true);
     setFailure(null);
     try {
       const answer = await adminApi.post<{ token: string; admin: AdminInfo }>('/admin/login', {
         username: form.username.trim(),
         password: form.password,
+        ...(needsCode ? { totpCode: form.totpCode.trim() } : {}),
       });
       useAdminSession.getState().signIn(answer.token, answer.admin);
       onSignedIn();
     } catch (error) {
-      setFailure(errorMessage(error));
+      const code = error instanceof ApiError ? error.code : '';
+      if (code === 'TOTP_REQUIRED') {
+        // A step, not a failure: the field appears with its hint.
+        setNeedsCode(true);
+      } else if (code === 'INVALID_TOTP') {
+        setNeedsCode(true);
+        setCodeError(errorMessage(error));
+      } else {
+        setFailure(errorMessage(error, 'auth.errors.loginFailed'));
+      }
       setBusy(false);
     }
   };
 
-  const set = (key: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [key]: e.target.value });
+  const set = (key: keyof Form) => (e: ChangeEvent<HTMLInputElement>) => {
+    setForm({ ...form, [key]: e.target.value, ...(key === 'username' && needsCode ? { totpCode: '' } : {}) });
+    // Another admin's name: their own sign-in decides whether a code is asked for.
+    if (key === 'username' && needsCode) {
+      setNeedsCode(false);
+      setCodeError(null);
+    }
+    if (key === 'totpCode') setCodeError(null);
+  };
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>
       <FormFailure text={failure} />
       <Field label={t('auth.username')} name="username" autoComplete="username" value={form.username} onChange={set('username')} error={errors.username && t(errors.username)} />
       <Field label={t('auth.password')} name="password" type="password" autoComplete="current-password" value={form.password} onChange={set('password')} error={errors.password && t(errors.password)} />
+      {needsCode && <TotpCodeField label={t('admin.login.code')} value={form.totpCode} onChange={set('totpCode')} error={codeError} hint={t('admin.login.codeHint')} autoFocus />}
       <SubmitButton busy={busy} />
     </form>
   );

@@ -2,7 +2,7 @@
 import type { ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Field } from '@/components/field';
+import { TotpCodeField } from '@/components/field';
 
 export function FormFailure({ text }: { text: string | null }) {
   if (!text) return null;
@@ -15,7 +15,7 @@ export function FormFailure({ text }: { text: string | null }) {
 
 export function TotpField({ value, onChange }: { value: string; onChange(e: ChangeEvent<HTMLInputElement>): void }) {
   const { t } = useTranslation();
-  return <Field label={t('auth.totpCode')} name="totpCode" inputMode="numeric" autoComplete="one-time-code" dir="ltr" maxLength={6} value={value} onChange={onChange} />;
+  return <TotpCodeField label={t('auth.totpCode')} value={value} onChange={onChange} />;
 }
 
 export function SubmitButton({ busy, label }: { busy: boolean; label?: string }) {

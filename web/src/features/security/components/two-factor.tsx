@@ -3,15 +3,15 @@
  * QR code of its otpauth URL (and as text, to type in), and takes effect only when a code made
  * with it is confirmed; turning it off needs a current code.
  */
-import { QRCodeSVG } from 'qrcode.react';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { CopyButton } from '@/components/copy-button';
-import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { Spinner } from '@/components/states';
+import { TotpCodeField } from '@/components/field';
+import { TotpSecret } from '@/components/totp-secret';
 import { errorMessage } from '@/lib/api-client';
+import { isTotpCode } from '@/lib/validation';
 import { toast } from '@/stores/toast';
 
 import { securityApi } from '../api';
@@ -49,7 +49,7 @@ export function TwoFactor() {
 
   const confirm = (event: FormEvent) => {
     event.preventDefault();
-    if (!/^\d{6}$/.test(code.trim())) {
+    if (!isTotpCode(code)) {
       setError(t('security.twoFactor.codeInvalid'));
       return;
     }
@@ -69,7 +69,7 @@ export function TwoFactor() {
 
   const codeForm = (submit: string) => (
     <form className="form" noValidate onSubmit={confirm}>
-      <Field label={t('security.twoFactor.code')} inputMode="numeric" autoComplete="one-time-code" dir="ltr" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />
+      <TotpCodeField label={t('security.twoFactor.code')} name="code" value={code} onChange={(e) => setCode(e.target.value)} />
       <FormError text={error} />
       <div className="dialog-actions">
         <button
@@ -118,16 +118,7 @@ export function TwoFactor() {
       {step.kind === 'setup' && (
         <div className="twofa-setup">
           <p>{t('security.twoFactor.scan')}</p>
-          <div className="invite-qr">
-            <QRCodeSVG value={step.url} title={t('security.twoFactor.qr')} size={168} marginSize={2} bgColor="#ffffff" fgColor="#0b0e14" />
-          </div>
-          <div className="twofa-secret">
-            <span className="muted small">{t('security.twoFactor.secret')}</span>
-            <code className="ltr break" data-testid="twofa-secret">
-              {step.secret}
-            </code>
-            <CopyButton text={step.secret} label={t('security.twoFactor.secret')} />
-          </div>
+          <TotpSecret url={step.url} secret={step.secret} qrLabel={t('security.twoFactor.qr')} secretLabel={t('security.twoFactor.secret')} />
           {codeForm(t('security.twoFactor.confirmEnable'))}
         </div>
       )}

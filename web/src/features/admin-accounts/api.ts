@@ -1,0 +1,60 @@
+/**
+ * Back-office accounts: the list of admins, creating one, disabling or enabling one, and each
+ * admin's own password and two-factor sign-in. The server checks every permission again.
+ */
+import { adminApi } from '@/lib/admin-api';
+
+/** An admin in the list (`GET /api/admin/admins`), in creation order. */
+export interface AdminRow {
+  id: number;
+  username: string;
+  role: string;
+  permissions: string[];
+  /** Cannot sign in or act. */
+  disabled: boolean;
+  /** Two-factor sign-in is on. */
+  twoFactor: boolean;
+  /** Live sessions now. */
+  sessions: number;
+  /** The newest live session's start (ms), or null when none is live. */
+  lastSignIn: number | null;
+  /** Password last changed (ms); 0 if never since the admin was created. */
+  passwordChangedAt: number;
+}
+
+export interface NewAdmin {
+  username: string;
+  password: string;
+  role: string;
+}
+
+export interface OwnPasswordChange {
+  oldPassword: string;
+  newPassword: string;
+  confirmPassword: string;
+}
+
+export function fetchAdmins(signal?: AbortSignal): Promise<AdminRow[]> {
+  return adminApi.get<AdminRow[]>('/admin/admins', { signal });
+}
+
+export function createAdmin(body: NewAdmin): Promise<unknown> {
+  return adminApi.post('/admin/admins', body);
+}
+
+/** Disabling ends that admin's sessions at once; nobody may disable themselves (ADMIN_KEPT). */
+export function setAdminDisabled(id: number, disabled: boolean): Promise<unknown> {
+  return adminApi.post(`/admin/admins/${id}/disabled`, { disabled });
+}
+
+/** One's own password; every other session of this admin ends, this one stays. */
+export function changeOwnPassword(body: OwnPasswordChange): Promise<unknown> {
+  return adminApi.post('/admin/password', body);
+}
+
+export const ownTwoFactor = {
+  state: (signal?: AbortSignal) => adminApi.get<{ enabled: boolean }>('/admin/2fa', { signal }),
+  setup: () => adminApi.post<{ secret: string; otpauthUrl: string }>('/admin/2fa/setup'),
+  enable: (secret: string, code: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/enable', { secret, code }),
+  disable: (code: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/disable', { code }),
+};
