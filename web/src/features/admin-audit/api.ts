@@ -29,6 +29,10 @@ export const AUDIT_ACTIONS = [
   'update_settings',
   'set_deposit_accounts',
   'broadcast_notice',
+  'withdraw_notice',
+  'set_admin_disabled',
+  'change_own_password',
+  'set_own_totp',
 ] as const;
 
 export interface AuditFilter {
