@@ -11,6 +11,8 @@
  *   reached") until `retry()`. The browser's `offline` stops trying; `online` starts again.
  * - `serverNow()` is the server's clock, estimated from ping/pong round trips, so countdowns
  *   do not depend on the device's clock.
+ * - The same client serves the back-office (lib/admin-ws.ts): only the authentication differs
+ *   (`adminAuth` with the admin's token, answered `adminAuthenticated`), given as `auth`.
  */
 
 export const RECONNECT_DELAY_MS = 5_000;
@@ -91,10 +93,21 @@ interface Subscription {
   lines: Map<string, TickerLine> | null;
 }
 
+/** How a connection authenticates: the op sent with the token, and the frame type of success. */
+export interface WsAuth {
+  op: string;
+  authenticated: string;
+}
+
+/** The trader's authentication: `{op:"auth", token}`, answered `authenticated`. */
+export const USER_AUTH: WsAuth = { op: 'auth', authenticated: 'authenticated' };
+
 export interface WsClientOptions {
   url: () => string;
   WebSocketImpl?: typeof WebSocket;
   now?: () => number;
+  /** The trader's `auth` unless given (the back-office: `adminAuth`). */
+  auth?: WsAuth;
 }
 
 export class WsClient {
@@ -285,6 +298,8 @@ export class WsClient {
     this.socket = null;
     if (event.code === CLOSE_SESSION_ENDED) {
       this.emit('session-ended', { type: 'session-ended', data: null });
+      // A listener closed the client for good (the back-office: no session, nothing to show).
+      if (this.status.state === 'idle') return;
     }
     this.scheduleReconnect();
   }
@@ -294,7 +309,7 @@ export class WsClient {
   }
 
   private sendAuth(): void {
-    this.send({ op: 'auth', id: 'auth', token: this.token });
+    this.send({ op: (this.options.auth ?? USER_AUTH).op, id: 'auth', token: this.token });
   }
 
   // ----- clock ---------------------------------------------------------------------------
@@ -346,7 +361,7 @@ export class WsClient {
       this.handlePong(frame);
       return;
     }
-    if (frame.type === 'authenticated') {
+    if (frame.type === (this.options.auth ?? USER_AUTH).authenticated) {
       this.setStatus({ authenticated: true });
     } else if (frame.type === 'error' && frame.id === 'auth') {
       this.emit('auth-failed', frame);

@@ -1,13 +1,8 @@
 /** The app's websocket, and hooks to use it from components. */
 import { useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 
-import { requestLanguage } from './i18n';
 import { type ServerFrame, type Topic, WsClient } from './ws-client';
-
-function socketUrl(): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}/ws?language=${encodeURIComponent(requestLanguage())}`;
-}
+import { socketUrl } from './ws-url';
 
 export const ws = new WsClient({ url: socketUrl });
 
