@@ -7,12 +7,12 @@
  */
 import { useSyncExternalStore } from 'react';
 
-import { type WsAuth, WsClient } from './ws-client';
-import { socketUrl } from './ws-url';
+import { requestLanguage } from './i18n';
+import { type WsAuth, WsClient, socketUrl } from './ws-client';
 
 export const ADMIN_AUTH: WsAuth = { op: 'adminAuth', authenticated: 'adminAuthenticated' };
 
-export const adminWs = new WsClient({ url: socketUrl, auth: ADMIN_AUTH });
+export const adminWs = new WsClient({ url: () => socketUrl(requestLanguage()), auth: ADMIN_AUTH });
 
 /** The back-office connection's state, re-rendering on every change. */
 export function useAdminConnectionStatus() {

@@ -25,6 +25,12 @@ const CLOCK_SAMPLES_MAX = 5;
 export const CLOSE_RESYNC = 4000;
 export const CLOSE_SESSION_ENDED = 4001;
 
+/** The websocket's address: `/ws` on this host, with the language the server answers in. */
+export function socketUrl(language: string): string {
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${window.location.host}/ws?language=${encodeURIComponent(language)}`;
+}
+
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed' | 'offline';
 
 export interface ConnectionStatus {

@@ -1,10 +1,10 @@
 /** The app's websocket, and hooks to use it from components. */
 import { useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 
-import { type ServerFrame, type Topic, WsClient } from './ws-client';
-import { socketUrl } from './ws-url';
+import { requestLanguage } from './i18n';
+import { type ServerFrame, type Topic, WsClient, socketUrl } from './ws-client';
 
-export const ws = new WsClient({ url: socketUrl });
+export const ws = new WsClient({ url: () => socketUrl(requestLanguage()) });
 
 /** The connection state, re-rendering on every change. */
 export function useConnectionStatus() {
