@@ -45,7 +45,15 @@ export default defineConfig(({ mode }) => ({
         // The one HTTP client and the trader's instance of it stay one chunk, as they were
         // before the back-office (which uses only the client) split them: one request less
         // and 0.3 KiB less on the login route.
-        codeSplitting: { groups: [{ name: 'api', test: /\/src\/lib\/(api|api-client)\.ts$/ }] },
+        // Likewise the one websocket client and the trader's instance: the back-office's own
+        // instance (lib/admin-ws.ts) would otherwise split the client off into a chunk of its
+        // own, one more request on every trader's page.
+        codeSplitting: {
+          groups: [
+            { name: 'api', test: /\/src\/lib\/(api|api-client)\.ts$/ },
+            { name: 'ws', test: /\/src\/lib\/(ws|ws-client)\.ts$/ },
+          ],
+        },
         chunkFileNames(chunk) {
           const id = chunk.facadeModuleId ?? '';
           const route = /\/src\/app\/routes\/([a-z-]+)\.tsx$/.exec(id);

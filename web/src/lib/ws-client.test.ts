@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 
-import { CLOSE_SESSION_ENDED, RECONNECT_ATTEMPTS_MAX, RECONNECT_DELAY_MS, WsClient } from './ws-client';
+import { CLOSE_SESSION_ENDED, RECONNECT_ATTEMPTS_MAX, RECONNECT_DELAY_MS, type WsAuth, WsClient } from './ws-client';
 
 /** A stand-in socket: records what the client sends; the test opens, feeds and closes it. */
 class FakeSocket {
@@ -46,11 +46,12 @@ function latest(): FakeSocket {
 }
 
 let clock = 1_000_000;
-function client() {
+function client(auth?: WsAuth) {
   return new WsClient({
     url: () => 'ws://test/ws',
     WebSocketImpl: FakeSocket as unknown as typeof WebSocket,
     now: () => clock,
+    auth,
   });
 }
 
@@ -214,6 +215,50 @@ describe('subscriptions', () => {
     expect(FakeSocket.all[0]!.closedByClient).toBe(true);
     latest().open();
     expect(latest().ops('auth')).toEqual([]);
+  });
+});
+
+describe('the back-office instance', () => {
+  const ADMIN = { op: 'adminAuth', authenticated: 'adminAuthenticated' };
+
+  test('authenticates with adminAuth on every (re)connect and says when the server accepted it', () => {
+    const ws = client(ADMIN);
+    ws.setToken('admin-token');
+    const accepted = vi.fn();
+    ws.on('adminAuthenticated', accepted);
+    ws.connect();
+    latest().open();
+    expect(latest().ops('adminAuth')).toEqual([{ op: 'adminAuth', id: 'auth', token: 'admin-token' }]);
+    expect(latest().ops('auth')).toEqual([]);
+    expect(ws.getStatus().authenticated).toBe(false);
+    latest().push({ type: 'adminAuthenticated', id: 'auth', data: { admin: 1 } });
+    expect(ws.getStatus().authenticated).toBe(true);
+    expect(accepted).toHaveBeenCalledTimes(1);
+
+    latest().drop();
+    expect(ws.getStatus()).toMatchObject({ state: 'reconnecting', authenticated: false });
+    vi.advanceTimersByTime(RECONNECT_DELAY_MS);
+    latest().open();
+    expect(latest().ops('adminAuth')).toHaveLength(1);
+    latest().push({ type: 'adminAuthenticated', id: 'auth', data: { admin: 1 } });
+    expect(accepted).toHaveBeenCalledTimes(2);
+  });
+
+  test('a refused token is reported; a listener that closes the client on a session end stops the reconnects', () => {
+    const ws = client(ADMIN);
+    ws.setToken('admin-token');
+    const refused = vi.fn();
+    ws.on('auth-failed', refused);
+    ws.on('session-ended', () => ws.disconnect());
+    ws.connect();
+    latest().open();
+    latest().push({ type: 'error', id: 'auth', data: { code: 'FORBIDDEN', message: 'Access denied' } });
+    expect(refused).toHaveBeenCalledWith(expect.objectContaining({ data: expect.objectContaining({ code: 'FORBIDDEN' }) }));
+
+    latest().drop(CLOSE_SESSION_ENDED);
+    expect(ws.getStatus().state).toBe('idle');
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(1);
   });
 });
 

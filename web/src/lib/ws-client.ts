@@ -11,6 +11,8 @@
  *   reached") until `retry()`. The browser's `offline` stops trying; `online` starts again.
  * - `serverNow()` is the server's clock, estimated from ping/pong round trips, so countdowns
  *   do not depend on the device's clock.
+ * - The same client serves the back-office (lib/admin-ws.ts): only the authentication differs
+ *   (`adminAuth` with the admin's token, answered `adminAuthenticated`), given as `auth`.
  */
 
 export const RECONNECT_DELAY_MS = 5_000;
@@ -22,6 +24,12 @@ const CLOCK_SAMPLES_MAX = 5;
 /** Close codes of the server (ARCHITECTURE.md): resync, session ended, heartbeat. */
 export const CLOSE_RESYNC = 4000;
 export const CLOSE_SESSION_ENDED = 4001;
+
+/** The websocket's address: `/ws` on this host, with the language the server answers in. */
+export function socketUrl(language: string): string {
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${window.location.host}/ws?language=${encodeURIComponent(language)}`;
+}
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed' | 'offline';
 
@@ -91,10 +99,21 @@ interface Subscription {
   lines: Map<string, TickerLine> | null;
 }
 
+/** How a connection authenticates: the op sent with the token, and the frame type of success. */
+export interface WsAuth {
+  op: string;
+  authenticated: string;
+}
+
+/** The trader's authentication: `{op:"auth", token}`, answered `authenticated`. */
+export const USER_AUTH: WsAuth = { op: 'auth', authenticated: 'authenticated' };
+
 export interface WsClientOptions {
   url: () => string;
   WebSocketImpl?: typeof WebSocket;
   now?: () => number;
+  /** The trader's `auth` unless given (the back-office: `adminAuth`). */
+  auth?: WsAuth;
 }
 
 export class WsClient {
@@ -285,6 +304,8 @@ export class WsClient {
     this.socket = null;
     if (event.code === CLOSE_SESSION_ENDED) {
       this.emit('session-ended', { type: 'session-ended', data: null });
+      // A listener closed the client for good (the back-office: no session, nothing to show).
+      if (this.status.state === 'idle') return;
     }
     this.scheduleReconnect();
   }
@@ -294,7 +315,7 @@ export class WsClient {
   }
 
   private sendAuth(): void {
-    this.send({ op: 'auth', id: 'auth', token: this.token });
+    this.send({ op: (this.options.auth ?? USER_AUTH).op, id: 'auth', token: this.token });
   }
 
   // ----- clock ---------------------------------------------------------------------------
@@ -346,7 +367,7 @@ export class WsClient {
       this.handlePong(frame);
       return;
     }
-    if (frame.type === 'authenticated') {
+    if (frame.type === (this.options.auth ?? USER_AUTH).authenticated) {
       this.setStatus({ authenticated: true });
     } else if (frame.type === 'error' && frame.id === 'auth') {
       this.emit('auth-failed', frame);

@@ -2,14 +2,9 @@
 import { useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 
 import { requestLanguage } from './i18n';
-import { type ServerFrame, type Topic, WsClient } from './ws-client';
+import { type ServerFrame, type Topic, WsClient, socketUrl } from './ws-client';
 
-function socketUrl(): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}/ws?language=${encodeURIComponent(requestLanguage())}`;
-}
-
-export const ws = new WsClient({ url: socketUrl });
+export const ws = new WsClient({ url: () => socketUrl(requestLanguage()) });
 
 /** The connection state, re-rendering on every change. */
 export function useConnectionStatus() {

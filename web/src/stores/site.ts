@@ -9,12 +9,28 @@ export interface SiteInfo {
   siteDescription: string;
   emailLogin: boolean;
   walletLogin: boolean;
-  customerService: { enabled: boolean; serviceLink: string };
+  /** `hours`: the working hours in UTC as the operator wrote them (`09:00-21:00`), '' for none. */
+  customerService: { enabled: boolean; serviceLink: string; hours?: string };
   inviteCodeRequired: boolean;
 }
 
-/** Customer service hours (spec §9). */
+/** Customer service hours (spec §9), until the server says the operator's. */
 export const SUPPORT_HOURS = '9:00-21:00';
+
+/**
+ * The customer-service hours to show: the operator's (basic-info's `customerService.hours`),
+ * '' when the operator left them empty, the spec's while the server has not answered (or is
+ * one that does not send them).
+ */
+export function supportHours(info: SiteInfo | null): string {
+  const hours = info?.customerService.hours;
+  return hours === undefined ? SUPPORT_HOURS : hours.trim();
+}
+
+/** The customer-service hours to show, re-rendering when the site's settings arrive. */
+export function useSupportHours(): string {
+  return useSite((s) => supportHours(s.info));
+}
 
 /** The spec's default name in the layout, until the server answers. */
 export const DEFAULT_SITE_NAME = 'Trading Pro';

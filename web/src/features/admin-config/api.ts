@@ -1,6 +1,7 @@
 /** System configuration (decisions §9) and where users pay deposits. */
 import { adminApi } from '@/lib/admin-api';
 import { decimal } from '@/lib/decimal';
+import { type UploadOptions, upload } from '@/lib/upload';
 
 export interface SystemConfig {
   basic: {
@@ -11,7 +12,11 @@ export interface SystemConfig {
     walletLogin: boolean;
     customerServiceEnabled: boolean;
     customerServiceLink: string;
+    /** Working hours as users see them, in UTC (`09:00-21:00`). */
+    customerServiceHours: string;
     inviteCodeRequired: boolean;
+    /** The site-package provider's chat, linked in the back-office's sidebar. */
+    providerLink: string;
   };
   finance: {
     withdrawFeeRate: string;
@@ -40,10 +45,27 @@ export const saveConfig = (config: SystemConfig) => adminApi.put<SystemConfig>('
 export const fetchDepositAccounts = (signal?: AbortSignal) => adminApi.get<DepositAccount[]>('/admin/system/deposit-accounts', { signal });
 export const saveDepositAccounts = (accounts: DepositAccount[]) => adminApi.put<DepositAccount[]>('/admin/system/deposit-accounts', { accounts });
 
+/** A stored upload: `url` is what `basic.logo` takes. */
+export interface Uploaded {
+  name: string;
+  url: string;
+  contentType: string;
+  size: number;
+}
+
+/** The images the server accepts (it checks the content too), and how large. */
+export const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+export const LOGO_BYTES_MAX = 5 * 1024 * 1024;
+
+export const uploadLogo = (file: File, options: UploadOptions) => upload<Uploaded>(adminApi, '/admin/system/logo', file, options);
+
 const RATE = /^\d(\.\d{1,4})?$/;
 const MONEY = /^\d{1,10}(\.\d{1,2})?$/;
 export const TEXT_MAX = 500;
 export const SITE_NAME_MAX = 64;
+/** The server's limit for short fields (the customer-service hours). */
+export const FIELD_MAX = 100;
+const LINK = /^https?:\/\/\S+$/;
 
 /** Field path (`finance.withdrawMin`, `finance.rewardRates.1`) -> catalogue key of its problem. */
 export type ConfigErrors = Record<string, string>;
@@ -53,10 +75,14 @@ export function checkConfig(config: SystemConfig): ConfigErrors {
   const { basic: b, finance: f } = config;
   if (!b.siteName.trim()) errors['basic.siteName'] = 'admin.config.errors.required';
   else if ([...b.siteName].length > SITE_NAME_MAX) errors['basic.siteName'] = 'admin.config.errors.tooLong';
-  for (const key of ['logo', 'siteDescription', 'customerServiceLink'] as const) {
+  // Lengths as the server counts them: characters, before trimming.
+  for (const key of ['logo', 'siteDescription', 'customerServiceLink', 'providerLink'] as const) {
     if ([...b[key]].length > TEXT_MAX) errors[`basic.${key}`] = 'admin.config.errors.tooLong';
   }
-  if (b.customerServiceEnabled && !/^https?:\/\/\S+$/.test(b.customerServiceLink.trim())) errors['basic.customerServiceLink'] = 'admin.config.errors.link';
+  if ([...b.customerServiceHours].length > FIELD_MAX) errors['basic.customerServiceHours'] = 'admin.config.errors.tooLong';
+  if (b.customerServiceEnabled && !LINK.test(b.customerServiceLink.trim())) errors['basic.customerServiceLink'] = 'admin.config.errors.link';
+  // The provider's link becomes a link in the sidebar: a web address or nothing.
+  if (!errors['basic.providerLink'] && b.providerLink.trim() && !LINK.test(b.providerLink.trim())) errors['basic.providerLink'] = 'admin.config.errors.link';
   const rate = (path: string, value: string) => {
     if (!RATE.test(value.trim()) || decimal(value.trim())!.gt(1)) errors[path] = 'admin.config.errors.rate';
   };

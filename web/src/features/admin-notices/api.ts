@@ -1,22 +1,35 @@
-/** System notices: broadcast to every user, and the list users see. */
+/**
+ * System notices: broadcast to every user or to the users of one language, every notice sent
+ * (withdrawn ones too), and withdrawing one.
+ */
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
+import { LANGUAGES } from '@/lib/i18n';
 
 export interface Notice {
   id: number;
   title: string;
   body: string;
   time: number;
+  /** The language it is written in and shown to; '' for every language. */
+  lang: string;
+  /** When it was withdrawn (ms), or null while users see it. */
+  withdrawnAt: number | null;
 }
 
 export const NOTICE_TITLE_MAX = 100;
 export const NOTICE_BODY_MAX = 2000;
 export const NOTICES_PAGE_SIZE = 20;
 
-export const fetchNotices = (page: number, signal?: AbortSignal) =>
-  adminApi.get<Page<Notice>>('/notices', { query: { page, pageSize: NOTICES_PAGE_SIZE }, signal });
+/** '' (every language) or one of the app's languages, as the server accepts them. */
+export const NOTICE_LANGUAGES: readonly string[] = ['', ...LANGUAGES.map((l) => l.code)];
 
-export const broadcast = (title: string, body: string) => adminApi.post('/admin/notices', { title, body });
+export const fetchNotices = (page: number, signal?: AbortSignal) =>
+  adminApi.get<Page<Notice>>('/admin/notices', { query: { page, pageSize: NOTICES_PAGE_SIZE }, signal });
+
+export const broadcast = (title: string, body: string, lang: string) => adminApi.post('/admin/notices', { title, body, lang });
+
+export const withdrawNotice = (id: number) => adminApi.delete(`/admin/notices/${id}`);
 
 /** The catalogue keys of what is wrong with a notice. */
 export function checkNotice(title: string, body: string): { title?: string; body?: string } {

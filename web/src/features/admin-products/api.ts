@@ -9,6 +9,18 @@ export interface Product {
   enabled: boolean;
   /** `always` (crypto, 24/7) or `forex` (closed from Friday 22:00 to Sunday 22:00 UTC). */
   hours: string;
+  /** Where its prices come from: `simulated`, `replay: FILE` or `exchange: HOST`. */
+  source: string;
+}
+
+/** A price source read for display: its kind, and the file or host it names. */
+export function readSource(source: string): { kind: 'simulated' | 'replay' | 'exchange' | 'other' | 'none'; detail: string } {
+  const text = source.trim();
+  if (!text) return { kind: 'none', detail: '' };
+  if (text === 'simulated') return { kind: 'simulated', detail: '' };
+  const named = /^(replay|exchange):\s*(.*)$/.exec(text);
+  if (named) return { kind: named[1] as 'replay' | 'exchange', detail: named[2]! };
+  return { kind: 'other', detail: text };
 }
 
 export const fetchProducts = (signal?: AbortSignal) => adminApi.get<Product[]>('/admin/products', { signal });

@@ -1,4 +1,7 @@
-/** Users in the back-office: search, one user's figures and contracts, freeze, adjust. */
+/**
+ * Users in the back-office: search (a UID exactly, or a part of a username or e-mail in any
+ * case, newest first), one user's figures, live sessions and contracts, freeze, adjust.
+ */
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
 import type { ContractRow } from '@/types/api';
@@ -23,6 +26,17 @@ export interface AdminUser {
   openContracts: number;
 }
 
+/** A session the user is signed in with now (device, address, when). */
+export interface AdminUserSession {
+  device: string;
+  ip: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** One user as the dialog shows them: the list's fields and the live sessions. */
+export type AdminUserDetail = AdminUser & { sessions: AdminUserSession[] };
+
 export const USERS_PAGE_SIZE = 20;
 export const USER_CONTRACTS_SHOWN = 10;
 
@@ -30,8 +44,8 @@ export function fetchUsers(q: string, page: number, signal?: AbortSignal): Promi
   return adminApi.get<Page<AdminUser>>('/admin/users', { query: { q, page, pageSize: USERS_PAGE_SIZE }, signal });
 }
 
-export function fetchUser(uid: number, signal?: AbortSignal): Promise<AdminUser> {
-  return adminApi.get<AdminUser>(`/admin/users/${uid}`, { signal });
+export function fetchUser(uid: number, signal?: AbortSignal): Promise<AdminUserDetail> {
+  return adminApi.get<AdminUserDetail>(`/admin/users/${uid}`, { signal });
 }
 
 export function fetchUserContracts(uid: number, signal?: AbortSignal): Promise<Page<ContractRow>> {

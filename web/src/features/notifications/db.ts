@@ -14,6 +14,8 @@ export interface StoredNotification {
   messageKey?: string;
   message?: string;
   params?: Record<string, string | number>;
+  /** The language a literal title and message are written in (system notices). */
+  lang?: string;
   time: number;
   read: boolean;
   data?: { symbol?: string; price?: string; amount?: string; profit?: string };

@@ -1,6 +1,7 @@
 /**
- * System config: the site (name, logo, description), sign-in modes and the invite-code rule,
- * customer service, money (withdrawal fee and limits, deposit limits, open contracts per user,
+ * System config: the site (name, logo uploaded with a preview, description), sign-in modes
+ * and the invite-code rule, customer service (link and working hours), the provider's chat
+ * link of the back-office, money (withdrawal fee and limits, deposit limits, open contracts per user,
  * the demo balance), referral reward rates, and where users pay deposits. Each part is
  * checked as the server checks it before it is saved, and saved as a whole.
  */
@@ -15,6 +16,7 @@ import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
 import { type ConfigErrors, type DepositAccount, PAY_METHODS, type SystemConfig, checkConfig, fetchConfig, fetchDepositAccounts, saveConfig, saveDepositAccounts } from '../api';
+import { LogoField } from './logo-field';
 
 type Basic = SystemConfig['basic'];
 type Finance = SystemConfig['finance'];
@@ -35,8 +37,17 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
     setErrors({ ...errors, [`finance.${key}`]: '' });
   };
   const error = (path: string) => (errors[path] ? t(errors[path]) : undefined);
-  const text = (key: 'siteName' | 'logo' | 'siteDescription' | 'customerServiceLink') => (
-    <Field label={t(`admin.config.fields.${key}`)} name={key} dir="auto" readOnly={!canAct} value={config.basic[key]} error={error(`basic.${key}`)} onChange={(e) => setBasic(key, e.target.value)} />
+  const text = (key: 'siteName' | 'logo' | 'siteDescription' | 'customerServiceLink' | 'customerServiceHours' | 'providerLink', hint?: string) => (
+    <Field
+      label={t(`admin.config.fields.${key}`)}
+      name={key}
+      dir={key === 'siteName' || key === 'siteDescription' ? 'auto' : 'ltr'}
+      readOnly={!canAct}
+      value={config.basic[key]}
+      error={error(`basic.${key}`)}
+      hint={hint}
+      onChange={(e) => setBasic(key, e.target.value)}
+    />
   );
   const flag = (key: 'emailLogin' | 'walletLogin' | 'inviteCodeRequired' | 'customerServiceEnabled') => (
     <label className="admin-check">
@@ -70,6 +81,7 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
       <fieldset className="admin-card admin-user-form">
         <legend className="admin-card-title">{t('admin.config.site')}</legend>
         {text('siteName')}
+        <LogoField url={config.basic.logo} siteName={config.basic.siteName} canAct={canAct} onChange={(url) => setBasic('logo', url)} />
         {text('logo')}
         {text('siteDescription')}
       </fieldset>
@@ -80,6 +92,11 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
         {flag('inviteCodeRequired')}
         {flag('customerServiceEnabled')}
         {text('customerServiceLink')}
+        {text('customerServiceHours', t('admin.config.hints.customerServiceHours'))}
+      </fieldset>
+      <fieldset className="admin-card admin-user-form">
+        <legend className="admin-card-title">{t('admin.config.backOffice')}</legend>
+        {text('providerLink', t('admin.config.hints.providerLink'))}
       </fieldset>
       <fieldset className="admin-card admin-user-form">
         <legend className="admin-card-title">{t('admin.config.money')}</legend>

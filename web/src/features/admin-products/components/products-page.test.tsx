@@ -7,8 +7,8 @@ import { renderAt } from '@/testing/render';
 
 import { ProductsPage } from './products-page';
 
-const btc = { symbol: 'BTCUSDT', name: 'Bitcoin', category: 'crypto', precision: 2, enabled: true, hours: 'always' };
-const eur = { symbol: 'EURUSD', name: 'EUR/USD', category: 'forex', precision: 5, enabled: true, hours: 'forex' };
+const btc = { symbol: 'BTCUSDT', name: 'Bitcoin', category: 'crypto', precision: 2, enabled: true, hours: 'always', source: 'simulated' };
+const eur = { symbol: 'EURUSD', name: 'EUR/USD', category: 'forex', precision: 5, enabled: true, hours: 'forex', source: 'replay: eurusd.csv' };
 
 describe('products', () => {
   it('disables and renames a product, saying what disabling does', async () => {
@@ -37,6 +37,24 @@ describe('products', () => {
     expect(api.calls.find((c) => c.key.startsWith('PUT'))?.body).toEqual({ name: 'Euro / Dollar', enabled: false });
     const updated = (await screen.findByRole('rowheader', { name: 'EURUSD' })).closest('tr')!;
     await waitFor(() => expect(updated).toHaveTextContent('Disabled'));
+  });
+
+  it("shows where each product's prices come from", async () => {
+    useAdminSession.getState().signIn('t', { id: 2, username: 'r', role: 'viewer', permissions: ['products:read'] });
+    const eth = { ...btc, symbol: 'ETHUSDT', name: 'Ethereum', source: 'exchange: stream.binance.com' };
+    const sol = { ...btc, symbol: 'SOLUSDT', name: 'Solana', source: '' };
+    const xau = { ...btc, symbol: 'XAUUSD', name: 'Gold', source: 'fix: lp.example' };
+    mockApi({ 'GET /api/admin/products': () => ({ data: [btc, eur, eth, sol, xau] }) });
+    renderAt(<ProductsPage />);
+    const header = await screen.findByRole('columnheader', { name: 'Price source' });
+    const column = [...header.parentElement!.children].indexOf(header);
+    const source = (symbol: string) => screen.getByRole('rowheader', { name: symbol }).closest('tr')!.children[column]!;
+    expect(source('BTCUSDT')).toHaveTextContent("Simulated (platform's simulator)");
+    expect(source('EURUSD')).toHaveTextContent('Replay of eurusd.csv');
+    expect(source('ETHUSDT')).toHaveTextContent('Live exchange: stream.binance.com');
+    expect(within(source('ETHUSDT') as HTMLElement).getByText('stream.binance.com')).toHaveAttribute('dir', 'ltr');
+    expect(source('SOLUSDT')).toHaveTextContent('Not set');
+    expect(source('XAUUSD')).toHaveTextContent('Source: fix: lp.example');
   });
 
   it('shows a reader no edit buttons', async () => {

@@ -1,5 +1,6 @@
 /**
- * Products: every product with its display name, category, precision and market hours;
+ * Products: every product with its display name, category, precision, market hours and price
+ * source (simulated, a replayed file or a live exchange);
  * enabling or disabling one (a disabled product takes no new orders; running contracts settle
  * by their rule) and renaming it, for admins who may act on products.
  */
@@ -14,7 +15,19 @@ import { errorMessage } from '@/lib/api-client';
 import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
-import { PRODUCT_NAME_MAX, type Product, fetchProducts, updateProduct } from '../api';
+import { PRODUCT_NAME_MAX, type Product, fetchProducts, readSource, updateProduct } from '../api';
+
+/** The price source: translated kind, and the file or host as the server names it. */
+function Source({ source }: { source: string }) {
+  const { t } = useTranslation();
+  const { kind, detail } = readSource(source);
+  if (kind === 'simulated' || kind === 'none') return <span className={kind === 'none' ? 'muted' : undefined}>{t(`admin.products.sources.${kind}`)}</span>;
+  return (
+    <span>
+      {t(`admin.products.sources.${kind}`)} <bdi dir="ltr">{detail}</bdi>
+    </span>
+  );
+}
 
 function ProductDialog({ product, onClose, onSaved }: { product: Product; onClose(): void; onSaved(): void }) {
   const { t } = useTranslation();
@@ -107,6 +120,7 @@ export function ProductsPage() {
                 <th scope="col">{t('admin.products.category')}</th>
                 <th scope="col">{t('admin.products.precision')}</th>
                 <th scope="col">{t('admin.products.hours')}</th>
+                <th scope="col">{t('admin.products.source')}</th>
                 <th scope="col">{t('admin.products.state')}</th>
                 {canAct && <th scope="col">{t('admin.rules.actions')}</th>}
               </tr>
@@ -121,6 +135,9 @@ export function ProductsPage() {
                   <td>{t(`admin.products.categories.${p.category}`, { defaultValue: p.category })}</td>
                   <td className="num">{p.precision}</td>
                   <td>{t(`admin.products.hoursKinds.${p.hours}`, { defaultValue: p.hours })}</td>
+                  <td>
+                    <Source source={p.source ?? ''} />
+                  </td>
                   <td>
                     <span className={p.enabled ? 'admin-status admin-status-completed' : 'admin-status'}>{t(p.enabled ? 'admin.products.on' : 'admin.products.off')}</span>
                   </td>

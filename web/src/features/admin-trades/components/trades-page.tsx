@@ -1,8 +1,11 @@
 /**
  * Trades: every contract, newest first, filtered by user, product, state, account and local
- * days; each with its terms, entry and exit, and result.
+ * days; each with its terms, entry and exit, and result. The list is live (live.ts): new
+ * contracts that match come on top of page 1, briefly highlighted, and entries and
+ * settlements change their rows in place. Each time the live stream is (re)authenticated the
+ * list is read again; frames that arrive while a read is under way are applied on top of it.
  */
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
@@ -13,6 +16,12 @@ import { dayEndMs, dayStartMs } from '@/lib/dates';
 import { formatDateTime, formatMoney, formatRate } from '@/lib/format';
 
 import { type AdminContract, NO_TRADE_FILTER, TRADES_PAGE_SIZE, type TradeFilter, fetchTrades } from '../api';
+import { useLiveTrades } from '../hooks/use-live-trades';
+import { type TradeFrame, type TradesView, applyTradeFrame } from '../live';
+import { LiveIndicator } from './live-indicator';
+
+/** How long a new row stays highlighted. */
+const FRESH_MS = 4_000;
 
 interface Draft {
   user: string;
@@ -57,22 +66,75 @@ export function TradesPage() {
   const [problem, setProblem] = useState<{ field: keyof Draft; key: string } | null>(null);
   const [filter, setFilter] = useState<TradeFilter>(NO_TRADE_FILTER);
   const [page, setPage] = useState(1);
-  const [listed, setListed] = useState<Page<AdminContract> | null>(null);
+  const [listed, setListedState] = useState<Page<AdminContract> | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  const [fresh, setFresh] = useState<ReadonlySet<number>>(new Set());
+
+  // Frames are applied to the list as it is now, outside React's updaters.
+  const listedRef = useRef(listed);
+  const setListed = useCallback((list: Page<AdminContract> | null) => {
+    listedRef.current = list;
+    setListedState(list);
+  }, []);
+  const view = useRef<TradesView>({ filter, page, pageSize: TRADES_PAGE_SIZE });
+  view.current = { filter, page, pageSize: TRADES_PAGE_SIZE };
+  /** Frames received while a read is under way, applied again on top of its answer. */
+  const arrived = useRef<TradeFrame[] | null>(null);
+  const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  useEffect(() => {
+    const pending = timers.current;
+    return () => pending.forEach(clearTimeout);
+  }, []);
 
   useEffect(() => {
     const controller = new AbortController();
+    const during: TradeFrame[] = [];
+    arrived.current = during;
     setFailure(null);
     fetchTrades(filter, page, controller.signal)
-      .then(setListed)
+      .then((read) => {
+        let list = read;
+        for (const frame of during) list = applyTradeFrame(list, frame, view.current).list;
+        setListed(list);
+      })
       .catch((e: unknown) => {
         if (!controller.signal.aborted) setFailure(errorMessage(e));
+      })
+      .finally(() => {
+        if (arrived.current === during) arrived.current = null;
       });
-    return () => controller.abort();
-  }, [filter, page, reload]);
+    return () => {
+      controller.abort();
+      if (arrived.current === during) arrived.current = null;
+    };
+  }, [filter, page, reload, setListed]);
 
   const again = useCallback(() => setReload((n) => n + 1), []);
+  const highlight = (id: number) => {
+    setFresh((ids) => new Set(ids).add(id));
+    const timer = setTimeout(() => {
+      timers.current.delete(timer);
+      setFresh((ids) => {
+        const next = new Set(ids);
+        next.delete(id);
+        return next;
+      });
+    }, FRESH_MS);
+    timers.current.add(timer);
+  };
+  const live = useLiveTrades({
+    onFrame(frame) {
+      arrived.current?.push(frame);
+      const current = listedRef.current;
+      if (!current) return;
+      const { list, added } = applyTradeFrame(current, frame, view.current);
+      if (list !== current) setListed(list);
+      if (added !== null) highlight(added);
+    },
+    // Authenticated (first time or after a reconnect): what was missed is read, not assumed.
+    onLive: again,
+  });
   const apply = (event: FormEvent) => {
     event.preventDefault();
     const read = readTradeDraft(draft);
@@ -93,7 +155,10 @@ export function TradesPage() {
 
   return (
     <div className="admin-page">
-      <h1 className="page-title">{t('admin.nav.trades')}</h1>
+      <div className="admin-page-head">
+        <h1 className="page-title">{t('admin.nav.trades')}</h1>
+        <LiveIndicator status={live.status} refused={live.refused} onRetry={live.retry} />
+      </div>
       <form className="admin-card admin-filters admin-filters-wide" onSubmit={apply} noValidate aria-label={t('admin.trades.filters')}>
         <Field label={t('admin.trades.user')} name="user" inputMode="numeric" dir="ltr" value={draft.user} onChange={set('user')} error={errorFor('user')} />
         <Field label={t('admin.trades.symbol')} name="symbol" dir="ltr" value={draft.symbol} onChange={set('symbol')} error={errorFor('symbol')} />
@@ -119,9 +184,8 @@ export function TradesPage() {
           {t('admin.audit.apply')}
         </button>
       </form>
-      {failure ? (
-        <ErrorState text={failure} onRetry={again} />
-      ) : !listed ? (
+      {failure && <ErrorState text={failure} onRetry={again} />}
+      {failure && !listed ? null : !listed ? (
         <SkeletonRows rows={8} columns={6} />
       ) : listed.items.length === 0 ? (
         <EmptyState text={t('admin.trades.empty')} />
@@ -145,9 +209,10 @@ export function TradesPage() {
                 {listed.items.map((c) => {
                   const result = resultOf(c, t, lang);
                   return (
-                    <tr key={c.id}>
+                    <tr key={c.id} className={fresh.has(c.id) ? 'admin-row-new' : undefined}>
                       <th scope="row" className="num">
                         {c.id}
+                        {fresh.has(c.id) && <span className="sr-only"> {t('admin.trades.live.newRow')}</span>}
                       </th>
                       <td className="num">{c.user}</td>
                       <td dir="ltr">{c.symbol}</td>

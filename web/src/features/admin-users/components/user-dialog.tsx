@@ -15,11 +15,42 @@ import { formatDateTime, formatMoney } from '@/lib/format';
 import { toast } from '@/stores/toast';
 import type { ContractRow } from '@/types/api';
 
-import { type AdminUser, adjustBalance, checkAdjustment, fetchUser, fetchUserContracts, setFrozen } from '../api';
+import { type AdminUser, type AdminUserDetail, type AdminUserSession, adjustBalance, checkAdjustment, fetchUser, fetchUserContracts, setFrozen } from '../api';
 
 interface Loaded {
-  user: AdminUser;
+  user: AdminUserDetail;
   contracts: ContractRow[];
+}
+
+/** Where and since when the user is signed in now, or that they are not. */
+function Sessions({ sessions }: { sessions: AdminUserSession[] }) {
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language;
+  return (
+    <section aria-labelledby="admin-user-sessions">
+      <h3 id="admin-user-sessions" className="admin-card-title">
+        {t('admin.users.sessions', { count: sessions.length })}
+      </h3>
+      {sessions.length === 0 ? (
+        <p className="muted" role="status">
+          {t('admin.users.noSessions')}
+        </p>
+      ) : (
+        <ul className="admin-user-sessions">
+          {sessions.map((s) => (
+            <li key={`${s.createdAt}-${s.ip}-${s.device}`}>
+              <strong dir="auto">{s.device || t('admin.users.unknownDevice')}</strong>
+              <span className="muted">
+                {t('admin.users.sessionIp')} <bdi dir="ltr">{s.ip}</bdi>
+              </span>
+              <span>{t('admin.users.sessionSince', { time: formatDateTime(s.createdAt, lang) })}</span>
+              <span className="muted">{t('admin.users.sessionUntil', { time: formatDateTime(s.expiresAt, lang) })}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
 }
 
 function Reason({ value, onChange, error }: { value: string; onChange(v: string): void; error?: string }) {
@@ -187,6 +218,7 @@ export function UserDialog({ uid, canAct, onClose, onChanged }: { uid: number; c
               <dd className="num">{u.inviter ?? '—'}</dd>
             </div>
           </dl>
+          <Sessions sessions={u.sessions ?? []} />
           <h3 className="admin-card-title">{t('admin.users.recentContracts', { open: u.openContracts })}</h3>
           {loaded.contracts.length === 0 ? (
             <p className="muted">{t('admin.users.noContracts')}</p>

@@ -20,10 +20,12 @@ const mona = (frozen = false, available = '25') => ({
   openContracts: 1,
 });
 
-function server(state = { frozen: false, available: '25' }) {
+const SESSION = { device: 'Firefox 128 on Linux', ip: '203.0.113.9', createdAt: 1_700_000_000_000, expiresAt: 1_700_604_800_000 };
+
+function server(state: { frozen: boolean; available: string; sessions?: unknown[] } = { frozen: false, available: '25' }) {
   return mockApi({
     'GET /api/admin/users': (_b, url) => ({ data: url.searchParams.get('q') === 'nobody' ? { items: [], total: 0 } : { items: [mona(state.frozen, state.available)], total: 1 } }),
-    'GET /api/admin/users/7': () => ({ data: mona(state.frozen, state.available) }),
+    'GET /api/admin/users/7': () => ({ data: { ...mona(state.frozen, state.available), sessions: state.sessions ?? [] } }),
     'GET /api/admin/trades': () => ({ data: { items: [], total: 0 } }),
     'POST /api/admin/users/7/freeze': (body) => {
       state.frozen = (body as { frozen: boolean }).frozen;
@@ -43,7 +45,9 @@ describe('back-office users', () => {
     const api = server();
     const { user } = renderAt(<UsersPage />);
     expect(await screen.findByRole('button', { name: 'Open mona (UID 7)' })).toBeInTheDocument();
-    await user.type(screen.getByRole('searchbox', { name: 'Search users' }), 'nobody');
+    const search = screen.getByRole('searchbox', { name: 'Search users' });
+    expect(search).toHaveAccessibleDescription(/A number finds that UID exactly; any text finds usernames and e-mails that contain it/);
+    await user.type(search, 'nobody');
     await user.click(screen.getByRole('button', { name: 'Search' }));
     expect(await screen.findByText('No user matches')).toBeInTheDocument();
     expect(api.calls.at(-1)?.url.searchParams.get('q')).toBe('nobody');
@@ -84,6 +88,26 @@ describe('back-office users', () => {
     const dialog = await screen.findByRole('dialog', { name: 'User UID 7' });
     await within(dialog).findByText('mona@example.com ✓');
     expect(within(dialog).queryByRole('form')).toBeNull();
+  });
+
+  it("shows where the user is signed in now, or that they are signed in nowhere", async () => {
+    server({ frozen: false, available: '25', sessions: [SESSION, { ...SESSION, device: '', ip: '2001:db8::1' }] });
+    const { user } = renderAt(<UsersPage />);
+    await user.click(await screen.findByRole('button', { name: 'Open mona (UID 7)' }));
+    const sessions = await screen.findByRole('region', { name: 'Signed in now (2)' });
+    const [firefox, unknown] = within(sessions).getAllByRole('listitem');
+    expect(firefox).toHaveTextContent('Firefox 128 on Linux');
+    expect(firefox).toHaveTextContent('IP 203.0.113.9');
+    expect(firefox).toHaveTextContent(/Since .*2023/);
+    expect(firefox).toHaveTextContent(/Expires .*2023/);
+    expect(unknown).toHaveTextContent('Unknown device');
+    expect(unknown).toHaveTextContent('2001:db8::1');
+    await user.click(screen.getByRole('button', { name: 'Close' }));
+
+    server();
+    await user.click(await screen.findByRole('button', { name: 'Open mona (UID 7)' }));
+    const none = await screen.findByRole('region', { name: 'Signed in now (0)' });
+    expect(none).toHaveTextContent('Not signed in on any device right now');
   });
 
   it('checks an adjustment as the server does', () => {

@@ -1,6 +1,7 @@
 /**
- * The back-office's users: every user, newest first, or a search by UID, username, e-mail or
- * invite code; a user opens with their figures and the actions the role allows.
+ * The back-office's users: every user, newest first, or a search (a UID exactly, or a part of
+ * a username or e-mail in any case, newest first); a user opens with their figures, live
+ * sessions and the actions the role allows.
  */
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -52,10 +53,13 @@ export function UsersPage() {
         <label className="sr-only" htmlFor="admin-user-search">
           {t('admin.users.search')}
         </label>
-        <input id="admin-user-search" className="input" type="search" value={typed} maxLength={100} placeholder={t('admin.users.searchHint')} onChange={(e) => setTyped(e.target.value)} />
+        <input id="admin-user-search" className="input" type="search" value={typed} maxLength={100} placeholder={t('admin.users.searchHint')} aria-describedby="admin-user-search-hint" onChange={(e) => setTyped(e.target.value)} />
         <button type="submit" className="btn btn-primary">
           {t('admin.users.searchButton')}
         </button>
+        <p id="admin-user-search-hint" className="field-hint admin-search-hint">
+          {t('admin.users.searchExplain')}
+        </p>
       </form>
       {failure ? (
         <ErrorState text={failure} onRetry={again} />

@@ -1,6 +1,9 @@
 /**
  * A system notice (spec §2 modal) is shown once as a modal, when it arrives or at the next
  * visit if it came while the user was away; afterwards it lives in the notification centre.
+ * Only notices for every language or for the app's current one are shown (the server's list
+ * is already filtered by the language header; live frames go to every user). A notice an
+ * admin withdraws closes at once.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,11 +16,7 @@ import { StorageKey, readKey, writeKey } from '@/lib/storage';
 import { useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
 
-interface Notice {
-  title: string;
-  body: string;
-  time: number;
-}
+import { type Notice, noticeIsFor } from '../notices';
 
 const seen = () => Number(readKey(StorageKey.noticeSeen) ?? '0') || 0;
 
@@ -31,22 +30,35 @@ export function NoticeModal() {
     api.get<Page<Notice>>('/notices', { query: { page: 1, pageSize: 1 } }).then(
       ({ items }) => {
         const newest = items[0];
-        if (newest && newest.time > seen()) setNotice(newest);
+        if (newest && newest.time > seen() && noticeIsFor(newest, i18n.language)) setNotice(newest);
       },
       () => undefined,
     );
+    // The newest notice is looked for once per sign-in, in the language of that moment.
   }, [signedIn]);
   useWsEvent<Notice>('notice', ({ data }) => {
-    if (data.time > seen()) setNotice(data);
+    if (data.time > seen() && noticeIsFor(data, i18n.language)) setNotice(data);
   });
+  useWsEvent<{ id: number }>('noticeWithdrawn', ({ data }) => setNotice((shown) => (shown?.id === data.id ? null : shown)));
 
   const close = () => {
     if (notice) writeKey(StorageKey.noticeSeen, String(notice.time));
     setNotice(null);
   };
+  const lang = notice?.lang || undefined;
   return (
-    <Dialog open={notice !== null} title={notice?.title ?? ''} onClose={close}>
-      <p className="notice-body">{notice?.body}</p>
+    <Dialog
+      open={notice !== null}
+      title={
+        <span dir="auto" lang={lang}>
+          {notice?.title ?? ''}
+        </span>
+      }
+      onClose={close}
+    >
+      <p className="notice-body" dir="auto" lang={lang}>
+        {notice?.body}
+      </p>
       <p className="muted small">{notice ? formatDateTime(notice.time, i18n.language) : ''}</p>
       <div className="dialog-actions">
         <button type="button" className="btn btn-primary btn-block" onClick={close}>

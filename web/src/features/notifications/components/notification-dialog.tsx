@@ -51,9 +51,17 @@ function Item({ item, now }: { item: StoredNotification; now: number }) {
       <button type="button" className="notification-body" onClick={open}>
         <span className="notification-title">
           {!item.read && <span className="unread-dot" aria-label={t('notifications.unread')} />}
-          {title}
+          {item.title !== undefined ? (
+            <span dir="auto" lang={item.lang}>
+              {title}
+            </span>
+          ) : (
+            title
+          )}
         </span>
-        <span className="notification-message">{message}</span>
+        <span className="notification-message" dir={item.message !== undefined ? 'auto' : undefined} lang={item.lang}>
+          {message}
+        </span>
         <span className="notification-time muted">{relativeTime(item.time, now, t)}</span>
       </button>
       <button type="button" className="icon-button" aria-label={t('notifications.remove', { title })} onClick={() => void remove(item.id)}>

@@ -77,3 +77,21 @@ test('trade and system switches decide what the notification centre keeps', asyn
   emit('notification', { kind: 'deposit', order: 3, status: 'completed', approved: true, remark: '' });
   await vi.waitFor(() => expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['deposit-3-completed']));
 });
+
+test('a notice for another language is not kept; a withdrawn notice leaves the centre and the browser database', async () => {
+  mockApi({ 'GET /api/user/notification-settings': () => settings(true) });
+  renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  const emit = (type: string, data: unknown) => act(() => listeners.get(type)!({ type, data }));
+  const time = Date.now();
+  emit('notice', { id: 40, title: 'Wartung', body: 'Sonntag', lang: 'de-DE', time });
+  emit('notice', { id: 41, title: 'Maintenance', body: 'Sunday', lang: 'en-US', time: time + 1 });
+  emit('notice', { id: 42, title: 'For all', body: 'Everyone', lang: '', time: time + 2 });
+  await vi.waitFor(() => expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['notice-42', 'notice-41']));
+  expect(useNotifications.getState().items[1]).toMatchObject({ type: 'system', title: 'Maintenance', message: 'Sunday', lang: 'en-US' });
+  await vi.waitFor(async () => expect((await notificationDb.all()).map((n) => n.id).sort()).toEqual(['notice-41', 'notice-42']));
+
+  emit('noticeWithdrawn', { id: 41 });
+  expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['notice-42']);
+  await vi.waitFor(async () => expect((await notificationDb.all()).map((n) => n.id)).toEqual(['notice-42']));
+});

@@ -1,7 +1,8 @@
 /**
  * Turns the websocket's private stream into notifications (spec §9): settlements (a win is
  * high priority, a loss medium), deposit and withdrawal decisions (high), price alerts (high),
- * other balance changes and system notices (low). Each new one plays the tone when sound is
+ * other balance changes and system notices (low; only those for the app's language, and
+ * removed again when an admin withdraws one). Each new one plays the tone when sound is
  * on, and high priority ones also show on the desktop when permitted.
  *
  * Price alerts that fired while the app was closed are read from the server each time the
@@ -21,6 +22,7 @@ import type { PriceAlert } from '@/types/api';
 
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
+import { type Notice, noticeIsFor, noticeItemId, noticeNotification } from '../notices';
 import { useNotifications } from '../stores/notifications';
 import { type NotificationSettings, usePreferences } from '../stores/preferences';
 
@@ -51,12 +53,6 @@ interface DecisionFrame {
   /** processing (a withdrawal approved, being paid out), completed, rejected or failed. */
   status: 'processing' | 'completed' | 'rejected' | 'failed';
   remark: string;
-}
-
-interface NoticeFrame {
-  title: string;
-  body: string;
-  time: number;
 }
 
 /** A fired price alert, live (`priceAlert` frame) or from the fired list. */
@@ -191,15 +187,9 @@ export function useNotificationFeed(): void {
       read: false,
     });
   });
-  useWsEvent<NoticeFrame>('notice', ({ data }) =>
-    announce({
-      id: `notice-${data.time}`,
-      type: 'system',
-      priority: 'low',
-      title: data.title,
-      message: data.body,
-      time: data.time,
-      read: false,
-    }),
-  );
+  // A notice for another language is not this user's; a withdrawn one leaves the centre.
+  useWsEvent<Notice>('notice', ({ data }) => {
+    if (noticeIsFor(data, i18n.language)) announce(noticeNotification(data));
+  });
+  useWsEvent<{ id: number }>('noticeWithdrawn', ({ data }) => void useNotifications.getState().remove(noticeItemId(data.id)));
 }
