@@ -29,3 +29,18 @@ export const updateProduct = (symbol: string, name: string, enabled: boolean) =>
   adminApi.put(`/admin/products/${encodeURIComponent(symbol)}`, { name, enabled });
 
 export const PRODUCT_NAME_MAX = 100;
+
+/** A catalogue product not listed yet: an admin may add it. */
+export interface CatalogueItem {
+  symbol: string;
+  name: string;
+  category: string;
+  precision: number;
+  hours: string;
+  source: string;
+}
+
+export const fetchCatalogue = (signal?: AbortSignal) => adminApi.get<CatalogueItem[]>('/admin/catalogue', { signal });
+
+/** Lists a catalogue product: shown, priced and tradable from now on. */
+export const addProduct = (symbol: string) => adminApi.post('/admin/products', { symbol });

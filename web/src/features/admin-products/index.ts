@@ -1,2 +1,2 @@
-/** The back-office's products: names, enabling and disabling. */
+/** The back-office's products: names, enabling and disabling, adding from the catalogue. */
 export { ProductsPage } from './components/products-page';

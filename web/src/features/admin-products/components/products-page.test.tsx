@@ -8,6 +8,7 @@ import { renderAt } from '@/testing/render';
 import { ProductsPage } from './products-page';
 
 const btc = { symbol: 'BTCUSDT', name: 'Bitcoin', category: 'crypto', precision: 2, enabled: true, hours: 'always', source: 'simulated' };
+const sui = { symbol: 'SUIUSDT', name: 'SUI/USDT', category: 'crypto', precision: 4, hours: 'always', source: 'simulated' };
 const eur = { symbol: 'EURUSD', name: 'EUR/USD', category: 'forex', precision: 5, enabled: true, hours: 'forex', source: 'replay: eurusd.csv' };
 
 describe('products', () => {
@@ -16,6 +17,7 @@ describe('products', () => {
     let list = [btc, eur];
     const api = mockApi({
       'GET /api/admin/products': () => ({ data: list }),
+      'GET /api/admin/catalogue': () => ({ data: [] }),
       'PUT /api/admin/products/EURUSD': (body) => {
         list = [btc, { ...eur, ...(body as object) }];
         return { data: {} };
@@ -44,7 +46,7 @@ describe('products', () => {
     const eth = { ...btc, symbol: 'ETHUSDT', name: 'Ethereum', source: 'exchange: stream.binance.com' };
     const sol = { ...btc, symbol: 'SOLUSDT', name: 'Solana', source: '' };
     const xau = { ...btc, symbol: 'XAUUSD', name: 'Gold', source: 'fix: lp.example' };
-    mockApi({ 'GET /api/admin/products': () => ({ data: [btc, eur, eth, sol, xau] }) });
+    mockApi({ 'GET /api/admin/products': () => ({ data: [btc, eur, eth, sol, xau] }), 'GET /api/admin/catalogue': () => ({ data: [] }) });
     renderAt(<ProductsPage />);
     const header = await screen.findByRole('columnheader', { name: 'Price source' });
     const column = [...header.parentElement!.children].indexOf(header);
@@ -59,9 +61,48 @@ describe('products', () => {
 
   it('shows a reader no edit buttons', async () => {
     useAdminSession.getState().signIn('t', { id: 2, username: 'r', role: 'viewer', permissions: ['products:read'] });
-    mockApi({ 'GET /api/admin/products': () => ({ data: [btc] }) });
+    mockApi({ 'GET /api/admin/products': () => ({ data: [btc] }), 'GET /api/admin/catalogue': () => ({ data: [sui] }) });
     renderAt(<ProductsPage />);
     await screen.findByRole('rowheader', { name: 'BTCUSDT' });
+    await screen.findByText('SUIUSDT');
     expect(screen.queryByRole('button')).toBeNull();
+  });
+
+  it('adds a product from the catalogue after saying what that does', async () => {
+    useAdminSession.getState().signIn('t', { id: 1, username: 'root', role: 'super', permissions: ['products:read', 'products:write'] });
+    let listed = [btc];
+    let waiting = [sui];
+    const api = mockApi({
+      'GET /api/admin/products': () => ({ data: listed }),
+      'GET /api/admin/catalogue': () => ({ data: waiting }),
+      'POST /api/admin/products': () => {
+        listed = [btc, { ...sui, enabled: true }];
+        waiting = [];
+        return { data: {} };
+      },
+    });
+    const { user } = renderAt(<ProductsPage />);
+    const section = await screen.findByRole('region', { name: 'From the catalogue' });
+    await user.click(await within(section).findByRole('button', { name: 'Add SUIUSDT' }));
+    const dialog = screen.getByRole('dialog', { name: 'Add SUIUSDT?' });
+    expect(dialog).toHaveTextContent('open for new contracts at once');
+    await user.click(within(dialog).getByRole('button', { name: 'Add to the markets' }));
+    await screen.findByRole('rowheader', { name: 'SUIUSDT' });
+    expect(api.calls.find((c) => c.key === 'POST /api/admin/products')?.body).toEqual({ symbol: 'SUIUSDT' });
+    await within(section).findByText('Every catalogue product is listed');
+  });
+
+  it('keeps the dialog open with the refusal when the server says no', async () => {
+    useAdminSession.getState().signIn('t', { id: 1, username: 'root', role: 'super', permissions: ['products:read', 'products:write'] });
+    mockApi({
+      'GET /api/admin/products': () => ({ data: [btc] }),
+      'GET /api/admin/catalogue': () => ({ data: [sui] }),
+      'POST /api/admin/products': () => ({ status: 409, code: 'PRODUCT_LISTED', message: 'This product is listed already' }),
+    });
+    const { user } = renderAt(<ProductsPage />);
+    await user.click(await screen.findByRole('button', { name: 'Add SUIUSDT' }));
+    const dialog = screen.getByRole('dialog', { name: 'Add SUIUSDT?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Add to the markets' }));
+    await within(dialog).findByText('This product is listed already');
   });
 });

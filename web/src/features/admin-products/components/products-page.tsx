@@ -2,7 +2,8 @@
  * Products: every product with its display name, category, precision, market hours and price
  * source (simulated, a replayed file or a live exchange);
  * enabling or disabling one (a disabled product takes no new orders; running contracts settle
- * by their rule) and renaming it, for admins who may act on products.
+ * by their rule) and renaming it, for admins who may act on products; and the catalogue's
+ * products not listed yet, to add.
  */
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +17,7 @@ import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
 import { PRODUCT_NAME_MAX, type Product, fetchProducts, readSource, updateProduct } from '../api';
+import { CatalogueSection } from './catalogue-section';
 
 /** The price source: translated kind, and the file or host as the server names it. */
 function Source({ source }: { source: string }) {
@@ -154,6 +156,7 @@ export function ProductsPage() {
           </table>
         </div>
       )}
+      <CatalogueSection canAct={canAct} reload={reload} onAdded={again} />
       {editing && <ProductDialog product={editing} onClose={() => setEditing(null)} onSaved={saved} />}
     </div>
   );
