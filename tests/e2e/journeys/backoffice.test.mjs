@@ -71,6 +71,7 @@ describe('back-office: roles, rules, freezing, notices, passwords, audit', () =>
 
     const finance = await openPage(browser, { viewport: DESKTOP });
     await adminSignIn(finance, 'cash_e2e', 'finance-pass');
+    await sidebar(finance).getByRole('link', { name: A.nav.dashboard }).waitFor();
     const items = await sidebar(finance).getByRole('link').allInnerTexts();
     for (const allowed of [A.nav.dashboard, A.nav.users, A.nav.trades, A.nav.recharge, A.nav.withdraw, A.nav.audit]) {
       assert.ok(items.includes(allowed), `${allowed} in ${items}`);
@@ -192,8 +193,8 @@ describe('back-office: roles, rules, freezing, notices, passwords, audit', () =>
 
   test('every action is in the audit log', async () => {
     await openFromSidebar(adminPage, A.nav.audit, '/admin/audit');
-    const log = adminPage.getByRole('main');
-    await log.getByText(A.audit.actions.create_admin).first().waitFor();
+    const log = adminPage.getByRole('main').getByRole('table');
+    await log.getByRole('cell', { name: A.audit.actions.create_admin, exact: true }).first().waitFor();
     const text = await log.innerText();
     for (const action of ['create_admin', 'set_rule', 'set_user_frozen', 'broadcast_notice', 'change_own_password']) {
       assert.ok(text.includes(A.audit.actions[action]), `${action} in the audit log`);
