@@ -2,11 +2,12 @@
 // its code; /admin needs the admin token; the login refuses a wrong password and signs in
 // with the right one; the dashboard shows the platform's figures; the pending-recharge badge
 // counts a user's deposit and rises (animated) at the next 60 s poll when another arrives;
-// a session ended on the server returns to the login with the expired-session message.
+// the admin approves it and the trader's open page shows the new balance live; a session
+// ended on the server returns to the login with the expired-session message.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DESKTOP, launch, openPage } from '../lib/browser.mjs';
+import { DESKTOP, launch, openPage, signInPage } from '../lib/browser.mjs';
 import { ADMIN_PASSWORD, PNG, Server } from '../lib/server.mjs';
 
 describe('back-office: sign-in, dashboard, badges, session end', () => {
@@ -87,6 +88,13 @@ describe('back-office: sign-in, dashboard, badges, session end', () => {
     await risen.waitFor();
     assert.equal(await risen.getAttribute('class'), 'admin-badge rising');
 
+    // The trader watches their account centre (real account) while the admin handles it.
+    const app = await openPage(browser, { viewport: DESKTOP });
+    await signInPage(app, trader);
+    await app.goto(`${server.origin}/account`);
+    await app.getByRole('main').getByRole('button', { name: 'Real', exact: true }).click();
+    await app.getByTestId('available-balance').getByText('0.00').waitFor();
+
     // Handle one: the receipt, then approval; the user's balance is credited, the badge falls.
     await page.getByRole('navigation', { name: 'Back-office menu' }).getByRole('link', { name: 'Recharge orders' }).click();
     await page.waitForURL('**/admin/recharge-orders');
@@ -104,6 +112,10 @@ describe('back-office: sign-in, dashboard, badges, session end', () => {
     await page.getByRole('listitem').filter({ hasText: '120.00 USDT' }).waitFor({ state: 'detached' });
     const balance = await server.api('GET', '/wallet/balance', { token: trader.token });
     assert.equal(balance.available, '120');
+    // ... and the trader's open page shows it at once, pushed by the server.
+    await app.getByTestId('available-balance').getByText('120.00').waitFor();
+    assert.deepEqual(app.problems, []);
+    await app.context().close();
 
     // The admin-name menu and the sidebar: logout from the sidebar.
     await page.getByRole('navigation', { name: 'Back-office menu' }).getByRole('button', { name: 'Logout' }).click();
