@@ -4,6 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import * as OTPAuth from 'otpauth';
+
 import { DESKTOP, PHONE, launch, openPage } from './lib/browser.mjs';
 import { ADMIN_PASSWORD, Server } from './lib/server.mjs';
 
@@ -39,6 +41,19 @@ await server.api('POST', '/trade/orders', { token: login.token, body: { symbol: 
 // A price alert waiting well above the market.
 const btc = await server.api('GET', '/markets/BTCUSDT');
 await server.api('POST', '/user/price-alerts', { token: login.token, body: { symbol: 'BTCUSDT', price: String(Math.round(Number(btc.price) * 1.1)) } });
+
+// The back-office's other admins (one with two-factor sign-in on) and notices, one withdrawn.
+for (const [name, role] of [['cash_desk', 'finance'], ['help_desk', 'support'], ['market_ops', 'operations']]) {
+  await server.api('POST', '/admin/admins', { token: admin, body: { username: name, password: 'admin-pass', role } });
+}
+const { token: ops } = await server.api('POST', '/admin/login', { body: { username: 'market_ops', password: 'admin-pass' } });
+const { secret } = await server.api('POST', '/admin/2fa/setup', { token: ops, body: {} });
+const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+await server.api('POST', '/admin/2fa/enable', { token: ops, body: { secret, code } });
+await server.api('POST', '/admin/notices', { token: admin, body: { title: 'Maintenance on Sunday', body: 'Trading pauses from 02:00 to 02:10 UTC.', lang: '' } });
+await server.api('POST', '/admin/notices', { token: admin, body: { title: 'صيانة يوم الأحد', body: 'يتوقف التداول من 02:00 إلى 02:10 بالتوقيت العالمي.', lang: 'ar-AR' } });
+const sent = await server.api('GET', '/admin/notices', { token: admin });
+await server.api('DELETE', `/admin/notices/${sent.items.at(-1).id}`, { token: admin });
 
 const browser = await launch();
 const problems = [];
@@ -89,6 +104,12 @@ for (const language of languages) {
     );
     await page.goto(`${server.origin}/stocks`);
     await page.getByTestId('price-BTCUSDT').waitFor();
+    // The notice written in Arabic is shown once, as a modal, to users of the app in Arabic.
+    if (language === 'ar-AR') {
+      await page.locator('.notice-body').waitFor();
+      await shoot(page, dir, '10b-notice');
+      await page.locator('[role="dialog"] .btn-primary').click();
+    }
     await shoot(page, dir, '10-markets-user');
     await page.goto(`${server.origin}/trade/BTCUSDT`);
     await page.locator('[data-testid="price-chart"][data-ready="true"]').waitFor();
@@ -219,15 +240,42 @@ for (const language of languages) {
       ['trades', '.admin-table tbody tr', '49-admin-trades'],
       ['config', '.admin-config', '50-admin-config'],
       ['audit', '.admin-table tbody tr', '51-admin-audit'],
-      ['notices', 'form textarea', '52-admin-notices'],
+      ['notices', '.admin-orders li', '52-admin-notices'],
       ['products', '.admin-table tbody tr', '53-admin-products'],
     ]) {
       await office.goto(`${server.origin}/admin/${path}`);
       await office.locator(ready).first().waitFor();
       await shoot(office, dir, name);
     }
+    await office.goto(`${server.origin}/admin/admins`);
+    await office.locator('.admin-card').nth(3).waitFor();
+    await shoot(office, dir, '54-admin-admins');
+    await office.locator('.admin-page .btn-primary').first().click();
+    await office.locator('[role="dialog"] input[type="radio"]').first().waitFor();
+    await shoot(office, dir, '55-admin-create-admin');
+    await office.keyboard.press('Escape');
+    await office.goto(`${server.origin}/admin/account`);
+    await office.locator('#password').waitFor();
+    await shoot(office, dir, '56-admin-account');
+    await office.locator('.admin-header .admin-name').click();
+    await shoot(office, dir, '57-admin-name-menu');
+    await office.keyboard.press('Escape');
+    await office.goto(`${server.origin}/admin/teams`);
+    await office.locator('.admin-page').waitFor();
+    await shoot(office, dir, '58-admin-teams');
     problems.push(...office.problems.map((p) => `${language} ${viewport.width} admin: ${p}`));
     await office.context().close();
+
+    // An admin with two-factor sign-in on is asked for the authenticator code.
+    const secure = await openPage(browser, { viewport, language });
+    await secure.goto(`${server.origin}/admin/login`);
+    await secure.locator('input[name="username"]').fill('market_ops');
+    await secure.locator('input[name="password"]').fill('admin-pass');
+    await secure.locator('button[type="submit"]').click();
+    await secure.locator('input[autocomplete="one-time-code"]').waitFor();
+    await shoot(secure, dir, '59-admin-login-code');
+    problems.push(...secure.problems.filter((p) => !/status of 400/.test(p)).map((p) => `${language} ${viewport.width} admin 2fa: ${p}`));
+    await secure.context().close();
   }
 }
 
