@@ -1345,7 +1345,7 @@ async fn broadcast(
 #[serde(rename_all = "camelCase")]
 pub struct AuditQuery {
     /// Only this admin's actions.
-    #[param(minimum = 1)]
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 4294967295_u64)]
     pub admin: Option<u32>,
     /// Only this action (one of the engine's action names).
     #[param(schema_with = audit_action_schema)]
@@ -1388,6 +1388,9 @@ async fn audit(
 ) -> Answer<Page<AuditRow>> {
     admin.reads(Area::Audit)?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
+    if query.admin == Some(0) {
+        return Err(ApiError::invalid("admin", "query"));
+    }
     if let Some(action) = &query.action {
         if !AdminAction::NAMES.contains(&action.as_str()) {
             return Err(ApiError::invalid("action", "action"));

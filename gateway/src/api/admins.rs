@@ -128,7 +128,7 @@ pub struct DisabledBody {
 /// themselves, and the last enabled super admin stays.
 #[utoipa::path(post, path = "/api/admin/admins/{id}/disabled", tag = "admin", security(("admin" = [])), request_body = DisabledBody,
     params(("id" = u32, Path, description = "Admin id")),
-    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "ADMIN_NOT_FOUND", body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "ADMIN_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "ADMIN_KEPT: nobody disables themselves", body = ErrorEnvelope)))]
 async fn set_disabled(
     State(state): State<AppState>,
     admin: Admin,
