@@ -31,7 +31,7 @@ function NoticeText({ notice }: { notice: Pick<Notice, 'title' | 'body' | 'lang'
   const lang = notice.lang || undefined;
   return (
     <>
-      <strong dir="auto" lang={lang}>
+      <strong className="admin-notice-title" dir="auto" lang={lang}>
         {notice.title}
       </strong>
       <p dir="auto" lang={lang} className="admin-notice-body">

@@ -223,7 +223,10 @@ export function TradesPage() {
                         {formatMoney(c.stake, lang)} <span className="muted">{t(`admin.users.account.${c.account}`)}</span>
                       </td>
                       <td className="num">
-                        {c.entry?.price ?? '—'} → {c.exit?.price ?? '—'}
+                        {/* Entry, then exit: left to right in every language, as the arrow points. */}
+                        <bdi dir="ltr">
+                          {c.entry?.price ?? '—'} → {c.exit?.price ?? '—'}
+                        </bdi>
                       </td>
                       <td>{formatDateTime(c.acceptedAt, lang)}</td>
                       <td className={result.className}>{result.text}</td>
