@@ -29,11 +29,21 @@ test('a guest sees the site name, language, customer service and a guest avatar 
   expect(screen.queryByRole('combobox', { name: 'Trading account' })).toBeNull();
 });
 
+test("the operator's customer-service hours are shown; none when left empty", () => {
+  useSite.setState({ info: { ...SITE, customerService: { ...SITE.customerService, hours: '08:00-20:00' } } });
+  const { unmount } = renderAt(<Header />);
+  expect(screen.getByRole('button', { name: 'Customer service, 08:00-20:00 UTC' })).toHaveTextContent('08:00-20:00 UTC');
+  unmount();
+  useSite.setState({ info: { ...SITE, customerService: { ...SITE.customerService, hours: '' } } });
+  renderAt(<Header />);
+  expect(screen.getByRole('button', { name: 'Customer service' })).not.toHaveTextContent(/\d/);
+});
+
 test('customer service opens the configured link in a new tab and shows the hours; hidden when disabled', async () => {
   const open = vi.spyOn(window, 'open').mockReturnValue(null);
   const { user: driver, unmount } = renderAt(<Header />);
-  const button = screen.getByRole('button', { name: 'Customer service, 9:00-21:00' });
-  expect(button).toHaveTextContent('9:00-21:00');
+  const button = screen.getByRole('button', { name: 'Customer service, 9:00-21:00 UTC' });
+  expect(button).toHaveTextContent('9:00-21:00 UTC');
   await driver.click(button);
   expect(open).toHaveBeenCalledWith('https://support.example.com/chat', '_blank', 'noopener,noreferrer');
   unmount();

@@ -11,7 +11,7 @@ import { LanguageSwitcher } from '@/components/language-switcher';
 import { NotificationBell } from '@/features/notifications';
 import { useDevice } from '@/stores/device';
 import { useSession } from '@/stores/session';
-import { DEFAULT_SITE_NAME, SUPPORT_HOURS, useSite } from '@/stores/site';
+import { DEFAULT_SITE_NAME, useSite, useSupportHours } from '@/stores/site';
 
 import { AccountSwitch } from './account-switch';
 import { AvatarMenu } from './avatar-menu';
@@ -23,8 +23,10 @@ function CustomerService() {
   const { t } = useTranslation();
   const service = useSite((s) => s.info?.customerService);
   const desktop = useDevice((s) => s.deviceClass === 'desktop');
+  const hours = useSupportHours();
   if (!service?.enabled || !service.serviceLink) return null;
-  const label = t('header.serviceHours', { hours: SUPPORT_HOURS });
+  const shown = hours && `${hours} UTC`;
+  const label = shown ? t('header.serviceHours', { hours: shown }) : t('header.customerService');
   return (
     <button
       type="button"
@@ -34,7 +36,7 @@ function CustomerService() {
       onClick={() => window.open(service.serviceLink, '_blank', 'noopener,noreferrer')}
     >
       <HeadsetIcon />
-      {desktop && <span className="header-service-hours num">{SUPPORT_HOURS}</span>}
+      {desktop && shown && <span className="header-service-hours num">{shown}</span>}
     </button>
   );
 }
