@@ -115,11 +115,16 @@ pub struct WalOptions {
     /// command can be lost in a crash, and segments are not pre-written (growing files:
     /// the zero fill only pays off for syncs).
     pub sync: bool,
+    /// Keep each record's offset in memory (4 bytes a record), so that one record can be
+    /// read back ([`Wal::read`]) and the log cut after any index ([`Wal::truncate_after`]).
+    /// A Raft log needs both (one record is one entry, a batch of commands); the single-node
+    /// journal, one record a command, does not.
+    pub track_offsets: bool,
 }
 
 impl Default for WalOptions {
     fn default() -> Self {
-        Self { segment_size_max_bytes: SEGMENT_SIZE_MAX_BYTES, sync: true }
+        Self { segment_size_max_bytes: SEGMENT_SIZE_MAX_BYTES, sync: true, track_offsets: false }
     }
 }
 
@@ -149,6 +154,8 @@ pub struct Batch {
     last: Option<Meta>,
     /// Records in the batch.
     count: usize,
+    /// Where each record starts in `bytes`.
+    starts: Vec<u32>,
 }
 
 impl Batch {
@@ -174,7 +181,9 @@ impl Batch {
             assert!(meta.term >= last.term, "terms never go back");
             assert!(meta.time_ms >= last.time_ms, "time never goes back along the log");
         }
+        let start = self.bytes.len() as u32;
         record::encode_with(meta, &mut self.bytes, write_payload)?;
+        self.starts.push(start);
         self.first.get_or_insert(meta);
         self.last = Some(meta);
         self.count += 1;
@@ -187,6 +196,7 @@ impl Batch {
         self.first = None;
         self.last = None;
         self.count = 0;
+        self.starts.clear();
     }
 
     /// Records in the batch.
@@ -219,6 +229,16 @@ struct SegmentInfo {
     path: PathBuf,
     /// Bytes of valid records in the file: where its data ends and the next record goes.
     len: u64,
+    /// Length of the file (zeros after the data included).
+    file_len: u64,
+    /// Where each record starts, with [`WalOptions::track_offsets`] (empty otherwise).
+    offsets: Vec<u32>,
+}
+
+impl SegmentInfo {
+    fn new(first_index: u64, path: PathBuf) -> Self {
+        SegmentInfo { first_index, path, len: 0, file_len: 0, offsets: Vec::new() }
+    }
 }
 
 /// The next segment, being zero-filled by a helper thread under a temporary name.
@@ -350,14 +370,21 @@ impl Wal {
                 let expected_first = last_meta.map_or(first_index, |m: Meta| m.index + 1);
                 let is_last = position + 1 == count;
                 let check = Check { expected_first, is_last, prefill_len: prefill_len(&options) };
+                let (mut offsets, mut at) = (Vec::new(), 0u32);
                 let found =
                     check_segment::<E>(storage.as_ref(), info, check, |record: &Record<'_>| {
+                        if options.track_offsets {
+                            offsets.push(at);
+                            at += record.framed_len as u32;
+                        }
                         if after_index.is_some_and(|after| record.meta.index > after) {
                             visited += 1;
                             visit(record.meta, record.payload)?;
                         }
                         Ok(())
                     })?;
+                info.offsets = offsets;
+                info.file_len = found.file_len;
                 recovery.records += found.records;
                 recovery.cut_tail_bytes += found.cut_bytes;
                 recovery.cut_reason = recovery.cut_reason.or(found.cut_reason);
@@ -490,7 +517,13 @@ impl Wal {
             self.roll_back_unsynced(&batch.bytes);
         }
         result?;
-        self.segments.last_mut().expect("active segment").len += batch.bytes.len() as u64;
+        let active = self.segments.last_mut().expect("active segment");
+        if self.options.track_offsets {
+            let base = active.len as u32;
+            active.offsets.extend(batch.starts.iter().map(|start| base + start));
+        }
+        active.len += batch.bytes.len() as u64;
+        active.file_len = self.active_file_len;
         self.last_meta = Some(last);
         self.next_index = last.index + 1;
         self.prepare_next_if_due();
@@ -595,6 +628,94 @@ impl Wal {
             removed += 1;
         }
         Ok(removed)
+    }
+
+    /// The record at `index`, read from its segment and checked, or `None` if the log does
+    /// not hold it. Needs [`WalOptions::track_offsets`].
+    pub fn read(&self, index: u64) -> Result<Option<(Meta, Vec<u8>)>, WalError> {
+        assert!(self.options.track_offsets, "reading one record needs its offset");
+        let at = self.segments.partition_point(|info| info.first_index <= index);
+        let Some(info) = at.checked_sub(1).map(|at| &self.segments[at]) else {
+            return Ok(None);
+        };
+        let position = (index - info.first_index) as usize;
+        let Some(&start) = info.offsets.get(position) else { return Ok(None) };
+        let end = info.offsets.get(position + 1).map_or(info.len, |&next| u64::from(next));
+        let len = (end - u64::from(start)) as usize;
+        let bytes = self
+            .storage
+            .read_range(&info.path, u64::from(start), len)
+            .map_err(io_error("read", &info.path))?;
+        // Checked again after reading: the disk may have changed since it was written.
+        let record = record::decode(&bytes).map_err(|source| WalError::Corrupt {
+            segment: info.path.clone(),
+            offset: u64::from(start),
+            expected_index: index,
+            source,
+        })?;
+        if record.meta.index != index {
+            let (segment, offset) = (info.path.clone(), u64::from(start));
+            let found_index = record.meta.index;
+            return Err(WalError::Gap { segment, offset, expected_index: index, found_index });
+        }
+        Ok(Some((record.meta, record.payload.to_vec())))
+    }
+
+    /// Removes every record after `index` (a Raft follower drops a conflicting tail): whole
+    /// segments newest first, then the records of the last one kept from its end backwards,
+    /// each overwritten with zeros, and synced. A crash part way leaves a shorter log that
+    /// ends in zeros, never a hole. Needs [`WalOptions::track_offsets`].
+    pub fn truncate_after(&mut self, index: u64) -> Result<(), WalError> {
+        assert!(self.options.track_offsets, "cutting after a record needs its offset");
+        if self.poisoned {
+            return Err(WalError::Poisoned);
+        }
+        if index >= self.last_index() {
+            return Ok(());
+        }
+        if index < self.first_index() {
+            return self.reset(index + 1);
+        }
+        while self.segments.last().is_some_and(|last| last.first_index > index) {
+            let info = self.segments.pop().expect("checked above");
+            self.storage.remove_file(&info.path).map_err(io_error("remove segment", &info.path))?;
+        }
+        let info = self.segments.last_mut().expect("a segment holds `index`");
+        let keep = (index - info.first_index + 1) as usize;
+        let mut file = self.storage.open_write(&info.path).map_err(io_error("open", &info.path))?;
+        let mut end = info.len;
+        for &start in info.offsets[keep..].iter().rev() {
+            let zeros = vec![0; (end - u64::from(start)) as usize];
+            file.write_all_at(&zeros, u64::from(start)).map_err(io_error("zero", &info.path))?;
+            end = u64::from(start);
+        }
+        file.sync_data().map_err(io_error("sync", &info.path))?;
+        info.len = end;
+        info.offsets.truncate(keep);
+        self.active = file;
+        self.active_file_len = info.file_len;
+        self.next_index = index + 1;
+        self.last_meta = self.read(index)?.map(|(meta, _)| meta);
+        Ok(())
+    }
+
+    /// Drops every record and starts the log again, empty, at `next_index` (a Raft node that
+    /// installed a snapshot past its whole log). The old segments go first, newest first, so
+    /// a crash part way leaves a shorter log, never two logs.
+    pub fn reset(&mut self, next_index: u64) -> Result<(), WalError> {
+        assert!(next_index >= 1, "indexes start at 1");
+        while let Some(info) = self.segments.pop() {
+            self.storage.remove_file(&info.path).map_err(io_error("remove segment", &info.path))?;
+        }
+        let preparing = self.preparing.take();
+        let (info, file, file_len) =
+            create_segment(self.storage.as_ref(), &self.dir, next_index, &self.options, preparing)?;
+        self.active = file;
+        self.active_file_len = file_len;
+        self.segments.push(info);
+        self.next_index = next_index;
+        self.last_meta = None;
+        Ok(())
     }
 
     /// Restarts an empty log at `next_index`, e.g. when the log was lost but a snapshot up
@@ -718,7 +839,7 @@ fn create_segment(
     prepared: Option<Preparing>,
 ) -> Result<(SegmentInfo, Box<dyn StorageFile>, u64), WalError> {
     let path = dir.join(segment_name(first_index));
-    let info = SegmentInfo { first_index, path: path.clone(), len: 0 };
+    let mut info = SegmentInfo::new(first_index, path.clone());
     if !options.sync {
         let file = storage.create_new(&path).map_err(io_error("create segment", &path))?;
         return Ok((info, file, 0));
@@ -740,6 +861,7 @@ fn create_segment(
     };
     storage.rename(&temp, &path).map_err(io_error("rename segment", &path))?;
     let file = storage.open_write(&path).map_err(io_error("open", &path))?;
+    info.file_len = len;
     Ok((info, file, len))
 }
 
@@ -750,7 +872,7 @@ fn list_segments(storage: &dyn Storage, dir: &Path) -> Result<Vec<SegmentInfo>, 
         .iter()
         .filter_map(|name| {
             let first_index = parse_segment_name(name)?;
-            Some(SegmentInfo { first_index, path: dir.join(name), len: 0 })
+            Some(SegmentInfo::new(first_index, dir.join(name)))
         })
         .collect();
     segments.sort_by_key(|info| info.first_index);

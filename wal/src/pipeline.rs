@@ -631,8 +631,11 @@ fn recover<M: StateMachine>(
         None => init(),
     };
     assert_eq!(machine.applied_index(), snapshot_index, "init() must build a fresh machine");
-    let options =
-        WalOptions { segment_size_max_bytes: config.segment_size_max_bytes, sync: config.sync };
+    let options = WalOptions {
+        segment_size_max_bytes: config.segment_size_max_bytes,
+        sync: config.sync,
+        track_offsets: false,
+    };
     let mut events = Vec::new();
     let (followed, boundary, mut sink) = match follower {
         Some((followed, boundary, sink)) => (followed, boundary, Some(sink)),

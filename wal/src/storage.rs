@@ -30,6 +30,14 @@ pub trait Storage: Send + Sync + Debug + 'static {
     fn list_files(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The whole content of the file at `path`.
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// `len` bytes of the file at `path` from `offset` (a Raft log reads one entry).
+    fn read_range(&self, path: &Path, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        let bytes = self.read_file(path)?;
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        bytes.get(start..start.saturating_add(len)).map(<[u8]>::to_vec).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end of the file")
+        })
+    }
     /// Opens an existing file for positional writes.
     fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>>;
     /// Creates a new, empty file (failing if it exists) and makes its name durable.
@@ -93,6 +101,13 @@ impl Storage for FsStorage {
 
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    fn read_range(&self, path: &Path, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = vec![0; len];
+        std::fs::File::open(path)?.read_exact_at(&mut bytes, offset)?;
+        Ok(bytes)
     }
 
     fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {

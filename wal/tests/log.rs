@@ -11,7 +11,7 @@ fn dir() -> PathBuf {
 }
 
 fn options(segment_size_max_bytes: u64) -> WalOptions {
-    WalOptions { segment_size_max_bytes, sync: true }
+    WalOptions { segment_size_max_bytes, sync: true, track_offsets: false }
 }
 
 fn meta(index: u64) -> Meta {
@@ -559,7 +559,7 @@ fn is_segment(path: &Path) -> bool {
 #[test]
 fn without_sync_segments_grow_and_reopen() {
     let storage = FaultyStorage::new(26);
-    let unsynced = WalOptions { segment_size_max_bytes: 256, sync: false };
+    let unsynced = WalOptions { segment_size_max_bytes: 256, sync: false, track_offsets: false };
     let mut wal = Wal::open(Arc::new(storage.clone()), dir(), unsynced).unwrap();
     for index in 1..=40 {
         append(&mut wal, index..=index).unwrap();
@@ -734,4 +734,77 @@ fn a_segment_named_zero_refuses_to_open() {
             "{error:?}"
         );
     }
+}
+
+/// A log that keeps record offsets, as the Raft log does.
+fn open_tracked(storage: &FaultyStorage, segment_size_max_bytes: u64) -> Result<Wal, WalError> {
+    let options = WalOptions { track_offsets: true, ..options(segment_size_max_bytes) };
+    Wal::open(Arc::new(storage.clone()), dir(), options)
+}
+
+fn read_all(wal: &Wal, indexes: std::ops::RangeInclusive<u64>) -> Vec<Option<(Meta, Vec<u8>)>> {
+    indexes.map(|i| wal.read(i).expect("read")).collect()
+}
+
+#[test]
+fn one_record_is_read_back_by_index_across_segments_and_after_reopening() {
+    let storage = FaultyStorage::new(11);
+    let mut wal = open_tracked(&storage, 256).unwrap();
+    for batch in 0..10 {
+        append(&mut wal, batch * 5 + 1..=batch * 5 + 5).unwrap();
+    }
+    assert!(wal.segment_paths().len() > 3, "rolled across segments");
+    let expected: Vec<_> = (1..=50).map(|i| Some((meta(i), payload(i)))).collect();
+    assert_eq!(read_all(&wal, 1..=50), expected);
+    assert_eq!(wal.read(51).unwrap(), None);
+    drop(wal);
+    let wal = open_tracked(&storage, 256).unwrap();
+    assert_eq!(read_all(&wal, 1..=50), expected, "offsets are rebuilt on open");
+}
+
+#[test]
+fn truncate_after_cuts_the_tail_across_segments_and_the_log_goes_on_from_there() {
+    let storage = FaultyStorage::new(12);
+    let mut wal = open_tracked(&storage, 256).unwrap();
+    for batch in 0..10 {
+        append(&mut wal, batch * 5 + 1..=batch * 5 + 5).unwrap();
+    }
+    let segments = wal.segment_paths().len();
+    wal.truncate_after(17).unwrap();
+    assert!(wal.segment_paths().len() < segments, "whole segments after 17 are gone");
+    assert_eq!((wal.last_index(), wal.last_meta()), (17, Some(meta(17))));
+    assert_eq!(wal.read(18).unwrap(), None);
+    // A conflicting entry at 18 replaces the old one.
+    let other = Meta { term: 2, index: 18, time_ms: 2_000 };
+    wal.append_batch(&[(other, b"new")]).unwrap();
+    assert_eq!(wal.read(18).unwrap(), Some((other, b"new".to_vec())));
+    drop(wal);
+    let wal = open_tracked(&storage, 256).unwrap();
+    assert_eq!(wal.last_meta(), Some(other));
+    assert_eq!(
+        read_all(&wal, 16..=17),
+        vec![Some((meta(16), payload(16))), Some((meta(17), payload(17)))]
+    );
+    // A crash right after a truncation loses nothing it kept.
+    storage.crash();
+    storage.restart();
+    let wal = open_tracked(&storage, 256).unwrap();
+    assert_eq!(wal.last_meta(), Some(other), "the truncation and the append were durable");
+}
+
+#[test]
+fn truncating_before_the_first_record_or_resetting_starts_an_empty_log_anywhere() {
+    let storage = FaultyStorage::new(13);
+    let mut wal = open_tracked(&storage, 1 << 20).unwrap();
+    append(&mut wal, 1..=8).unwrap();
+    wal.truncate_after(0).unwrap();
+    assert_eq!((wal.last_meta(), wal.last_index(), wal.first_index()), (None, 0, 1));
+    append(&mut wal, 1..=3).unwrap();
+    wal.reset(1_000).unwrap();
+    assert_eq!((wal.last_meta(), wal.first_index()), (None, 1_000));
+    append(&mut wal, 1_000..=1_002).unwrap();
+    drop(wal);
+    let wal = open_tracked(&storage, 1 << 20).unwrap();
+    assert_eq!((wal.first_index(), wal.last_index()), (1_000, 1_002));
+    assert_eq!(wal.read(1_001).unwrap(), Some((meta(1_001), payload(1_001))));
 }
