@@ -13,6 +13,7 @@
 //! | [`log`] | [`Wal`]: segments, group commit, recovery, truncation |
 //! | [`snapshot`] | [`SnapshotStore`]: checksummed snapshots in sled |
 //! | [`pipeline`] | [`Pipeline`] and [`Handle`]: queue → sequencer/journal → engine → replies and events |
+//! | [`raft`] | cluster mode: openraft's log storage over these segments, its state machine over a [`StateMachine`] |
 //!
 //! Data flow: producers submit through a [`Handle`] into a bounded queue; one journal
 //! thread stamps, batches and appends to the [`Wal`] with one `fdatasync` per batch; one
@@ -26,6 +27,7 @@ pub mod constants;
 pub mod log;
 pub mod machine;
 pub mod pipeline;
+pub mod raft;
 pub mod record;
 pub mod segment;
 mod shutdown;

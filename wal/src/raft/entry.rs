@@ -1,0 +1,179 @@
+//! One Raft entry's commands, and the bytes an entry takes in a record of the log.
+//!
+//! Record payload: a kind byte, then
+//! - `0` blank (a new leader's first entry): nothing;
+//! - `1` commands: time (u64), proposer (u64), proposal (u64), count (u32), then each
+//!   command as `len (u32) ++ bytes`, little-endian;
+//! - `2` membership: the membership as JSON (rare, small).
+//!
+//! The record header carries the entry's term and index (`index + 1`, see [`super`]).
+
+use std::fmt;
+
+use openraft::EntryPayload;
+
+use super::{log_id, Entry};
+use crate::machine::Meta;
+
+const BLANK: u8 = 0;
+const COMMANDS: u8 = 1;
+const MEMBERSHIP: u8 = 2;
+
+/// The commands of one Raft entry, as the leader sequenced them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CommandBatch {
+    /// The leader's sequencer time (ms since the epoch), never below the previous entry's,
+    /// across leader changes too: every node applies the batch at this time.
+    pub time_ms: u64,
+    /// The node that proposed the batch: it alone answers the batch's waiting clients.
+    pub proposer: u64,
+    /// The proposer's number for the batch, to find those clients.
+    pub proposal: u64,
+    /// Each command as the state machine encoded it.
+    pub commands: Vec<Vec<u8>>,
+}
+
+impl fmt::Display for CommandBatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} commands at {} ms (proposal {}/{})",
+            self.commands.len(),
+            self.time_ms,
+            self.proposer,
+            self.proposal
+        )
+    }
+}
+
+/// Why record bytes are not an entry.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryDecodeError {
+    /// The payload ends before what its header announced.
+    #[error("entry payload is truncated")]
+    Truncated,
+    /// An unknown kind byte.
+    #[error("unknown entry kind {0}")]
+    Kind(u8),
+    /// The membership is not valid JSON of a membership.
+    #[error("membership: {0}")]
+    Membership(#[from] serde_json::Error),
+}
+
+/// The record meta and payload of `entry`; `previous_time_ms` keeps the log's time
+/// non-decreasing through entries that carry none (blank, membership).
+pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
+    let term = entry.log_id.leader_id.term;
+    let index = entry.log_id.index + 1;
+    let mut time_ms = previous_time_ms;
+    match &entry.payload {
+        EntryPayload::Blank => out.push(BLANK),
+        EntryPayload::Normal(batch) => {
+            time_ms = time_ms.max(batch.time_ms);
+            out.push(COMMANDS);
+            out.extend_from_slice(&batch.time_ms.to_le_bytes());
+            out.extend_from_slice(&batch.proposer.to_le_bytes());
+            out.extend_from_slice(&batch.proposal.to_le_bytes());
+            out.extend_from_slice(&(batch.commands.len() as u32).to_le_bytes());
+            for command in &batch.commands {
+                out.extend_from_slice(&(command.len() as u32).to_le_bytes());
+                out.extend_from_slice(command);
+            }
+        }
+        EntryPayload::Membership(membership) => {
+            out.push(MEMBERSHIP);
+            serde_json::to_writer(&mut *out, membership).expect("a membership serialises");
+        }
+    }
+    Meta { term, index, time_ms }
+}
+
+/// The entry a record holds.
+pub fn decode(meta: Meta, payload: &[u8]) -> Result<Entry, EntryDecodeError> {
+    let log_id = log_id(meta.term, meta.index - 1);
+    let (&kind, mut rest) = payload.split_first().ok_or(EntryDecodeError::Truncated)?;
+    let payload = match kind {
+        BLANK => EntryPayload::Blank,
+        COMMANDS => {
+            let time_ms = take_u64(&mut rest)?;
+            let proposer = take_u64(&mut rest)?;
+            let proposal = take_u64(&mut rest)?;
+            let count = take_u32(&mut rest)? as usize;
+            // Each command takes at least its length: a count past that is damage.
+            let mut commands = Vec::with_capacity(count.min(rest.len() / 4));
+            for _ in 0..count {
+                let len = take_u32(&mut rest)? as usize;
+                let (command, after) =
+                    rest.split_at_checked(len).ok_or(EntryDecodeError::Truncated)?;
+                commands.push(command.to_vec());
+                rest = after;
+            }
+            EntryPayload::Normal(CommandBatch { time_ms, proposer, proposal, commands })
+        }
+        MEMBERSHIP => EntryPayload::Membership(serde_json::from_slice(rest)?),
+        other => return Err(EntryDecodeError::Kind(other)),
+    };
+    Ok(Entry { log_id, payload })
+}
+
+fn take_u64(bytes: &mut &[u8]) -> Result<u64, EntryDecodeError> {
+    let (head, rest) = bytes.split_first_chunk::<8>().ok_or(EntryDecodeError::Truncated)?;
+    *bytes = rest;
+    Ok(u64::from_le_bytes(*head))
+}
+
+fn take_u32(bytes: &mut &[u8]) -> Result<u32, EntryDecodeError> {
+    let (head, rest) = bytes.split_first_chunk::<4>().ok_or(EntryDecodeError::Truncated)?;
+    *bytes = rest;
+    Ok(u32::from_le_bytes(*head))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use openraft::impls::BasicNode;
+    use openraft::Membership;
+
+    use super::*;
+
+    fn round_trip(entry: &Entry) -> Entry {
+        let mut bytes = Vec::new();
+        let meta = encode(entry, 5, &mut bytes);
+        assert_eq!((meta.term, meta.index), (entry.log_id.leader_id.term, entry.log_id.index + 1));
+        decode(meta, &bytes).unwrap()
+    }
+
+    #[test]
+    fn every_kind_of_entry_reads_back_as_written() {
+        let batch = CommandBatch {
+            time_ms: 9,
+            proposer: 2,
+            proposal: 77,
+            commands: vec![b"one".to_vec(), Vec::new(), vec![7; 300]],
+        };
+        let nodes = BTreeMap::from([(1, BasicNode::new("a:1")), (2, BasicNode::new("b:2"))]);
+        let membership = Membership::new(vec![BTreeSet::from([1, 2])], nodes).unwrap();
+        for payload in
+            [EntryPayload::Blank, EntryPayload::Normal(batch), EntryPayload::Membership(membership)]
+        {
+            let entry = Entry { log_id: log_id(3, 0), payload };
+            assert_eq!(round_trip(&entry), entry);
+        }
+    }
+
+    #[test]
+    fn a_damaged_payload_is_an_error_not_a_panic() {
+        let batch =
+            CommandBatch { time_ms: 1, proposer: 1, proposal: 1, commands: vec![vec![1; 10]] };
+        let entry = Entry { log_id: log_id(1, 4), payload: EntryPayload::Normal(batch) };
+        let mut bytes = Vec::new();
+        let meta = encode(&entry, 0, &mut bytes);
+        for cut in 0..bytes.len() {
+            assert!(decode(meta, &bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        bytes[0] = 9;
+        assert!(matches!(decode(meta, &bytes), Err(EntryDecodeError::Kind(9))));
+    }
+}
