@@ -5,6 +5,7 @@
 //! | [`entry`] | [`CommandBatch`], one Raft entry's commands, and the entry's record form |
 //! | [`log_store`] | [`LogStore`]: openraft's log storage over a [`crate::Wal`] and a vote file |
 //! | [`state_machine`] | [`MachineStore`]: openraft's state machine over any [`crate::StateMachine`] |
+//! | [`network`] | the transport between nodes: TCP, a shared secret, entries in their record form |
 //!
 //! One Raft entry is one record of the log: an entry carries a batch of commands (one
 //! append, one `fdatasync` for a group of entries), the Raft index `i` is record index
@@ -15,6 +16,7 @@
 
 pub mod entry;
 pub mod log_store;
+pub mod network;
 pub mod state_machine;
 
 pub use entry::CommandBatch;
