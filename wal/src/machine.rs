@@ -59,6 +59,12 @@ pub trait StateMachine: Send + 'static {
     /// A digest of the whole state: equal states give equal hashes.
     fn state_hash(&self) -> u64;
 
+    /// Time of the last command applied (ms; 0 if unknown): in cluster mode a new leader never
+    /// stamps a batch earlier than this, after a snapshot install too.
+    fn applied_time_ms(&self) -> u64 {
+        0
+    }
+
     /// Told `true` before start-up replay and `false` after it. Replay discards every event,
     /// so a machine may skip building them meanwhile; its state must not depend on this.
     fn set_replaying(&mut self, _replaying: bool) {}

@@ -18,6 +18,7 @@
 //!   snapshot still kept, so that recovery can fall back to it if the newest is damaged;
 //! - a slow event subscriber is dropped, never waited for.
 
+pub mod cluster;
 mod engine;
 mod journal;
 mod snapshotter;
@@ -153,6 +154,19 @@ pub enum PipelineError {
     /// A pipeline thread could not be started.
     #[error("cannot spawn thread: {0}")]
     Spawn(Arc<io::Error>),
+    /// Cluster mode: this node does not lead; the command was not proposed.
+    #[error("this node is not the leader (leader: {leader:?})")]
+    NotLeader {
+        /// The leader this node knows of, if any.
+        leader: Option<u64>,
+    },
+    /// Cluster mode: the command was proposed but leadership changed before it was known to be
+    /// committed. It may or may not take effect: the caller must check, never resend blindly.
+    #[error("the outcome is unknown: leadership changed while the command was proposed")]
+    OutcomeUnknown,
+    /// Cluster mode: Raft failed (storage or a fatal error); the node stops.
+    #[error("raft: {0}")]
+    Raft(String),
 }
 
 impl From<WalError> for PipelineError {
@@ -353,9 +367,14 @@ struct Submission<M: StateMachine> {
 }
 
 /// Requests to the engine thread that are neither commands nor queries.
-enum EngineControl {
+enum EngineControl<M> {
     /// Take a snapshot now; answer with its index once it is durable.
     SnapshotNow(oneshot::Sender<Result<u64, PipelineError>>),
+    /// The machine's snapshot bytes as it is now, with its applied index (cluster mode: the
+    /// Raft snapshot builder saves them).
+    SnapshotBytes(oneshot::Sender<(u64, Vec<u8>)>),
+    /// Replace the machine (cluster mode: a Raft snapshot was installed); answer when done.
+    Replace(Box<M>, oneshot::Sender<()>),
 }
 
 /// Everything the handles and the threads share.
@@ -365,7 +384,7 @@ struct Shared<M: StateMachine> {
     /// Queries for the engine thread.
     queries: Sender<Query<M>>,
     /// Snapshot requests for the engine thread.
-    engine_control: Sender<EngineControl>,
+    engine_control: Sender<EngineControl<M>>,
     /// Event subscribers; the engine drops those whose channel is full.
     subscribers: Mutex<Vec<Subscriber<M>>>,
     /// Whether new commands are refused, and why.

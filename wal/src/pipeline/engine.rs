@@ -19,7 +19,7 @@ pub(super) struct Engine<M: StateMachine> {
     /// Reads from other threads.
     pub(super) queries: Receiver<Query<M>>,
     /// Snapshot requests.
-    pub(super) control: Receiver<EngineControl>,
+    pub(super) control: Receiver<EngineControl<M>>,
     /// Emptied batches back to the journal for reuse.
     pub(super) recycle: Sender<DurableBatch<M>>,
     /// Snapshots for the snapshotter.
@@ -52,10 +52,16 @@ impl<M: StateMachine> Engine<M> {
                         query(&self.machine);
                     }
                 },
-                recv(self.control) -> control => {
-                    if let Ok(EngineControl::SnapshotNow(done)) = control {
-                        self.snapshot_now(done);
+                recv(self.control) -> control => match control {
+                    Ok(EngineControl::SnapshotNow(done)) => self.snapshot_now(done),
+                    Ok(EngineControl::SnapshotBytes(answer)) => {
+                        let _ = answer.send((self.machine.applied_index(), self.machine.snapshot()));
                     }
+                    Ok(EngineControl::Replace(machine, done)) => {
+                        self.machine = *machine;
+                        let _ = done.send(());
+                    }
+                    Err(_) => {}
                 },
             }
         }
@@ -84,6 +90,9 @@ impl<M: StateMachine> Engine<M> {
         );
         self.last_term = last.term;
         self.publish(first.index, last);
+        if let Some(done) = batch.done.take() {
+            let _ = done.send(());
+        }
         batch.metas.clear();
         let _ = self.recycle.try_send(batch);
         self.since_snapshot += count;

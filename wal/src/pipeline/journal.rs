@@ -33,15 +33,17 @@ pub(super) struct DurableBatch<M: StateMachine> {
     pub(super) commands: Vec<M::Command>,
     /// Where each command's reply goes.
     pub(super) replies: Vec<ReplySender<M>>,
+    /// Told once the engine has applied the batch (cluster mode waits for it).
+    pub(super) done: Option<oneshot::Sender<()>>,
 }
 
 impl<M: StateMachine> DurableBatch<M> {
-    fn new() -> Self {
-        Self { metas: Vec::new(), commands: Vec::new(), replies: Vec::new() }
+    pub(super) fn new() -> Self {
+        Self { metas: Vec::new(), commands: Vec::new(), replies: Vec::new(), done: None }
     }
 
     /// Answers every command of a batch that will not be applied.
-    fn fail(self, error: &PipelineError) {
+    pub(super) fn fail(self, error: &PipelineError) {
         for reply in self.replies {
             let _ = reply.send(Err(error.clone()));
         }

@@ -95,6 +95,12 @@ impl LogStore {
         Ok(LogStore { inner: Arc::new(Mutex::new(inner)) })
     }
 
+    /// Time of the last entry in the log (ms; 0 for an empty log): a new leader never stamps
+    /// a batch before it.
+    pub fn last_time_ms(&self) -> u64 {
+        self.lock().wal.last_meta().map_or(0, |meta| meta.time_ms)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -26,6 +26,7 @@ use openraft::network::{RPCOption, RaftNetworkFactory};
 use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, VoteRequest, VoteResponse,
 };
+use openraft::storage::RaftStateMachine;
 use openraft::{OptionalSend, RaftNetworkV2};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::Sha256;
@@ -34,7 +35,6 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::state_machine::{MachineStore, Snapshot, SnapshotMeta};
 use super::{entry, Entry, LogId, TypeConfig, Vote};
-use crate::machine::StateMachine;
 
 /// The largest frame accepted: a snapshot travels in one frame.
 pub const FRAME_BYTES_MAX: usize = 1 << 30;
@@ -50,8 +50,12 @@ const SNAPSHOT: u8 = 4;
 const OK: u8 = 0;
 const ERROR: u8 = 1;
 
-/// A Raft group node of this cluster.
+/// A Raft group node of this cluster whose state machine is `M` wrapped in [`MachineStore`].
 pub type Raft<M> = openraft::Raft<TypeConfig, MachineStore<M>>;
+
+/// What [`serve`] needs of a state machine: snapshots travel as bytes.
+pub trait ServedMachine: RaftStateMachine<TypeConfig, SnapshotData = Vec<u8>> {}
+impl<T: RaftStateMachine<TypeConfig, SnapshotData = Vec<u8>>> ServedMachine for T {}
 
 /// The shared secret every node of a cluster is configured with.
 #[derive(Clone)]
@@ -315,7 +319,11 @@ impl RaftNetworkV2<TypeConfig> for Connection {
 
 /// Serves peers on `listener` until the task is dropped: each connection must prove the
 /// secret, then its requests go to `raft`.
-pub async fn serve<M: StateMachine>(listener: TcpListener, raft: Raft<M>, secret: ClusterSecret) {
+pub async fn serve<SM: ServedMachine>(
+    listener: TcpListener,
+    raft: openraft::Raft<TypeConfig, SM>,
+    secret: ClusterSecret,
+) {
     loop {
         let Ok((stream, peer)) = listener.accept().await else { continue };
         let (raft, secret) = (raft.clone(), secret.clone());
@@ -329,9 +337,9 @@ pub async fn serve<M: StateMachine>(listener: TcpListener, raft: Raft<M>, secret
     }
 }
 
-async fn serve_connection<M: StateMachine>(
+async fn serve_connection<SM: ServedMachine>(
     mut stream: TcpStream,
-    raft: &Raft<M>,
+    raft: &openraft::Raft<TypeConfig, SM>,
     secret: &ClusterSecret,
 ) -> io::Result<()> {
     stream.set_nodelay(true)?;
@@ -354,7 +362,11 @@ async fn serve_connection<M: StateMachine>(
     }
 }
 
-async fn handle<M: StateMachine>(raft: &Raft<M>, kind: u8, payload: &[u8]) -> io::Result<Vec<u8>> {
+async fn handle<SM: ServedMachine>(
+    raft: &openraft::Raft<TypeConfig, SM>,
+    kind: u8,
+    payload: &[u8],
+) -> io::Result<Vec<u8>> {
     match kind {
         APPEND => {
             let (header, entries): (AppendHeader, _) = split_header(payload)?;

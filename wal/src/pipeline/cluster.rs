@@ -1,0 +1,724 @@
+//! Cluster mode (issue 14): the same queue, engine thread, queries, events and follower as a
+//! single node, with the journal replaced by a Raft group.
+//!
+//! ```text
+//! Handle::submit ──► queue ──► proposer: batch, stamp the leader's time, client_write_ff
+//!                                 │ (one Raft entry a batch; waiting replies kept by proposal)
+//!                                 ▼
+//!   openraft: append to our WAL (group fdatasync), replicate to a quorum, commit
+//!                                 ▼
+//!   EngineMachine::apply (every node): entry → durable batch ──► engine thread: apply, reply
+//!   (on the proposing node), publish events, answer queries
+//! ```
+//!
+//! - A command is answered only after its entry is committed by a quorum and applied here.
+//! - A follower refuses commands (`NotLeader`); a proposal whose leadership ends before it is
+//!   known to be committed is answered `OutcomeUnknown`, never retried behind the caller.
+//! - The leader's time travels in the batch and never goes back: a new leader stamps at least
+//!   the time of the last entry in its log.
+//! - Snapshots are Raft snapshots: the engine's bytes at a log id, saved in sled with the
+//!   Raft metadata; a lagging or new node is brought up by a snapshot transfer, then the log.
+//!   A snapshot is taken only once the follower (read model) has passed the newest, and the
+//!   log keeps as many entries behind a snapshot as a snapshot period, so that a restart from
+//!   the older snapshot still finds every entry after it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use futures_util::{Stream, StreamExt};
+use openraft::impls::{BasicNode, ProgressResponder};
+use openraft::storage::{EntryResponder, RaftStateMachine};
+use openraft::type_config::async_runtime::WatchReceiver;
+use openraft::{EntryPayload, OptionalSend, RaftSnapshotBuilder, ServerState, SnapshotPolicy};
+
+use super::journal::DurableBatch;
+use super::{
+    engine, spawn_named, Counters, EngineControl, EventBatch, Follower, Handle, PipelineError,
+    PipelineRecovery, ReplySender, Shared, Submission,
+};
+use crate::constants::{QUEUE_BATCHES_MAX, QUEUE_JOURNAL_CONTROL_MAX, QUEUE_QUERIES_MAX};
+use crate::machine::{Meta, StateMachine};
+use crate::raft::network::{self, ClusterSecret, Network};
+use crate::raft::state_machine::{Snapshot, SnapshotMeta, StoredMembership};
+use crate::raft::{Applied, CommandBatch, LogId, LogStore, TypeConfig};
+use crate::shutdown::Shutdown;
+use crate::snapshot::SnapshotStore;
+
+/// Batches proposed and not yet applied, at most: the proposer waits beyond.
+const PROPOSALS_IN_FLIGHT_MAX: usize = 256;
+
+/// How a cluster node runs.
+#[derive(Clone)]
+pub struct ClusterConfig {
+    /// This node's id (1, 2, 3, ...).
+    pub node_id: u64,
+    /// Where this node listens for its peers.
+    pub listen: SocketAddr,
+    /// Every member (this node too): id → the address peers reach it at.
+    pub members: BTreeMap<u64, String>,
+    /// The secret every member shares.
+    pub secret: ClusterSecret,
+    /// Holds `raft/` (the log) and `snapshots/`.
+    pub data_dir: PathBuf,
+    /// Commands waiting for the proposer.
+    pub queue_commands_max: usize,
+    /// Commands per Raft entry at most.
+    pub batch_commands_max: usize,
+    /// A snapshot after this many entries; the log keeps as many behind it.
+    pub snapshot_every_entries: u64,
+    /// Leader heartbeat (ms).
+    pub heartbeat_ms: u64,
+    /// Election timeout range (ms).
+    pub election_timeout_ms: (u64, u64),
+    /// Segment size of the log.
+    pub segment_size_max_bytes: u64,
+    /// Milliseconds since the Unix epoch.
+    pub clock: Arc<dyn Fn() -> u64 + Send + Sync>,
+}
+
+impl ClusterConfig {
+    /// Defaults for a node `node_id` of `members`.
+    pub fn new(
+        node_id: u64,
+        listen: SocketAddr,
+        members: BTreeMap<u64, String>,
+        secret: ClusterSecret,
+        data_dir: impl Into<PathBuf>,
+    ) -> ClusterConfig {
+        ClusterConfig {
+            node_id,
+            listen,
+            members,
+            secret,
+            data_dir: data_dir.into(),
+            queue_commands_max: crate::constants::QUEUE_COMMANDS_MAX,
+            batch_commands_max: crate::constants::BATCH_COMMANDS_MAX,
+            snapshot_every_entries: 20_000,
+            heartbeat_ms: 50,
+            election_timeout_ms: (300, 600),
+            segment_size_max_bytes: crate::constants::SEGMENT_SIZE_MAX_BYTES,
+            clock: Arc::new(super::system_time_ms),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterConfig")
+            .field("node_id", &self.node_id)
+            .field("listen", &self.listen)
+            .field("members", &self.members)
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Replies waiting for their batch to be applied, by proposal number.
+struct Pending<M: StateMachine> {
+    waiting: Mutex<HashMap<u64, Vec<ReplySender<M>>>>,
+    room: Condvar,
+}
+
+impl<M: StateMachine> Pending<M> {
+    fn take(&self, proposal: u64) -> Option<Vec<ReplySender<M>>> {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        let taken = waiting.remove(&proposal);
+        self.room.notify_one();
+        taken
+    }
+
+    fn fail(&self, proposal: u64, error: &PipelineError) {
+        for reply in self.take(proposal).into_iter().flatten() {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    /// Parks `replies` under `proposal`, waiting while too many batches are in flight.
+    fn park(&self, proposal: u64, replies: Vec<ReplySender<M>>) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        while waiting.len() >= PROPOSALS_IN_FLIGHT_MAX {
+            waiting = self.room.wait(waiting).unwrap_or_else(|p| p.into_inner());
+        }
+        waiting.insert(proposal, replies);
+    }
+}
+
+/// A Raft node of this cluster.
+pub type ClusterRaft<M> = openraft::Raft<TypeConfig, EngineMachine<M>>;
+
+/// The running cluster node.
+pub struct ClusterNode<M: StateMachine> {
+    raft: ClusterRaft<M>,
+    shared: Arc<Shared<M>>,
+    runtime: tokio::runtime::Handle,
+    proposer: Option<JoinHandle<()>>,
+    /// Tells the proposer to stop (it also stops when every handle is gone).
+    stop_proposer: Sender<()>,
+    engine: Option<JoinHandle<()>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl<M: StateMachine> std::fmt::Debug for ClusterNode<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterNode").finish_non_exhaustive()
+    }
+}
+
+/// What a node reports of its place in the cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterStatus {
+    /// This node.
+    pub node_id: u64,
+    /// `leader`, `follower`, `candidate` or `learner`.
+    pub role: &'static str,
+    /// The leader it knows of.
+    pub leader: Option<u64>,
+    /// Current term.
+    pub term: u64,
+    /// Last log index.
+    pub last_log_index: Option<u64>,
+    /// Committed index.
+    pub committed: Option<u64>,
+    /// Applied index.
+    pub applied: Option<u64>,
+    /// On the leader: how far behind each follower's log is (entries).
+    pub lag: BTreeMap<u64, u64>,
+}
+
+impl<M: StateMachine> ClusterNode<M> {
+    /// Starts a node: restores the newest snapshot (at or before `follower`'s position, if
+    /// any), starts the engine thread, the Raft node, its server and the proposer. The lowest
+    /// member initialises the group on its very first start. Returns the node, a handle like a
+    /// single node's, and the follower's live events if a follower was given.
+    #[allow(clippy::type_complexity)]
+    pub fn start(
+        config: ClusterConfig,
+        runtime: &tokio::runtime::Handle,
+        init: impl FnOnce() -> M,
+        follower: Option<Follower<M::Event>>,
+    ) -> Result<
+        (ClusterNode<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Event>>>>),
+        PipelineError,
+    > {
+        let store = SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), 2)?;
+        let followed = follower.as_ref().map_or(u64::MAX, |f| f.applied_index);
+        let load = match &follower {
+            Some(f) => store.load_latest_at_or_before(f.applied_index)?,
+            None => store.load_latest()?,
+        };
+        let (machine, meta) = match load.snapshot {
+            Some(snapshot) => {
+                let (meta, bytes) = split_snapshot(&snapshot.bytes)?;
+                (super::restore::<M>(snapshot.index, bytes)?, Some(meta))
+            }
+            None => (init(), None),
+        };
+        let recovery = PipelineRecovery {
+            snapshot_index: meta.as_ref().map(|_| machine.applied_index()),
+            skipped_damaged_snapshots: load.skipped_damaged,
+            ..PipelineRecovery::default()
+        };
+        let (commands, commands_rx) = bounded(config.queue_commands_max);
+        let (queries, queries_rx) = bounded(QUEUE_QUERIES_MAX);
+        let (engine_control, engine_control_rx) = bounded(QUEUE_JOURNAL_CONTROL_MAX);
+        let (batches, batches_rx) = bounded(QUEUE_BATCHES_MAX);
+        let (recycle, _recycled) = bounded(1);
+        let (snapshots, _unused) = bounded(1);
+        let shared = Arc::new(Shared {
+            commands,
+            queries,
+            engine_control: engine_control.clone(),
+            subscribers: Mutex::new(Vec::new()),
+            shutdown: Shutdown::default(),
+            counters: Counters::default(),
+            recovery,
+            followed: AtomicU64::new(followed),
+        });
+        let events = follower.map(|f| {
+            let (sender, receiver) = bounded(f.capacity.max(1));
+            shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).push(sender);
+            receiver
+        });
+        let pending =
+            Arc::new(Pending { waiting: Mutex::new(HashMap::new()), room: Condvar::new() });
+        let machine_state = MachineState {
+            next_index: machine.applied_index() + 1,
+            last_time_ms: machine.applied_time_ms(),
+            last_applied: meta.as_ref().and_then(|m| m.last_log_id),
+            membership: meta.as_ref().map(|m| m.last_membership.clone()).unwrap_or_default(),
+            newest_snapshot: machine.applied_index(),
+        };
+        let engine = engine::Engine::<M> {
+            machine,
+            batches: batches_rx,
+            queries: queries_rx,
+            control: engine_control_rx,
+            recycle,
+            snapshots,
+            events: Vec::new(),
+            since_snapshot: 0,
+            newest_snapshot: 0,
+            last_term: 0,
+            snapshot_every_commands: 0,
+            shared: Arc::clone(&shared),
+        };
+        let engine = spawn_named("wal-engine", move || engine.run())?;
+        let log = LogStore::open(
+            Arc::new(crate::storage::FsStorage),
+            config.data_dir.join("raft"),
+            config.segment_size_max_bytes,
+        )?;
+        let state_machine = EngineMachine {
+            node_id: config.node_id,
+            to_engine: batches,
+            control: engine_control,
+            pending: Arc::clone(&pending),
+            store,
+            state: Arc::new(Mutex::new(machine_state)),
+            shared: Arc::clone(&shared),
+        };
+        let raft_config = openraft::Config {
+            heartbeat_interval: config.heartbeat_ms,
+            election_timeout_min: config.election_timeout_ms.0,
+            election_timeout_max: config.election_timeout_ms.1,
+            snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_every_entries),
+            max_in_snapshot_log_to_keep: config.snapshot_every_entries,
+            ..Default::default()
+        };
+        let raft_config =
+            Arc::new(raft_config.validate().map_err(|e| PipelineError::Raft(e.to_string()))?);
+        let network = Network::new(config.secret.clone());
+        let (raft, server) = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(config.listen)
+                .await
+                .map_err(|e| PipelineError::Spawn(Arc::new(e)))?;
+            let raft = openraft::Raft::new(
+                config.node_id,
+                raft_config,
+                network,
+                log.clone(),
+                state_machine,
+            )
+            .await
+            .map_err(|e| PipelineError::Raft(e.to_string()))?;
+            let server =
+                tokio::spawn(network::serve(listener, raft.clone(), config.secret.clone()));
+            let lowest = config.members.keys().next().copied();
+            if lowest == Some(config.node_id) && raft.is_initialized().await.ok() == Some(false) {
+                let members: BTreeMap<u64, BasicNode> =
+                    config.members.iter().map(|(id, addr)| (*id, BasicNode::new(addr))).collect();
+                raft.initialize(members).await.map_err(|e| PipelineError::Raft(e.to_string()))?;
+            }
+            Ok::<_, PipelineError>((raft, server))
+        })?;
+        let (stop_proposer, stop) = bounded(1);
+        let proposer = Proposer {
+            node_id: config.node_id,
+            commands: commands_rx,
+            stop,
+            raft: raft.clone(),
+            runtime: runtime.clone(),
+            pending,
+            log,
+            batch_commands_max: config.batch_commands_max,
+            clock: Arc::clone(&config.clock),
+            next_proposal: 1,
+            last_time_ms: 0,
+            shared: Arc::clone(&shared),
+        };
+        let proposer = spawn_named("raft-proposer", move || proposer.run())?;
+        let handle = Handle { shared: Arc::clone(&shared) };
+        let node = ClusterNode {
+            raft,
+            shared,
+            runtime: runtime.clone(),
+            proposer: Some(proposer),
+            stop_proposer,
+            engine: Some(engine),
+            server,
+        };
+        Ok((node, handle, events))
+    }
+
+    /// The Raft node.
+    pub fn raft(&self) -> &ClusterRaft<M> {
+        &self.raft
+    }
+
+    /// A handle like a single node's.
+    pub fn handle(&self) -> Handle<M> {
+        Handle { shared: Arc::clone(&self.shared) }
+    }
+
+    /// Where this node stands.
+    pub fn status(&self) -> ClusterStatus {
+        status_of(&self.raft.metrics().borrow_watched())
+    }
+
+    /// Stops proposing, then Raft, its server and the engine thread.
+    pub fn shutdown(mut self) -> Result<(), PipelineError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), PipelineError> {
+        self.shared.shutdown.close();
+        let _ = self.stop_proposer.try_send(());
+        self.server.abort();
+        let raft = self.raft.clone();
+        let _ = self.runtime.block_on(raft.shutdown());
+        if let Some(proposer) = self.proposer.take() {
+            let _ = proposer.join();
+        }
+        if let Some(engine) = self.engine.take() {
+            // The engine thread ends once Raft (which holds its input) is gone.
+            let _ = engine.join();
+        }
+        Ok(())
+    }
+}
+
+impl<M: StateMachine> Drop for ClusterNode<M> {
+    fn drop(&mut self) {
+        if self.proposer.is_some() {
+            let _ = self.stop();
+        }
+    }
+}
+
+fn status_of(m: &openraft::RaftMetrics<TypeConfig>) -> ClusterStatus {
+    let role = match m.state {
+        ServerState::Leader => "leader",
+        ServerState::Follower => "follower",
+        ServerState::Candidate => "candidate",
+        ServerState::Learner => "learner",
+        ServerState::Shutdown => "shutdown",
+    };
+    let last = m.last_log_index.unwrap_or(0);
+    let lag = m
+        .replication
+        .as_ref()
+        .map(|replication| {
+            replication
+                .iter()
+                .filter(|(id, _)| **id != m.id)
+                .map(|(id, matched)| (*id, last.saturating_sub(matched.map_or(0, |l| l.index + 1))))
+                .collect()
+        })
+        .unwrap_or_default();
+    ClusterStatus {
+        node_id: m.id,
+        role,
+        leader: m.current_leader,
+        term: m.current_term,
+        last_log_index: m.last_log_index,
+        committed: m.cluster_committed.map(|l| l.index),
+        applied: m.last_applied.map(|l| l.index),
+        lag,
+    }
+}
+
+/// Takes queued commands, batches them and proposes each batch to Raft (on the leader).
+struct Proposer<M: StateMachine> {
+    node_id: u64,
+    commands: Receiver<Submission<M>>,
+    stop: Receiver<()>,
+    raft: ClusterRaft<M>,
+    runtime: tokio::runtime::Handle,
+    pending: Arc<Pending<M>>,
+    log: LogStore,
+    batch_commands_max: usize,
+    clock: Arc<dyn Fn() -> u64 + Send + Sync>,
+    next_proposal: u64,
+    last_time_ms: u64,
+    shared: Arc<Shared<M>>,
+}
+
+impl<M: StateMachine> Proposer<M> {
+    fn run(mut self) {
+        loop {
+            let first = crossbeam_channel::select! {
+                recv(self.commands) -> first => match first {
+                    Ok(first) => first,
+                    Err(_) => return,
+                },
+                recv(self.stop) -> _ => break,
+            };
+            let mut submissions = vec![first];
+            while submissions.len() < self.batch_commands_max {
+                let Ok(next) = self.commands.try_recv() else { break };
+                submissions.push(next);
+            }
+            self.propose(submissions);
+        }
+        // Stopping: whoever still waits in the queue is told, not left hanging.
+        while let Ok(submission) = self.commands.try_recv() {
+            let _ = submission.reply.send(Err(PipelineError::ShutDown));
+        }
+    }
+
+    fn propose(&mut self, submissions: Vec<Submission<M>>) {
+        let metrics = self.raft.metrics().borrow_watched().clone();
+        if metrics.current_leader != Some(self.node_id) || metrics.state != ServerState::Leader {
+            let error = PipelineError::NotLeader { leader: metrics.current_leader };
+            for submission in submissions {
+                let _ = submission.reply.send(Err(error.clone()));
+            }
+            return;
+        }
+        let mut commands = Vec::with_capacity(submissions.len());
+        let mut replies = Vec::with_capacity(submissions.len());
+        for Submission { command, reply } in submissions {
+            let mut bytes = Vec::new();
+            M::encode_command(&command, &mut bytes);
+            commands.push(bytes);
+            replies.push(reply);
+        }
+        // Never before the last entry of the log, whoever stamped it.
+        let floor = self.last_time_ms.max(self.log.last_time_ms());
+        let time_ms = (self.clock)().max(floor);
+        self.last_time_ms = time_ms;
+        let proposal = self.next_proposal;
+        self.next_proposal += 1;
+        self.pending.park(proposal, replies);
+        let batch = CommandBatch { time_ms, proposer: self.node_id, proposal, commands };
+        let (responder, complete) = ProgressResponder::complete_only();
+        let raft = self.raft.clone();
+        let queued = self.runtime.block_on(raft.client_write_ff(batch, Some(responder)));
+        if let Err(fatal) = queued {
+            self.pending.fail(proposal, &PipelineError::Raft(fatal.to_string()));
+            return;
+        }
+        let pending = Arc::clone(&self.pending);
+        self.shared.count(|c| &c.batches, 1);
+        self.runtime.spawn(async move {
+            // Applied batches took their replies already; what is left was not applied here.
+            let unknown = match complete.await {
+                Ok(Ok(_)) => return,
+                Ok(Err(_)) | Err(_) => PipelineError::OutcomeUnknown,
+            };
+            pending.fail(proposal, &unknown);
+        });
+    }
+}
+
+/// The state machine's own bookkeeping (the machine itself lives on the engine thread).
+#[derive(Debug)]
+struct MachineState {
+    /// Sequence number the next command gets.
+    next_index: u64,
+    /// Time of the last batch applied: never less after.
+    last_time_ms: u64,
+    /// Last entry applied.
+    last_applied: Option<LogId>,
+    /// Membership of the last membership entry applied.
+    membership: StoredMembership,
+    /// Command index of the newest snapshot saved.
+    newest_snapshot: u64,
+}
+
+/// openraft's state machine in cluster mode: committed entries become durable batches for the
+/// engine thread; snapshots are the engine's bytes, saved in sled with their Raft metadata.
+pub struct EngineMachine<M: StateMachine> {
+    node_id: u64,
+    to_engine: Sender<DurableBatch<M>>,
+    control: Sender<EngineControl<M>>,
+    pending: Arc<Pending<M>>,
+    store: SnapshotStore,
+    state: Arc<Mutex<MachineState>>,
+    shared: Arc<Shared<M>>,
+}
+
+impl<M: StateMachine> std::fmt::Debug for EngineMachine<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineMachine").field("node_id", &self.node_id).finish_non_exhaustive()
+    }
+}
+
+fn closed() -> io::Error {
+    io::Error::other("the engine thread stopped")
+}
+
+/// `[json len u32][json meta][machine bytes]`.
+fn join_snapshot(meta: &SnapshotMeta, bytes: &[u8]) -> Vec<u8> {
+    let json = serde_json::to_vec(meta).expect("a snapshot meta serialises");
+    let mut out = Vec::with_capacity(4 + json.len() + bytes.len());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(bytes);
+    out
+}
+
+fn split_snapshot(stored: &[u8]) -> Result<(SnapshotMeta, &[u8]), PipelineError> {
+    let bad = |what: String| PipelineError::Raft(format!("stored snapshot: {what}"));
+    let (len, rest) = stored.split_first_chunk::<4>().ok_or_else(|| bad("truncated".into()))?;
+    let (json, bytes) = rest
+        .split_at_checked(u32::from_le_bytes(*len) as usize)
+        .ok_or_else(|| bad("truncated".into()))?;
+    let meta = serde_json::from_slice(json).map_err(|e| bad(e.to_string()))?;
+    Ok((meta, bytes))
+}
+
+impl<M: StateMachine> EngineMachine<M> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, MachineState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Turns a committed batch into a durable batch for the engine thread.
+    fn batch_for_engine(&self, log_id: LogId, batch: CommandBatch) -> io::Result<DurableBatch<M>> {
+        let mut state = self.lock();
+        let time_ms = batch.time_ms.max(state.last_time_ms);
+        state.last_time_ms = time_ms;
+        let mut durable = DurableBatch::new();
+        for bytes in &batch.commands {
+            let command = M::decode_command(bytes).map_err(io::Error::other)?;
+            let meta = Meta { term: log_id.leader_id.term, index: state.next_index, time_ms };
+            state.next_index += 1;
+            durable.metas.push(meta);
+            durable.commands.push(command);
+        }
+        let mine = (batch.proposer == self.node_id).then(|| self.pending.take(batch.proposal));
+        let waiting = mine.flatten().filter(|replies| replies.len() == durable.commands.len());
+        durable.replies = waiting.unwrap_or_else(|| {
+            // Another node's clients, or ours from before a restart: nobody here waits.
+            durable.commands.iter().map(|_| oneshot::channel().0).collect()
+        });
+        Ok(durable)
+    }
+}
+
+/// A snapshot taken from the engine when the builder was made: the engine's bytes exactly at
+/// `meta`'s log id.
+#[derive(Debug)]
+pub struct EngineSnapshot {
+    meta: SnapshotMeta,
+    index: u64,
+    bytes: Vec<u8>,
+    store: SnapshotStore,
+    state: Arc<Mutex<MachineState>>,
+}
+
+impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
+    type SnapshotData = Vec<u8>;
+
+    async fn build_snapshot(&mut self) -> Result<Snapshot, io::Error> {
+        let term = self.meta.last_log_id.map_or(0, |l| l.leader_id.term);
+        self.store
+            .save(self.index, term, &join_snapshot(&self.meta, &self.bytes))
+            .map_err(io::Error::other)?;
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.newest_snapshot = state.newest_snapshot.max(self.index);
+        Ok(Snapshot { meta: self.meta.clone(), snapshot: std::mem::take(&mut self.bytes) })
+    }
+}
+
+impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
+    type SnapshotData = Vec<u8>;
+    type SnapshotBuilder = EngineSnapshot;
+
+    async fn applied_state(&mut self) -> Result<(Option<LogId>, StoredMembership), io::Error> {
+        let state = self.lock();
+        Ok((state.last_applied, state.membership.clone()))
+    }
+
+    async fn apply<Strm>(&mut self, mut entries: Strm) -> Result<(), io::Error>
+    where
+        Strm: Stream<Item = Result<EntryResponder<TypeConfig>, io::Error>> + Unpin + OptionalSend,
+    {
+        let mut last_done = None;
+        while let Some(next) = entries.next().await {
+            let (entry, responder) = next?;
+            let log_id = entry.log_id;
+            match entry.payload {
+                EntryPayload::Blank => {}
+                EntryPayload::Membership(membership) => {
+                    self.lock().membership = StoredMembership::new(Some(log_id), membership);
+                }
+                EntryPayload::Normal(batch) => {
+                    let mut durable = self.batch_for_engine(log_id, batch)?;
+                    let (done, applied) = oneshot::channel();
+                    durable.done = Some(done);
+                    self.to_engine.send(durable).map_err(|_| closed())?;
+                    last_done = Some(applied);
+                }
+            }
+            self.lock().last_applied = Some(log_id);
+            if let Some(responder) = responder {
+                responder.send(Applied);
+            }
+        }
+        // The machine holds every entry of this call before openraft counts it applied
+        // (batches reach the engine in order: the last one's answer covers them all).
+        if let Some(applied) = last_done {
+            applied.await.map_err(|_| closed())?;
+        }
+        Ok(())
+    }
+
+    async fn try_create_snapshot_builder(&mut self, _force: bool) -> Option<EngineSnapshot> {
+        // The read model must have passed the newest snapshot, so that one stays behind it.
+        let newest = self.lock().newest_snapshot;
+        if newest > self.shared.followed.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(self.get_snapshot_builder().await)
+    }
+
+    async fn get_snapshot_builder(&mut self) -> EngineSnapshot {
+        let (answer, bytes) = oneshot::channel();
+        let (index, bytes) = match self.control.send(EngineControl::SnapshotBytes(answer)) {
+            Ok(()) => bytes.await.unwrap_or_default(),
+            Err(_) => (0, Vec::new()),
+        };
+        let state = self.lock();
+        let meta = SnapshotMeta {
+            last_log_id: state.last_applied,
+            last_membership: state.membership.clone(),
+        };
+        EngineSnapshot {
+            meta,
+            index,
+            bytes,
+            store: self.store.clone(),
+            state: Arc::clone(&self.state),
+        }
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        meta: &SnapshotMeta,
+        snapshot: Vec<u8>,
+    ) -> Result<(), io::Error> {
+        let machine = M::restore(&snapshot).map_err(io::Error::other)?;
+        let (index, time) = (machine.applied_index(), machine.applied_time_ms());
+        let term = meta.last_log_id.map_or(0, |l| l.leader_id.term);
+        self.store.save(index, term, &join_snapshot(meta, &snapshot)).map_err(io::Error::other)?;
+        let (done, replaced) = oneshot::channel();
+        self.control.send(EngineControl::Replace(Box::new(machine), done)).map_err(|_| closed())?;
+        replaced.await.map_err(|_| closed())?;
+        let mut state = self.lock();
+        state.next_index = index + 1;
+        state.last_time_ms = state.last_time_ms.max(time);
+        state.last_applied = meta.last_log_id;
+        state.membership = meta.last_membership.clone();
+        state.newest_snapshot = index;
+        Ok(())
+    }
+
+    async fn get_current_snapshot(&mut self) -> Result<Option<Snapshot>, io::Error> {
+        let Some(stored) = self.store.load_latest().map_err(io::Error::other)?.snapshot else {
+            return Ok(None);
+        };
+        let (meta, bytes) = split_snapshot(&stored.bytes).map_err(io::Error::other)?;
+        Ok(Some(Snapshot { meta, snapshot: bytes.to_vec() }))
+    }
+}
+
+/// How long [`ClusterNode`] users may wait for a leader at most in tests and tools.
+pub const LEADER_WAIT: Duration = Duration::from_secs(10);
