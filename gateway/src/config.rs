@@ -120,6 +120,26 @@ pub struct Args {
     /// Most websocket connections from one IP address [default: 1000].
     #[arg(long, env = "TRADING_WS_CONNECTIONS_PER_IP_MAX")]
     pub ws_connections_per_ip_max: Option<usize>,
+    /// Run as a member of a Raft cluster (needs --node-id, --peers and --cluster-secret)
+    /// instead of one node alone.
+    #[arg(long, env = "TRADING_CLUSTER")]
+    pub cluster: bool,
+    /// This member's id in --peers.
+    #[arg(long, env = "TRADING_NODE_ID")]
+    pub node_id: Option<u64>,
+    /// Every member, this one too: ID=HOST:PORT,... (where members reach each other).
+    #[arg(long, env = "TRADING_PEERS")]
+    pub peers: Option<String>,
+    /// Where this member listens for the others [default: its own address in --peers].
+    #[arg(long, env = "TRADING_CLUSTER_LISTEN")]
+    pub cluster_listen: Option<SocketAddr>,
+    /// The secret every member shares: a connection that cannot prove it is refused.
+    #[arg(long, env = "TRADING_CLUSTER_SECRET", hide_env_values = true)]
+    pub cluster_secret: Option<String>,
+    /// Each member's public address, ID=http://HOST:PORT,...: a follower forwards writes to
+    /// the leader's [default: none; a follower refuses writes with NOT_LEADER].
+    #[arg(long, env = "TRADING_PEER_APIS")]
+    pub peer_apis: Option<String>,
 }
 
 /// The same options in a file.
@@ -144,6 +164,12 @@ pub struct FileConfig {
     ws_messages_per_second: Option<u32>,
     ws_connections_max: Option<usize>,
     ws_connections_per_ip_max: Option<usize>,
+    cluster: Option<bool>,
+    node_id: Option<u64>,
+    peers: Option<String>,
+    cluster_listen: Option<SocketAddr>,
+    cluster_secret: Option<String>,
+    peer_apis: Option<String>,
 }
 
 /// How log lines are written.
@@ -190,6 +216,8 @@ pub struct Config {
     pub rate_limits: bool,
     /// Websocket limits.
     pub ws: WsConfig,
+    /// Cluster mode: this member's place; `None` runs one node alone.
+    pub cluster: Option<crate::node::ClusterOptions>,
 }
 
 impl Config {
@@ -212,6 +240,7 @@ impl Config {
             smtp: None,
             rate_limits: true,
             ws: WsConfig::default(),
+            cluster: None,
         }
     }
 
@@ -242,7 +271,19 @@ impl Config {
                 .or(Some(file_smtp.from.clone()).filter(|s| !s.is_empty()))
                 .unwrap_or_else(|| "Trading Pro <no-reply@localhost>".into()),
         });
+        let cluster = if args.cluster || file.cluster.unwrap_or(false) {
+            Some(cluster_options(
+                args.node_id.or(file.node_id),
+                args.peers.or(file.peers),
+                args.cluster_listen.or(file.cluster_listen),
+                args.cluster_secret.or(file.cluster_secret),
+                args.peer_apis.or(file.peer_apis),
+            )?)
+        } else {
+            None
+        };
         Ok(Config {
+            cluster,
             listen: args.listen.or(file.listen).unwrap_or(defaults.listen),
             data_dir: args.data_dir.or(file.data_dir).unwrap_or(defaults.data_dir),
             admin_username: args
@@ -297,4 +338,55 @@ impl Config {
             ),
         })
     }
+}
+
+/// The cluster options, checked: an id among the members, at least three members with
+/// addresses, and a secret of at least 16 characters.
+fn cluster_options(
+    node_id: Option<u64>,
+    peers: Option<String>,
+    listen: Option<SocketAddr>,
+    secret: Option<String>,
+    peer_apis: Option<String>,
+) -> Result<crate::node::ClusterOptions, String> {
+    let node_id = node_id.ok_or("--cluster needs --node-id")?;
+    let peers = peers.ok_or("--cluster needs --peers ID=HOST:PORT,...")?;
+    let mut members = std::collections::BTreeMap::new();
+    for peer in peers.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (id, addr) = peer.split_once('=').ok_or(format!("--peers {peer}: use ID=HOST:PORT"))?;
+        let id: u64 =
+            id.trim().parse().map_err(|_| format!("--peers {peer}: the id is a number"))?;
+        if members.insert(id, addr.trim().to_owned()).is_some() {
+            return Err(format!("--peers: node {id} is named twice"));
+        }
+    }
+    if members.len() < 3 {
+        return Err("--peers: a cluster needs at least three members".into());
+    }
+    let own = members.get(&node_id).ok_or(format!("--node-id {node_id} is not in --peers"))?;
+    let listen = match listen {
+        Some(listen) => listen,
+        None => own
+            .parse()
+            .map_err(|_| format!("--peers {own}: give --cluster-listen for a host name"))?,
+    };
+    let secret = secret.ok_or("--cluster needs --cluster-secret (or TRADING_CLUSTER_SECRET)")?;
+    if secret.chars().count() < 16 {
+        return Err("--cluster-secret: use at least 16 characters".into());
+    }
+    let mut apis = std::collections::BTreeMap::new();
+    for peer in peer_apis.iter().flat_map(|p| p.split(',')).map(str::trim).filter(|p| !p.is_empty())
+    {
+        let (id, url) = peer.split_once('=').ok_or(format!("--peer-apis {peer}: use ID=URL"))?;
+        let id: u64 =
+            id.trim().parse().map_err(|_| format!("--peer-apis {peer}: the id is a number"))?;
+        let url = url.trim().trim_end_matches('/');
+        if !(url.starts_with("http://") || url.starts_with("https://"))
+            || !members.contains_key(&id)
+        {
+            return Err(format!("--peer-apis {peer}: a member id and an http(s) address"));
+        }
+        apis.insert(id, url.to_owned());
+    }
+    Ok(crate::node::ClusterOptions { node_id, listen, members, secret, peer_apis: apis })
 }

@@ -22,6 +22,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             admin_username: config.admin_username,
             admin_password: config.admin_password,
             tick_archive_days: config.tick_archive_days,
+            cluster: config.cluster,
             ..NodeConfig::new(config.data_dir)
         },
         feeds: feeds::parse(&config.feeds, config.sim_seed)?,

@@ -13,6 +13,8 @@ use std::time::Duration;
 use engine::command::Command;
 use engine::{Engine, Reply};
 use market_feed::archive::{ArchiveError, TickArchive};
+use wal::pipeline::cluster::{ClusterConfig, ClusterNode, ClusterStatus, StatusSource};
+use wal::raft::network::ClusterSecret;
 use wal::{Handle, Pipeline, PipelineError};
 
 use crate::password;
@@ -49,6 +51,23 @@ pub struct NodeConfig {
     pub durable: bool,
     /// Days of archived ticks kept (0 keeps them all).
     pub tick_archive_days: u64,
+    /// Cluster mode: this node's place in a Raft group; `None` runs one node alone.
+    pub cluster: Option<ClusterOptions>,
+}
+
+/// A node's place in a cluster (`--cluster`).
+#[derive(Debug, Clone)]
+pub struct ClusterOptions {
+    /// This node's id.
+    pub node_id: u64,
+    /// Where it listens for its peers.
+    pub listen: std::net::SocketAddr,
+    /// Every member, this node too: id → peer address.
+    pub members: std::collections::BTreeMap<u64, String>,
+    /// The secret the members share.
+    pub secret: String,
+    /// Each member's public address (`http://host:port`), where a follower forwards writes.
+    pub peer_apis: std::collections::BTreeMap<u64, String>,
 }
 
 impl NodeConfig {
@@ -61,6 +80,7 @@ impl NodeConfig {
             clock: None,
             durable: true,
             tick_archive_days: 0,
+            cluster: None,
         }
     }
 }
@@ -84,6 +104,38 @@ pub enum NodeError {
     /// The engine refused the first admin (for example an invalid name).
     #[error("the first admin was refused: {0}")]
     Bootstrap(engine::EngineError),
+    /// Cluster mode needs the async runtime to run its Raft node on.
+    #[error("cluster mode needs a runtime")]
+    NoRuntime,
+}
+
+/// Starts this node as a member of its Raft group.
+#[allow(clippy::type_complexity)]
+fn start_member(
+    config: &NodeConfig,
+    cluster: &ClusterOptions,
+    runtime: &tokio::runtime::Handle,
+    follower: wal::Follower<engine::Event>,
+) -> Result<
+    (
+        ClusterNode<Engine>,
+        Handle<Engine>,
+        crossbeam_channel::Receiver<Arc<wal::EventBatch<engine::Event>>>,
+    ),
+    NodeError,
+> {
+    let mut member = ClusterConfig::new(
+        cluster.node_id,
+        cluster.listen,
+        cluster.members.clone(),
+        ClusterSecret::new(&cluster.secret),
+        &config.data_dir,
+    );
+    if let Some(Clock(clock)) = &config.clock {
+        member.clock = Arc::clone(clock);
+    }
+    let (node, handle, live) = ClusterNode::start(member, runtime, Engine::new, Some(follower))?;
+    Ok((node, handle, live.expect("a follower was given")))
 }
 
 /// What happened at start-up, for the operator.
@@ -99,11 +151,20 @@ pub struct Startup {
     pub generated_admin_password: Option<String>,
 }
 
+/// The durable core: one node's pipeline, or a member of a Raft group.
+#[derive(Debug)]
+enum Core {
+    /// A single node: journal, engine, snapshots.
+    Single(Pipeline<Engine>),
+    /// A cluster member.
+    Cluster(ClusterNode<Engine>),
+}
+
 /// A running node.
 #[derive(Debug)]
 pub struct Node {
-    /// The pipeline; `None` once shut down.
-    pipeline: Option<Pipeline<Engine>>,
+    /// The core; `None` once shut down.
+    core: Option<Core>,
     /// Cheap to clone: how everything else talks to the engine.
     handle: Handle<Engine>,
     /// History projected from events.
@@ -119,14 +180,16 @@ pub struct Node {
 }
 
 impl Node {
-    /// Recovers the state from `data_dir` and starts serving.
+    /// Recovers the state from `data_dir` and starts serving, as one node alone.
     pub fn start(config: NodeConfig) -> Result<(Node, Startup), NodeError> {
-        let mut wal_config = wal::Config::new(&config.data_dir);
-        wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
-        wal_config.sync = config.durable;
-        if let Some(Clock(clock)) = &config.clock {
-            wal_config.clock = Arc::clone(clock);
-        }
+        Self::start_on(config, None)
+    }
+
+    /// [`Node::start`]; cluster mode (`config.cluster`) runs its Raft node on `runtime`.
+    pub fn start_on(
+        config: NodeConfig,
+        runtime: Option<&tokio::runtime::Handle>,
+    ) -> Result<(Node, Startup), NodeError> {
         let readmodel = ReadModel::open(&config.data_dir.join("readmodel"))?;
         let archive = Arc::new(TickArchive::open(&config.data_dir.join("ticks"))?);
         // One follower feeds both: the log is replayed from the lower of their positions; a
@@ -143,8 +206,24 @@ impl Node {
             capacity: FOLLOWER_CAPACITY_BATCHES,
             boundary: (archived < projected).then_some(projected),
         };
-        let (pipeline, handle, live) =
-            Pipeline::start_following(wal_config, Engine::new, follower)?;
+        let (core, handle, live) = match (&config.cluster, runtime) {
+            (Some(cluster), Some(runtime)) => {
+                let (node, handle, live) = start_member(&config, cluster, runtime, follower)?;
+                (Core::Cluster(node), handle, live)
+            }
+            (Some(_), None) => return Err(NodeError::NoRuntime),
+            (None, _) => {
+                let mut wal_config = wal::Config::new(&config.data_dir);
+                wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
+                wal_config.sync = config.durable;
+                if let Some(Clock(clock)) = &config.clock {
+                    wal_config.clock = Arc::clone(clock);
+                }
+                let (pipeline, handle, live) =
+                    Pipeline::start_following(wal_config, Engine::new, follower)?;
+                (Core::Single(pipeline), handle, live)
+            }
+        };
         readmodel.flush()?;
         let covered = archive.flush()?;
         handle.set_followed(readmodel.applied_index().min(covered));
@@ -155,8 +234,12 @@ impl Node {
             handle.clone(),
             live,
         )?);
-        let recovery = pipeline.recovery().clone();
-        let generated_admin_password = bootstrap_admin(&handle, &config)?;
+        let recovery = handle.recovery().clone();
+        // A cluster member creates the first admin once it leads (see `leader_duties`).
+        let generated_admin_password = match core {
+            Core::Single(_) => bootstrap_admin(&handle, &config)?,
+            Core::Cluster(_) => None,
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let timer = Some(spawn_timer(handle.clone(), stop.clone()));
         let startup = Startup {
@@ -165,8 +248,7 @@ impl Node {
             cut_tail_bytes: recovery.wal.cut_tail_bytes,
             generated_admin_password,
         };
-        let node =
-            Node { pipeline: Some(pipeline), handle, readmodel, archive, projector, stop, timer };
+        let node = Node { core: Some(core), handle, readmodel, archive, projector, stop, timer };
         Ok((node, startup))
     }
 
@@ -185,6 +267,52 @@ impl Node {
         &self.handle
     }
 
+    /// In cluster mode, where this node stands; `None` for a single node.
+    pub fn cluster_status(&self) -> Option<ClusterStatus> {
+        self.cluster_status_source().map(|source| source.status())
+    }
+
+    /// In cluster mode, a cloneable view of [`Node::cluster_status`].
+    pub fn cluster_status_source(&self) -> Option<StatusSource> {
+        match &self.core {
+            Some(Core::Cluster(node)) => Some(node.status_source()),
+            _ => None,
+        }
+    }
+
+    /// In cluster mode, the work only the leader does, as it becomes the leader: the first
+    /// admin (if none exists) and whatever `duties` the server adds (the catalogue). Runs on a
+    /// thread of its own until the node stops. A single node does these at start.
+    pub fn spawn_leader_duties(
+        &self,
+        config: &NodeConfig,
+        duties: impl Fn(&Handle<Engine>) + Send + 'static,
+    ) -> Option<JoinHandle<()>> {
+        let Some(Core::Cluster(_)) = &self.core else { return None };
+        let (handle, stop, config) = (self.handle.clone(), Arc::clone(&self.stop), config.clone());
+        let thread = std::thread::Builder::new().name("leader-duties".into()).spawn(move || {
+            let mut leading = false;
+            while !stop.load(Ordering::Acquire) {
+                std::thread::park_timeout(TIMER_PERIOD);
+                let now = handle.is_leader();
+                if now && !leading {
+                    match bootstrap_admin(&handle, &config) {
+                        Ok(Some(password)) => tracing::warn!(
+                            username = %config.admin_username,
+                            %password,
+                            "first admin created on this leader: keep this password, it is not shown again"
+                        ),
+                        Ok(None) => {}
+                        Err(error) => tracing::warn!(%error, "the first admin could not be created yet"),
+                    }
+                    duties(&handle);
+                }
+                leading = now;
+            }
+        });
+        thread.ok()
+    }
+
     /// Stops the timer, drains the queue, syncs the log and joins every thread.
     pub fn shutdown(mut self) -> Result<(), PipelineError> {
         self.stop_all()
@@ -195,8 +323,9 @@ impl Node {
         if let Some(timer) = self.timer.take() {
             let _ = timer.join();
         }
-        let result = match self.pipeline.take() {
-            Some(pipeline) => pipeline.shutdown(),
+        let result = match self.core.take() {
+            Some(Core::Single(pipeline)) => pipeline.shutdown(),
+            Some(Core::Cluster(node)) => node.shutdown(),
             None => Ok(()),
         };
         if let Some(projector) = self.projector.take() {
@@ -246,6 +375,9 @@ fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> 
         .spawn(move || {
             while !stop.load(Ordering::Acquire) {
                 std::thread::park_timeout(TIMER_PERIOD);
+                if !handle.is_leader() {
+                    continue; // the leader's timer settles for the whole cluster
+                }
                 let open = handle.query(|e: &Engine| e.open_contract_count());
                 match open {
                     Ok(0) => {}

@@ -95,6 +95,8 @@ pub struct Server {
     market: Option<MarketService>,
     /// The durable core.
     node: Option<Node>,
+    /// Cluster mode: the thread that does the leader's work; ends with the node.
+    leader_duties: Option<std::thread::JoinHandle<()>>,
     /// The async runtime; dropped last.
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -108,12 +110,24 @@ impl Server {
             .enable_all()
             .build()?;
         let data_dir: PathBuf = config.node.data_dir.clone();
-        let (node, startup) = Node::start(config.node)?;
+        let node_config = config.node.clone();
+        let (node, startup) = Node::start_on(config.node, Some(runtime.handle()))?;
         let instruments = catalogue();
-        let added = sync_catalogue(node.handle(), INSTALL_ADMIN, &instruments)?;
-        if added > 0 {
-            tracing::info!(added, "catalogue products added to the engine");
+        if node_config.cluster.is_none() {
+            let added = sync_catalogue(node.handle(), INSTALL_ADMIN, &instruments)?;
+            if added > 0 {
+                tracing::info!(added, "catalogue products added to the engine");
+            }
         }
+        // In a cluster the leader adds the catalogue (and the first admin) when it leads.
+        let listing = instruments.clone();
+        let leader_duties = node.spawn_leader_duties(&node_config, move |handle| {
+            match sync_catalogue(handle, INSTALL_ADMIN, &listing) {
+                Ok(0) => {}
+                Ok(added) => tracing::info!(added, "catalogue products added to the engine"),
+                Err(error) => tracing::warn!(%error, "the catalogue could not be added yet"),
+            }
+        });
         let market_config = MarketConfig {
             assignments: config.feeds.assignments,
             default_source: config.feeds.default_source,
@@ -128,10 +142,11 @@ impl Server {
             state: None,
             market: Some(market),
             node: Some(node),
+            leader_duties,
             runtime: Some(runtime),
         };
         if let Some(http) = config.http {
-            server.start_http(&data_dir, http)?;
+            server.start_http(&data_dir, http, node_config.cluster.as_ref())?;
         }
         Ok((server, startup))
     }
@@ -140,6 +155,7 @@ impl Server {
         &mut self,
         data_dir: &std::path::Path,
         config: HttpConfig,
+        cluster: Option<&crate::node::ClusterOptions>,
     ) -> Result<(), ServerError> {
         let node = self.node.as_ref().expect("running");
         let now = wal::pipeline::system_time_ms();
@@ -157,7 +173,11 @@ impl Server {
             market: self.market(),
             readmodel: node.readmodel().clone(),
             archive: Arc::clone(node.archive()),
-            tokens: api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
+            // Members share the cluster secret: a session token from one is valid on all.
+            tokens: match cluster {
+                Some(cluster) => api::auth::Tokens::for_cluster(&cluster.secret),
+                None => api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
+            },
             hasher: Hasher::start(config.hash_threads)?,
             limits: if config.rate_limits { Limits::standard() } else { Limits::unlimited() },
             codes: Default::default(),
@@ -170,6 +190,8 @@ impl Server {
             public_origin: config.public_origin,
             real_money_on_simulated_prices: config.real_money_on_simulated_prices,
             ws,
+            cluster: node.cluster_status_source(),
+            peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
         };
         let state = AppState(Arc::new(shared));
         {
@@ -293,6 +315,9 @@ impl Server {
             Some(node) => node.shutdown(),
             None => Ok(()),
         };
+        if let Some(duties) = self.leader_duties.take() {
+            let _ = duties.join();
+        }
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_timeout(std::time::Duration::from_secs(5));
         }

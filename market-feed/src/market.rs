@@ -137,6 +137,8 @@ pub struct MarketCounters {
     pub unassigned: AtomicU64,
     /// Ticks of catalogue products not listed (yet), not journaled.
     pub unlisted: AtomicU64,
+    /// Ticks not journaled because this cluster member does not lead.
+    pub not_leader: AtomicU64,
     /// Ticks dropped because the engine queue was full.
     pub overloaded: AtomicU64,
     /// Ticks the engine refused (e.g. a disabled product is still accepted; an invalid price is not).
@@ -607,6 +609,11 @@ async fn pump(
             counters.unlisted.fetch_add(1, Ordering::Relaxed);
             continue;
         }
+        if !engine.is_leader() {
+            // A cluster follower: the leader's sources price the products.
+            counters.not_leader.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
         match engine.try_submit(tick_command(&tick)) {
             Ok(ticket) => {
                 if tickets.send(ticket).await.is_err() {
@@ -686,6 +693,17 @@ fn spawn_candle_thread(
     Ok(thread)
 }
 
+/// Products were listed (on this node, or on the leader and replicated here): the listed
+/// set follows the engine's products. Asked off the engine thread, so it may run a batch late.
+fn refresh_listed(engine: &Handle<Engine>, shared: &Arc<Shared>) {
+    let products =
+        engine.query(|e: &Engine| e.products().iter().map(|p| p.symbol).collect::<Vec<_>>());
+    if let Ok(products) = products {
+        let mut listed = shared.listed.write().unwrap_or_else(|p| p.into_inner());
+        listed.extend(products.into_iter().filter(|s| shared.positions.contains_key(s)));
+    }
+}
+
 fn candle_loop(
     engine: Handle<Engine>,
     mut events: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
@@ -698,6 +716,9 @@ fn candle_loop(
         match events.recv_timeout(Duration::from_millis(250)) {
             Ok(batch) => {
                 for event in &batch.events {
+                    if matches!(event, Event::CatalogueChanged) {
+                        refresh_listed(&engine, &shared);
+                    }
                     if let Event::Tick { symbol, tick, quantity } = event {
                         let sequenced = SequencedTick {
                             symbol: *symbol,

@@ -396,6 +396,9 @@ struct Shared<M: StateMachine> {
     /// Index up to which the follower (read model) has made its projection durable;
     /// `u64::MAX` without a follower. Periodic snapshots wait for it, see [`Follower`].
     followed: AtomicU64,
+    /// Whether commands submitted here are sequenced here: always on a single node; in
+    /// cluster mode, while this node leads.
+    leading: std::sync::atomic::AtomicBool,
 }
 
 impl<M: StateMachine> Shared<M> {
@@ -536,6 +539,7 @@ impl<M: StateMachine> Pipeline<M> {
             counters: Counters::default(),
             recovery,
             followed: AtomicU64::new(followed),
+            leading: std::sync::atomic::AtomicBool::new(true),
         });
         let journal = journal::Journal::<M> {
             wal,
@@ -922,6 +926,13 @@ impl<M: StateMachine> Handle<M> {
         }
         subscribers.push(sender);
         Ok(receiver)
+    }
+
+    /// Whether this node sequences commands: always on a single node; in cluster mode,
+    /// while it leads (elsewhere a command is refused with [`PipelineError::NotLeader`]).
+    /// Producers that only matter on the leader (price feeds, the settlement timer) ask first.
+    pub fn is_leader(&self) -> bool {
+        self.shared.leading.load(Ordering::Acquire)
     }
 
     /// Whether the pipeline refuses new commands (shut down or failed).

@@ -83,6 +83,12 @@ impl Tokens {
         Ok(Tokens::new(encoded.as_bytes()))
     }
 
+    /// The tokens of a cluster member: the signing key comes from the cluster secret, so a
+    /// session token issued by one member is valid on every member.
+    pub fn for_cluster(cluster_secret: &str) -> Tokens {
+        Tokens::new(format!("trading session tokens\0{cluster_secret}").as_bytes())
+    }
+
     /// A token for `sub`/`sid` of `kind`, valid until `expires_ms`.
     pub fn issue(&self, sub: u32, sid: u64, kind: &str, now_ms: u64, expires_ms: u64) -> String {
         let claims =

@@ -170,6 +170,14 @@ impl From<PipelineError> for ApiError {
     fn from(error: PipelineError) -> ApiError {
         match error {
             PipelineError::Overloaded => ApiError::busy(),
+            // Cluster mode: this member does not lead (a client may retry another one).
+            PipelineError::NotLeader { .. } => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER")
+            }
+            // Never retried behind the caller: it must look before trying again.
+            PipelineError::OutcomeUnknown => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "OUTCOME_UNKNOWN")
+            }
             other => ApiError::internal(other),
         }
     }

@@ -19,6 +19,7 @@ pub mod auth;
 pub mod dto;
 pub mod error;
 pub mod fairness;
+pub mod forward;
 pub mod i18n;
 pub mod limits;
 pub mod system;
@@ -120,6 +121,10 @@ pub struct Shared {
     pub real_money_on_simulated_prices: bool,
     /// The websocket service.
     pub ws: crate::ws::Ws,
+    /// Cluster mode: where this node stands (role, term, indexes); `None` on a single node.
+    pub cluster: Option<wal::pipeline::cluster::StatusSource>,
+    /// Cluster mode: each member's public address (`--peer-apis`), where writes are forwarded.
+    pub peer_apis: std::collections::BTreeMap<u64, String>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -267,6 +272,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
             .fallback(fallback)
             .method_not_allowed_fallback(method_not_allowed)
             .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
+            .layer(middleware::from_fn_with_state(state.clone(), forward::forward_writes))
             .layer(middleware::from_fn_with_state(state.clone(), envelope_errors))
             .layer(tower_http::timeout::TimeoutLayer::with_status_code(
                 StatusCode::SERVICE_UNAVAILABLE,

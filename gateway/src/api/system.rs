@@ -20,13 +20,51 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 pub struct Health {
     /// "ok", or "degraded" when history stopped following the log.
     pub status: String,
+    /// Cluster mode only: this node's place in the Raft group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterHealth>,
+}
+
+/// A cluster member's view of its group.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterHealth {
+    /// This node's id.
+    pub node_id: u64,
+    /// leader, follower, candidate, learner or shutdown.
+    pub role: String,
+    /// The leader this node knows of.
+    pub leader: Option<u64>,
+    /// Current term.
+    pub term: u64,
+    /// Index of the last entry in this node's log.
+    pub last_log_index: Option<u64>,
+    /// Index committed by a quorum.
+    pub committed: Option<u64>,
+    /// Index applied to this node's engine.
+    pub applied: Option<u64>,
+    /// On the leader: entries each follower's log is behind, by node id.
+    pub lag: std::collections::BTreeMap<String, u64>,
 }
 
 /// Health check.
 #[utoipa::path(get, path = "/api/health", tag = "system", responses((status = 200, body = Envelope<Health>)))]
 async fn health(State(state): State<AppState>) -> Answer<Health> {
     let stalled = state.readmodel.stalled.load(std::sync::atomic::Ordering::Acquire);
-    ok(Health { status: if stalled { "degraded" } else { "ok" }.into() })
+    let cluster = state.cluster.as_ref().map(|source| {
+        let s = source.status();
+        ClusterHealth {
+            node_id: s.node_id,
+            role: s.role.into(),
+            leader: s.leader,
+            term: s.term,
+            last_log_index: s.last_log_index,
+            committed: s.committed,
+            applied: s.applied,
+            lag: s.lag.iter().map(|(id, lag)| (id.to_string(), *lag)).collect(),
+        }
+    });
+    ok(Health { status: if stalled { "degraded" } else { "ok" }.into(), cluster })
 }
 
 /// Prometheus text exposition.

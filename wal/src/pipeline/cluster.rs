@@ -240,6 +240,7 @@ impl<M: StateMachine> ClusterNode<M> {
             counters: Counters::default(),
             recovery,
             followed: AtomicU64::new(followed),
+            leading: std::sync::atomic::AtomicBool::new(false),
         });
         let events = follower.map(|f| {
             let (sender, receiver) = bounded(f.capacity.max(1));
@@ -316,6 +317,18 @@ impl<M: StateMachine> ClusterNode<M> {
                     config.members.iter().map(|(id, addr)| (*id, BasicNode::new(addr))).collect();
                 raft.initialize(members).await.map_err(|e| PipelineError::Raft(e.to_string()))?;
             }
+            // Keep `Handle::is_leader` in step with Raft's view.
+            let (mut metrics, watched) = (raft.metrics(), Arc::clone(&shared));
+            tokio::spawn(async move {
+                loop {
+                    let leads = metrics.borrow_watched().state == ServerState::Leader;
+                    watched.leading.store(leads, Ordering::Release);
+                    if metrics.changed().await.is_err() {
+                        watched.leading.store(false, Ordering::Release);
+                        return;
+                    }
+                }
+            });
             Ok::<_, PipelineError>((raft, server))
         })?;
         let (stop_proposer, stop) = bounded(1);
@@ -362,6 +375,11 @@ impl<M: StateMachine> ClusterNode<M> {
         status_of(&self.raft.metrics().borrow_watched())
     }
 
+    /// A cheap, cloneable view of [`ClusterNode::status`] for other threads and tasks.
+    pub fn status_source(&self) -> StatusSource {
+        StatusSource(self.raft.metrics())
+    }
+
     /// Stops proposing, then Raft, its server and the engine thread.
     pub fn shutdown(mut self) -> Result<(), PipelineError> {
         self.stop()
@@ -389,6 +407,25 @@ impl<M: StateMachine> Drop for ClusterNode<M> {
         if self.proposer.is_some() {
             let _ = self.stop();
         }
+    }
+}
+
+/// Where a node stands, read when asked (see [`ClusterNode::status_source`]).
+#[derive(Clone)]
+pub struct StatusSource(
+    openraft::alias::WatchReceiverOf<TypeConfig, openraft::RaftMetrics<TypeConfig>>,
+);
+
+impl std::fmt::Debug for StatusSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("StatusSource").finish_non_exhaustive()
+    }
+}
+
+impl StatusSource {
+    /// The node's status now.
+    pub fn status(&self) -> ClusterStatus {
+        status_of(&self.0.borrow_watched())
     }
 }
 
