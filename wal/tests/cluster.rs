@@ -52,6 +52,7 @@ impl Cluster {
             self.dir.path().join(format!("node{id}")),
         );
         config.snapshot_every_entries = 40;
+        config.catch_up_at_start = Duration::ZERO; // members start one after another here
         config.segment_size_max_bytes = 4096;
         let (node, handle, _) =
             ClusterNode::start(config, self.runtime.handle(), Kv::default, None).unwrap();

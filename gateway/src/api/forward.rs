@@ -4,7 +4,7 @@
 //!
 //! Reads are served locally. A write is any `/api/` request other than GET, HEAD or OPTIONS.
 //! The leader's public address comes from `--peer-apis`; without it, or with no leader known,
-//! the write runs here and is refused with NOT_LEADER. The leader tells how far its engine had
+//! the write is refused with NOT_LEADER (503) and the client may try again. The leader tells how far its engine had
 //! applied when it answered (`x-applied-index`); the follower waits (at most [`CATCH_UP`]) for
 //! its own read model to get there before answering.
 
@@ -64,7 +64,9 @@ pub async fn forward_writes(
     }
     let leader = cluster.status().leader;
     let Some(base) = leader.and_then(|id| state.peer_apis.get(&id).cloned()) else {
-        return next.run(request).await; // refused with NOT_LEADER by the handler
+        // No leader known (an election), or nowhere to forward: refused before the handler,
+        // which would check the caller's session against a state that may be behind.
+        return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER").into_response();
     };
     match forward(&state, &base, request).await {
         Ok(response) => response,

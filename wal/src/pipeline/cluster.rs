@@ -53,6 +53,8 @@ use crate::snapshot::SnapshotStore;
 
 /// Batches proposed and not yet applied, at most: the proposer waits beyond.
 const PROPOSALS_IN_FLIGHT_MAX: usize = 256;
+/// How long a starting member waits to catch up with its group before serving anyway.
+const CATCH_UP_AT_START: Duration = Duration::from_secs(10);
 
 /// How a cluster node runs.
 #[derive(Clone)]
@@ -61,7 +63,8 @@ pub struct ClusterConfig {
     pub node_id: u64,
     /// Where this node listens for its peers.
     pub listen: SocketAddr,
-    /// Every member (this node too): id → the address peers reach it at.
+    /// Every member (this node too): id → the address this node reaches it at (the lowest
+    /// member writes these into the first membership; each node dials its own list).
     pub members: BTreeMap<u64, String>,
     /// The secret every member shares.
     pub secret: ClusterSecret,
@@ -79,6 +82,9 @@ pub struct ClusterConfig {
     pub election_timeout_ms: (u64, u64),
     /// Segment size of the log.
     pub segment_size_max_bytes: u64,
+    /// How long a starting member waits to catch up with its group before serving anyway
+    /// (zero: no wait, for members started one after another in one process).
+    pub catch_up_at_start: Duration,
     /// Milliseconds since the Unix epoch.
     pub clock: Arc<dyn Fn() -> u64 + Send + Sync>,
 }
@@ -102,8 +108,9 @@ impl ClusterConfig {
             batch_commands_max: crate::constants::BATCH_COMMANDS_MAX,
             snapshot_every_entries: 20_000,
             heartbeat_ms: 50,
-            election_timeout_ms: (300, 600),
+            election_timeout_ms: (150, 300),
             segment_size_max_bytes: crate::constants::SEGMENT_SIZE_MAX_BYTES,
+            catch_up_at_start: CATCH_UP_AT_START,
             clock: Arc::new(super::system_time_ms),
         }
     }
@@ -295,7 +302,7 @@ impl<M: StateMachine> ClusterNode<M> {
         };
         let raft_config =
             Arc::new(raft_config.validate().map_err(|e| PipelineError::Raft(e.to_string()))?);
-        let network = Network::new(config.secret.clone());
+        let network = Network::with_peers(config.secret.clone(), config.members.clone());
         let (raft, server) = runtime.block_on(async {
             let listener = tokio::net::TcpListener::bind(config.listen)
                 .await
@@ -347,6 +354,18 @@ impl<M: StateMachine> ClusterNode<M> {
             shared: Arc::clone(&shared),
         };
         let proposer = spawn_named("raft-proposer", move || proposer.run())?;
+        // A member that restarts serves once it has caught up with its group (bounded), so
+        // that reads there do not go back in time (a session created meanwhile, say).
+        if !config.catch_up_at_start.is_zero() {
+            let wait = raft.wait(Some(config.catch_up_at_start));
+            let caught_up = |m: &openraft::RaftMetrics<TypeConfig>| {
+                m.current_leader.is_some()
+                    && m.last_applied.map(|l| l.index) >= m.local_committed.map(|l| l.index)
+            };
+            if runtime.block_on(wait.metrics(caught_up, "caught up")).is_err() {
+                tracing::warn!("not caught up with the cluster at start; serving anyway");
+            }
+        }
         let handle = Handle { shared: Arc::clone(&shared) };
         let node = ClusterNode {
             raft,

@@ -170,12 +170,23 @@ fn decode_entries(mut bytes: &[u8]) -> io::Result<Vec<Entry>> {
 #[derive(Clone, Debug)]
 pub struct Network {
     secret: ClusterSecret,
+    /// Where this node reaches each peer, from its own configuration: it may differ from the
+    /// address in the membership (a proxy, another interface).
+    peers: std::collections::BTreeMap<u64, String>,
 }
 
 impl Network {
-    /// Connections proving `secret`.
+    /// Connections proving `secret`, to the addresses in the membership.
     pub fn new(secret: ClusterSecret) -> Network {
-        Network { secret }
+        Network { secret, peers: std::collections::BTreeMap::new() }
+    }
+
+    /// Connections proving `secret`, to `peers` (id → address) first.
+    pub fn with_peers(
+        secret: ClusterSecret,
+        peers: std::collections::BTreeMap<u64, String>,
+    ) -> Network {
+        Network { secret, peers }
     }
 }
 
@@ -183,7 +194,8 @@ impl RaftNetworkFactory<TypeConfig> for Network {
     type Network = Connection;
 
     async fn new_client(&mut self, target: u64, node: &openraft::impls::BasicNode) -> Connection {
-        Connection { target, addr: node.addr.clone(), secret: self.secret.clone(), stream: None }
+        let addr = self.peers.get(&target).cloned().unwrap_or_else(|| node.addr.clone());
+        Connection { target, addr, secret: self.secret.clone(), stream: None }
     }
 }
 

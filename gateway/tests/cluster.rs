@@ -1,0 +1,509 @@
+//! Three `trading-server` processes as a cluster on loopback, each with its own data
+//! directory, and a TCP proxy of our own on every link between them (node i reaches node j
+//! through proxy i→j) that can cut a link: no root or netem is needed. Under a steady load of
+//! orders from clients on every member, faults are injected; afterwards every acknowledged
+//! order is on every member exactly once, and nothing else differs.
+//!
+//! `CLUSTER_TRIALS` sets how many times the leader is killed (3 by default, kept within the
+//! test command's time; BENCHMARKS.md records a longer run).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_trading-server");
+const SECRET: &str = "cluster-test-secret-0123456789";
+const ADMIN_PASSWORD: &str = "cluster-admin-pass";
+/// The longest any one wait of the test may take.
+const WAIT: Duration = Duration::from_secs(30);
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A TCP proxy: forwards to `target` until cut; cutting closes every connection through it and
+/// refuses new ones until it is healed.
+struct Proxy {
+    port: u16,
+    cut: Arc<AtomicBool>,
+    live: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Proxy {
+    fn start(runtime: &tokio::runtime::Runtime, target: SocketAddr) -> Proxy {
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = Arc::new(AtomicBool::new(false));
+        let live = Arc::new(Mutex::new(Vec::new()));
+        let (cut_flag, live_list) = (Arc::clone(&cut), Arc::clone(&live));
+        runtime.spawn(async move {
+            loop {
+                let Ok((mut inbound, _)) = listener.accept().await else { continue };
+                if cut_flag.load(Ordering::Acquire) {
+                    continue; // dropped: the peer sees the connection close
+                }
+                let task = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                live_list.lock().unwrap().push(task.abort_handle());
+            }
+        });
+        Proxy { port, cut, live }
+    }
+
+    fn set_cut(&self, cut: bool) {
+        self.cut.store(cut, Ordering::Release);
+        if cut {
+            for task in self.live.lock().unwrap().drain(..) {
+                task.abort();
+            }
+        }
+    }
+}
+
+/// One member: its ports, directory and process.
+struct Member {
+    id: u64,
+    http: u16,
+    cluster: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+struct Cluster {
+    /// Runs the proxies.
+    _runtime: tokio::runtime::Runtime,
+    _root: tempfile::TempDir,
+    members: BTreeMap<u64, Member>,
+    /// (from, to) → the proxy `from` dials to reach `to`.
+    links: BTreeMap<(u64, u64), Proxy>,
+}
+
+impl Cluster {
+    fn new() -> Cluster {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let members: BTreeMap<u64, Member> = (1..=3)
+            .map(|id| {
+                let member = Member {
+                    id,
+                    http: free_port(),
+                    cluster: free_port(),
+                    dir: root.path().join(format!("node{id}")),
+                    child: None,
+                };
+                (id, member)
+            })
+            .collect();
+        let mut links = BTreeMap::new();
+        for from in 1..=3u64 {
+            for to in (1..=3u64).filter(|to| *to != from) {
+                let target = SocketAddr::from(([127, 0, 0, 1], members[&to].cluster));
+                links.insert((from, to), Proxy::start(&runtime, target));
+            }
+        }
+        let mut cluster = Cluster { _runtime: runtime, _root: root, members, links };
+        for id in 1..=3 {
+            cluster.start(id);
+        }
+        cluster
+    }
+
+    fn start(&mut self, id: u64) {
+        let peers: Vec<String> = (1..=3u64)
+            .map(|to| {
+                let port =
+                    if to == id { self.members[&id].cluster } else { self.links[&(id, to)].port };
+                format!("{to}=127.0.0.1:{port}")
+            })
+            .collect();
+        let apis: Vec<String> = self
+            .members
+            .values()
+            .map(|m| format!("{}=http://127.0.0.1:{}", m.id, m.http))
+            .collect();
+        let member = &self.members[&id];
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(member.dir.with_extension("log"))
+            .unwrap();
+        let child = Command::new(SERVER)
+            .args(["--cluster", "--node-id", &id.to_string(), "--peers", &peers.join(",")])
+            .args(["--cluster-listen", &format!("127.0.0.1:{}", member.cluster)])
+            .args(["--peer-apis", &apis.join(",")])
+            .args(["--listen", &format!("127.0.0.1:{}", member.http)])
+            .args(["--data-dir", member.dir.to_str().unwrap()])
+            .args(["--metrics-listen", "none", "--no-rate-limits"])
+            .args(["--admin-password", ADMIN_PASSWORD])
+            .env("TRADING_CLUSTER_SECRET", SECRET)
+            .env("TRADING_WEB_BUILD", "0")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.members.get_mut(&id).unwrap().child = Some(child);
+    }
+
+    /// kill -9.
+    fn kill(&mut self, id: u64) {
+        if let Some(mut child) = self.members.get_mut(&id).unwrap().child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+
+    fn running(&self) -> Vec<u64> {
+        self.members.values().filter(|m| m.child.is_some()).map(|m| m.id).collect()
+    }
+
+    /// Cuts (or heals) every link to and from `id`.
+    fn isolate(&self, id: u64, cut: bool) {
+        for ((from, to), proxy) in &self.links {
+            if *from == id || *to == id {
+                proxy.set_cut(cut);
+            }
+        }
+    }
+
+    fn health(&self, id: u64) -> Option<Value> {
+        get(self.members[&id].http, "/api/health", None).ok().map(|h| h["cluster"].clone())
+    }
+
+    /// The member every running member agrees leads, once it has committed in its term.
+    fn leader(&self, among: &[u64]) -> u64 {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let views: Vec<Option<Value>> = among.iter().map(|id| self.health(*id)).collect();
+            let leaders: BTreeSet<Option<u64>> =
+                views.iter().map(|v| v.as_ref().and_then(|v| v["leader"].as_u64())).collect();
+            if let (1, Some(Some(leader))) = (leaders.len(), leaders.first()) {
+                let view = views[among.iter().position(|id| id == leader).unwrap_or(0)].clone();
+                if view
+                    .is_some_and(|v| v["role"] == "leader" && v["committed"] == v["lastLogIndex"])
+                {
+                    return *leader;
+                }
+            }
+            assert!(Instant::now() < deadline, "no agreed leader among {among:?}: {views:?}");
+            std::thread::park_timeout(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for id in self.running() {
+            self.kill(id);
+        }
+    }
+}
+
+fn call(
+    method: &str,
+    port: u16,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> Result<Value, String> {
+    let agent = ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .timeout_global(Some(Duration::from_secs(5)))
+            .http_status_as_error(false)
+            .build(),
+    );
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let mut request = ureq::http::Request::builder().method(method).uri(url);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let request = request.header("content-type", "application/json").body(body).unwrap();
+    let mut answer = agent.run(request).map_err(|e| e.to_string())?;
+    let value: Value = answer.body_mut().read_json().map_err(|e| e.to_string())?;
+    if value["success"] == true {
+        Ok(value["data"].clone())
+    } else {
+        Err(value["code"].as_str().unwrap_or("?").to_owned())
+    }
+}
+
+fn get(port: u16, path: &str, token: Option<&str>) -> Result<Value, String> {
+    call("GET", port, path, token, None)
+}
+
+fn post(port: u16, path: &str, token: Option<&str>, body: Value) -> Result<Value, String> {
+    call("POST", port, path, token, Some(body))
+}
+
+/// Retries `f` (a request another member may answer) until it succeeds.
+fn eventually<T>(what: &str, mut f: impl FnMut() -> Result<T, String>) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match f() {
+            Ok(value) => return value,
+            Err(error) => assert!(Instant::now() < deadline, "{what}: {error}"),
+        }
+        std::thread::park_timeout(Duration::from_millis(50));
+    }
+}
+
+/// What the clients saw: every acknowledged order (user → contract ids), and when.
+#[derive(Default)]
+struct Ledger {
+    acknowledged: BTreeMap<u64, Vec<u64>>,
+    times: Vec<Instant>,
+    refused: u64,
+    reasons: BTreeMap<String, u64>,
+}
+
+/// Places demo orders through every running member in turn until told to stop.
+fn load(
+    ports: &Mutex<Vec<u16>>,
+    users: &[(u64, String)],
+    stop: &AtomicBool,
+    ledger: &Mutex<Ledger>,
+) {
+    let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "1", "duration": 60, "account": "demo"});
+    let mut n = 0usize;
+    while !stop.load(Ordering::Acquire) {
+        let ports = ports.lock().unwrap().clone();
+        let (uid, token) = &users[n % users.len()];
+        let port = ports[n % ports.len().max(1)];
+        n += 1;
+        match post(port, "/api/trade/orders", Some(token), order.clone()) {
+            Ok(placed) => {
+                let mut ledger = ledger.lock().unwrap();
+                ledger
+                    .acknowledged
+                    .entry(*uid)
+                    .or_default()
+                    .push(placed["contractId"].as_u64().unwrap());
+                ledger.times.push(Instant::now());
+            }
+            Err(reason) => {
+                let mut ledger = ledger.lock().unwrap();
+                ledger.refused += 1;
+                *ledger.reasons.entry(reason.chars().take(60).collect()).or_default() += 1;
+                drop(ledger);
+                // A client backs off before trying again (a failover takes a moment).
+                std::thread::park_timeout(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// Every member holds the same contracts for each user, and every acknowledged one once.
+fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledger) {
+    let running = cluster.running();
+    // Wait until every member has applied what the leader had committed when the load ended.
+    let leader = cluster.leader(&running);
+    let target = cluster.health(leader).unwrap()["committed"].as_u64().unwrap();
+    for id in &running {
+        eventually("catching up", || {
+            let applied = cluster.health(*id).and_then(|h| h["applied"].as_u64()).unwrap_or(0);
+            if applied >= target {
+                Ok(())
+            } else {
+                Err(format!("node {id} at {applied} < {target}"))
+            }
+        });
+    }
+    for (uid, token) in users {
+        let mut seen: Vec<BTreeSet<u64>> = Vec::new();
+        for id in &running {
+            let page = get(
+                cluster.members[id].http,
+                "/api/trade/contracts?account=demo&pageSize=100&page=1",
+                Some(token),
+            )
+            .unwrap_or_else(|e| panic!("contracts of {uid} on node {id}: {e}"));
+            let total = page["total"].as_u64().unwrap();
+            let mut ids = BTreeSet::new();
+            for page_no in 1..=total.div_ceil(100) {
+                let page = get(
+                    cluster.members[id].http,
+                    &format!("/api/trade/contracts?account=demo&pageSize=100&page={page_no}"),
+                    Some(token),
+                )
+                .unwrap();
+                for contract in page["items"].as_array().unwrap() {
+                    assert!(
+                        ids.insert(contract["id"].as_u64().unwrap()),
+                        "a contract twice on node {id}"
+                    );
+                }
+            }
+            assert_eq!(ids.len() as u64, total);
+            for acknowledged in ledger.acknowledged.get(uid).into_iter().flatten() {
+                assert!(
+                    ids.contains(acknowledged),
+                    "acknowledged contract {acknowledged} of user {uid} missing on node {id}"
+                );
+            }
+            seen.push(ids);
+        }
+        assert!(
+            seen.windows(2).all(|w| w[0] == w[1]),
+            "members disagree on user {uid}'s contracts"
+        );
+    }
+}
+
+fn sign_up_users(cluster: &Cluster, count: u64) -> Vec<(u64, String)> {
+    let port = cluster.members[&1].http;
+    (0..count)
+        .map(|n| {
+            let name = format!("trader{n}");
+            let body = json!({"username": name, "email": format!("{name}@example.com"), "password": "secret1"});
+            let registered = eventually("register", || post(port, "/api/login/register", None, body.clone()));
+            let login = json!({"username": name, "password": "secret1"});
+            let token = eventually("login", || post(port, "/api/login/login", None, login.clone()));
+            (registered["uid"].as_u64().unwrap(), token["token"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+fn trials() -> usize {
+    std::env::var("CLUSTER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(3)
+}
+
+#[test]
+fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
+    let mut cluster = Cluster::new();
+    cluster.leader(&[1, 2, 3]);
+    // The leader adds the catalogue when it leads: wait until prices reach every member.
+    for id in 1..=3 {
+        let port = cluster.members[&id].http;
+        eventually("prices", || {
+            get(port, "/api/markets/BTCUSDT", None).and_then(|m| {
+                if m["price"].is_null() {
+                    Err("no price yet".into())
+                } else {
+                    Ok(())
+                }
+            })
+        });
+    }
+    let users = sign_up_users(&cluster, 3);
+    let (stop, ledger) = (AtomicBool::new(false), Mutex::new(Ledger::default()));
+    let ports = Mutex::new(cluster.members.values().map(|m| m.http).collect::<Vec<_>>());
+    let mut failovers = Vec::new();
+    std::thread::scope(|scope| {
+        let load_thread = scope.spawn(|| load(&ports, &users, &stop, &ledger));
+        for _ in 0..trials() {
+            let running = cluster.running();
+            let leader = cluster.leader(&running);
+            let acks_before = ledger.lock().unwrap().times.len();
+            let killed_at = Instant::now();
+            cluster.kill(leader);
+            ports.lock().unwrap().retain(|p| *p != cluster.members[&leader].http);
+            let survivors = cluster.running();
+            let next = cluster.leader(&survivors);
+            assert_ne!(next, leader);
+            // Failover time: from the kill to the first order acknowledged after it.
+            let first_ack = eventually("an order after the failover", || {
+                let ledger = ledger.lock().unwrap();
+                ledger
+                    .times
+                    .get(acks_before..)
+                    .and_then(|t| t.iter().find(|t| **t > killed_at))
+                    .copied()
+                    .ok_or_else(|| "none yet".to_owned())
+            });
+            failovers.push(first_ack - killed_at);
+            cluster.start(leader);
+            cluster.leader(&[1, 2, 3]);
+            ports.lock().unwrap().push(cluster.members[&leader].http);
+            // Steady state again before the next kill: orders flow through all three.
+            let steady = ledger.lock().unwrap().times.len() + 30;
+            eventually("orders after the restart", || {
+                let acks = ledger.lock().unwrap().times.len();
+                if acks >= steady {
+                    Ok(())
+                } else {
+                    Err(format!("{acks} of {steady}"))
+                }
+            });
+        }
+        stop.store(true, Ordering::Release);
+        load_thread.join().unwrap();
+    });
+    let ledger = ledger.into_inner().unwrap();
+    let acknowledged: usize = ledger.acknowledged.values().map(Vec::len).sum();
+    assert!(
+        acknowledged > 10,
+        "the load ran: {acknowledged} acknowledged, {} refused",
+        ledger.refused
+    );
+    eprintln!("refusals: {:?}", ledger.reasons);
+    check_every_member(&cluster, &users, &ledger);
+    failovers.sort();
+    eprintln!(
+        "cluster: {} leader kills, {acknowledged} orders acknowledged, {} refused or unknown; failover to the first acknowledged order: median {:?}, max {:?}",
+        failovers.len(),
+        ledger.refused,
+        failovers[failovers.len() / 2],
+        failovers.last().unwrap()
+    );
+}
+
+#[test]
+fn an_isolated_leader_acknowledges_nothing_and_its_tail_is_dropped_after_healing() {
+    let cluster = Cluster::new();
+    let leader = cluster.leader(&[1, 2, 3]);
+    for id in 1..=3 {
+        let port = cluster.members[&id].http;
+        eventually("prices", || {
+            get(port, "/api/markets/BTCUSDT", None).and_then(|m| {
+                if m["price"].is_null() {
+                    Err("no price yet".into())
+                } else {
+                    Ok(())
+                }
+            })
+        });
+    }
+    let users = sign_up_users(&cluster, 1);
+    let (uid, token) = users[0].clone();
+    cluster.isolate(leader, true);
+    // Orders sent to the cut-off leader are never acknowledged.
+    let order = json!({"symbol": "ETHUSDT", "direction": "down", "amount": "2", "duration": 60, "account": "demo"});
+    for _ in 0..3 {
+        let answer =
+            post(cluster.members[&leader].http, "/api/trade/orders", Some(&token), order.clone());
+        assert!(answer.is_err(), "an isolated leader acknowledged an order: {answer:?}");
+    }
+    // The other two elect a leader and take orders.
+    let others: Vec<u64> = [1, 2, 3].into_iter().filter(|id| *id != leader).collect();
+    let next = cluster.leader(&others);
+    let placed = eventually("an order on the majority", || {
+        post(cluster.members[&next].http, "/api/trade/orders", Some(&token), order.clone())
+    });
+    let mut ledger = Ledger::default();
+    ledger.acknowledged.insert(uid, vec![placed["contractId"].as_u64().unwrap()]);
+    // Healed, the old leader follows and drops what it could not commit.
+    cluster.isolate(leader, false);
+    cluster.leader(&[1, 2, 3]);
+    check_every_member(&cluster, &users, &ledger);
+    let contracts =
+        get(cluster.members[&leader].http, "/api/trade/contracts?account=demo", Some(&token))
+            .unwrap();
+    assert_eq!(
+        contracts["total"], 1,
+        "only the order the majority acknowledged exists: {contracts}"
+    );
+}
