@@ -219,6 +219,18 @@ fn call(
     token: Option<&str>,
     body: Option<Value>,
 ) -> Result<Value, String> {
+    call_with(method, port, path, token, body, None)
+}
+
+/// `call` with an `Idempotency-Key` header when one is given.
+fn call_with(
+    method: &str,
+    port: u16,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+    idempotency_key: Option<&str>,
+) -> Result<Value, String> {
     let agent = ureq::Agent::new_with_config(
         ureq::config::Config::builder()
             .timeout_global(Some(Duration::from_secs(5)))
@@ -229,6 +241,9 @@ fn call(
     let mut request = ureq::http::Request::builder().method(method).uri(url);
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
+    }
+    if let Some(key) = idempotency_key {
+        request = request.header("idempotency-key", key);
     }
     let body = body.map(|b| b.to_string()).unwrap_or_default();
     let request = request.header("content-type", "application/json").body(body).unwrap();
@@ -399,6 +414,20 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
         });
     }
     let users = sign_up_users(&cluster, 3);
+    // An order with an Idempotency-Key on the leader; after the first failover its retry
+    // through another member is answered with the same contract, not a second one.
+    let keyed = json!({"symbol": "SOLUSDT", "direction": "up", "amount": "3", "duration": 60, "account": "demo"});
+    let key = "5f0c2a8e-2d1b-4c55-9a3e-8d7f6b1c0a99";
+    let first_leader = cluster.leader(&[1, 2, 3]);
+    let keyed_order = call_with(
+        "POST",
+        cluster.members[&first_leader].http,
+        "/api/trade/orders",
+        Some(&users[0].1),
+        Some(keyed.clone()),
+        Some(key),
+    )
+    .unwrap();
     let (stop, ledger) = (AtomicBool::new(false), Mutex::new(Ledger::default()));
     let ports = Mutex::new(cluster.members.values().map(|m| m.http).collect::<Vec<_>>());
     let mut failovers = Vec::new();
@@ -425,6 +454,21 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
                     .ok_or_else(|| "none yet".to_owned())
             });
             failovers.push(first_ack - killed_at);
+            let survivor = cluster.members[&survivors[0]].http;
+            let retried = eventually("the retry", || {
+                call_with(
+                    "POST",
+                    survivor,
+                    "/api/trade/orders",
+                    Some(&users[0].1),
+                    Some(keyed.clone()),
+                    Some(key),
+                )
+            });
+            assert_eq!(
+                retried["contractId"], keyed_order["contractId"],
+                "the retry is the first order"
+            );
             cluster.start(leader);
             cluster.leader(&[1, 2, 3]);
             ports.lock().unwrap().push(cluster.members[&leader].http);
@@ -442,7 +486,12 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
         stop.store(true, Ordering::Release);
         load_thread.join().unwrap();
     });
-    let ledger = ledger.into_inner().unwrap();
+    let mut ledger = ledger.into_inner().unwrap();
+    ledger
+        .acknowledged
+        .entry(users[0].0)
+        .or_default()
+        .push(keyed_order["contractId"].as_u64().unwrap());
     let acknowledged: usize = ledger.acknowledged.values().map(Vec::len).sum();
     assert!(
         acknowledged > 10,

@@ -167,6 +167,13 @@ pub enum PipelineError {
     /// Cluster mode: Raft failed (storage or a fatal error); the node stops.
     #[error("raft: {0}")]
     Raft(String),
+    /// Cluster mode: a command with this request id was applied already, at `index` (the
+    /// command sequence number): this one was not applied again.
+    #[error("request already applied at index {index}")]
+    Duplicate {
+        /// Where the first one was applied.
+        index: u64,
+    },
 }
 
 impl From<WalError> for PipelineError {
@@ -362,8 +369,29 @@ type Query<M> = Box<dyn FnOnce(&M) + Send>;
 struct Submission<M: StateMachine> {
     /// The command, owned.
     command: M::Command,
+    /// The client's id for this request, if it gave one: a retry with the same id is
+    /// answered, never applied twice (cluster mode, see [`RequestId`]).
+    request: Option<RequestId>,
     /// Receives the reply once the command is durable and applied, or an error.
     reply: ReplySender<M>,
+}
+
+/// A client's id for one request (an idempotency key), 128 bits, chosen by the client and
+/// sent again with a retry. In cluster mode the replicated state remembers the most recent
+/// ids ([`cluster::REQUESTS_REMEMBERED`]) with where each was applied: a retry after a failover
+/// is answered [`PipelineError::Duplicate`] instead of being applied a second time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub u128);
+
+impl RequestId {
+    /// The id of a client's key (an `Idempotency-Key`): the first 128 bits of its SHA-256,
+    /// never 0 (0 stands for "no id" in a journaled batch).
+    pub fn from_key(key: &[u8]) -> RequestId {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(key);
+        let id = u128::from_le_bytes(digest[..16].try_into().expect("16 of 32 bytes"));
+        RequestId(id.max(1))
+    }
 }
 
 /// Requests to the engine thread that are neither commands nor queries.
@@ -871,13 +899,42 @@ impl<M: StateMachine> Handle<M> {
         self.try_submit(command)?.await
     }
 
+    /// [`Handle::submit`] with the client's request id: in cluster mode a command whose id
+    /// was applied already is answered [`PipelineError::Duplicate`], not applied again. A
+    /// single node applies it as any command.
+    pub async fn submit_request(
+        &self,
+        command: M::Command,
+        request: Option<RequestId>,
+    ) -> Result<M::Reply, PipelineError> {
+        let (mut submission, ticket) = self.prepare(command)?;
+        submission.request = request;
+        match self.shared.commands.try_send(submission) {
+            Ok(()) => ticket.await,
+            Err(TrySendError::Full(_)) => Err(PipelineError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => Err(self.shared.shutdown.error()),
+        }
+    }
+
+    /// [`Handle::submit_request`] for threads that may block.
+    pub fn submit_request_blocking(
+        &self,
+        command: M::Command,
+        request: Option<RequestId>,
+    ) -> Result<M::Reply, PipelineError> {
+        let (mut submission, ticket) = self.prepare(command)?;
+        submission.request = request;
+        self.shared.commands.send(submission).map_err(|_| self.shared.shutdown.error())?;
+        ticket.wait()
+    }
+
     fn prepare(&self, command: M::Command) -> Result<(Submission<M>, Ticket<M>), PipelineError> {
         if self.shared.shutdown.is_closed() {
             return Err(self.shared.shutdown.error());
         }
         let (reply, receiver) = oneshot::channel();
         let ticket = Ticket { receiver, shared: Arc::clone(&self.shared) };
-        Ok((Submission { command, reply }, ticket))
+        Ok((Submission { command, request: None, reply }, ticket))
     }
 
     /// Runs `read` on the engine thread between batches and returns its result. Not

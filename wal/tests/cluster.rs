@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::Kv;
 use wal::pipeline::cluster::{ClusterConfig, ClusterNode};
 use wal::raft::network::ClusterSecret;
-use wal::{Handle, PipelineError, StateMachine};
+use wal::{Handle, PipelineError, RequestId, StateMachine};
 
 fn free_addr() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -134,6 +134,15 @@ fn commands_through_the_leader_reach_every_node_and_survive_a_failover_and_a_res
     let states = cluster.converged(200);
     assert!(states.iter().all(|s| *s == states[0]), "equal states on every node: {states:?}");
 
+    // A request id makes a retry safe: the second submission is answered, not applied.
+    let first = handle.submit_request_blocking(command(500), Some(RequestId(7))).unwrap();
+    match handle.submit_request_blocking(command(500), Some(RequestId(7))) {
+        Err(PipelineError::Duplicate { index }) => assert_eq!(index, first.meta.index),
+        other => panic!("a retry was applied again: {other:?}"),
+    }
+    let states = cluster.converged(201);
+    assert!(states.iter().all(|s| s.0 == 201), "applied once on every node: {states:?}");
+
     // A follower refuses commands and names the leader.
     let follower = *cluster.nodes.keys().find(|id| **id != leader).unwrap();
     match cluster.nodes[&follower].1.submit_blocking(command(999)) {
@@ -147,6 +156,11 @@ fn commands_through_the_leader_reach_every_node_and_survive_a_failover_and_a_res
     let next = cluster.leader();
     assert_ne!(next, leader);
     let handle = cluster.nodes[&next].1.clone();
+    // The new leader knows the request id too: the retry after the failover is not applied.
+    match handle.submit_request_blocking(command(500), Some(RequestId(7))) {
+        Err(PipelineError::Duplicate { index }) => assert_eq!(index, first.meta.index),
+        other => panic!("a retry after the failover was applied again: {other:?}"),
+    }
     let mut last_time = 0;
     for n in 0..30 {
         let reply = handle.submit_blocking(command(1_000 + n)).unwrap();
@@ -154,15 +168,23 @@ fn commands_through_the_leader_reach_every_node_and_survive_a_failover_and_a_res
         last_time = reply.meta.time_ms;
         assert!(reply.meta.index > before);
     }
-    let states = cluster.converged(230);
+    let states = cluster.converged(231);
     assert_eq!(states[0], states[1], "the two survivors agree");
 
     // The old leader restarts from its own disk (snapshots and log) and catches up.
     cluster.start(leader);
     let recovery = cluster.nodes[&leader].1.recovery().clone();
     assert!(recovery.snapshot_index.is_some(), "restored from its own snapshot: {recovery:?}");
-    let states = cluster.converged(230);
+    let states = cluster.converged(231);
     assert!(states.iter().all(|s| *s == states[0]), "the restarted node caught up: {states:?}");
+    // Restored from its snapshot and log, it remembers the request id as well.
+    match cluster.nodes[&cluster.leader()]
+        .1
+        .submit_request_blocking(command(500), Some(RequestId(7)))
+    {
+        Err(PipelineError::Duplicate { index }) => assert_eq!(index, first.meta.index),
+        other => panic!("{other:?}"),
+    }
     for id in cluster.nodes.keys().copied().collect::<Vec<_>>() {
         cluster.stop(id);
     }

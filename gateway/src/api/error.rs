@@ -178,6 +178,10 @@ impl From<PipelineError> for ApiError {
             PipelineError::OutcomeUnknown => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "OUTCOME_UNKNOWN")
             }
+            // A retry of a request already carried out (its Idempotency-Key).
+            PipelineError::Duplicate { index } => {
+                ApiError::new(StatusCode::CONFLICT, "DUPLICATE_REQUEST").arg("index", index)
+            }
             other => ApiError::internal(other),
         }
     }

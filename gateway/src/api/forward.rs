@@ -27,8 +27,9 @@ const CATCH_UP: Duration = Duration::from_secs(2);
 /// How long the leader may take to answer a forwarded request.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(15);
 /// Request headers that travel to the leader.
-const FORWARDED_HEADERS: [&str; 7] = [
+const FORWARDED_HEADERS: [&str; 8] = [
     "authorization",
+    "idempotency-key",
     "content-type",
     "language",
     "lang",

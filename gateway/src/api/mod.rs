@@ -21,6 +21,7 @@ pub mod error;
 pub mod fairness;
 pub mod forward;
 pub mod i18n;
+pub mod idempotency;
 pub mod limits;
 pub mod system;
 pub mod trade;
@@ -152,9 +153,13 @@ impl AppState {
         wal::pipeline::system_time_ms()
     }
 
-    /// Journals `command` and waits for the engine's answer.
+    /// Journals `command` and waits for the engine's answer. The request's `Idempotency-Key`
+    /// goes with the first command a request submits: in cluster mode a retry of it is
+    /// answered DUPLICATE_REQUEST (with the index it was applied at), never applied twice.
     pub async fn submit(&self, command: Command) -> ApiResult<Reply> {
-        let result: Result<Reply, EngineError> = self.handle.submit(command).await?;
+        let request = idempotency::take();
+        let result: Result<Reply, EngineError> =
+            self.handle.submit_request(command, request).await?;
         Ok(result?)
     }
 
@@ -272,6 +277,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
             .fallback(fallback)
             .method_not_allowed_fallback(method_not_allowed)
             .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
+            .layer(middleware::from_fn(idempotency::scope))
             .layer(middleware::from_fn_with_state(state.clone(), forward::forward_writes))
             .layer(middleware::from_fn_with_state(state.clone(), envelope_errors))
             .layer(tower_http::timeout::TimeoutLayer::with_status_code(

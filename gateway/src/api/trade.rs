@@ -325,16 +325,43 @@ pub struct OrderAccepted {
 
 /// Buy up or buy down.
 #[utoipa::path(post, path = "/api/trade/orders", tag = "trade", security(("user" = [])), request_body = OrderBody,
-    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT", body = ErrorEnvelope)))]
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,64}$", description = "The client's id for this order (a UUID, say: 1 to 64 visible ASCII characters), sent again with a retry: in a cluster a retried order is answered with the contract placed the first time, never placed twice")),
+    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT, DUPLICATE_REQUEST (the key was used by another request)", body = ErrorEnvelope)))]
 async fn place_order(
     State(state): State<AppState>,
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
-    let reply = state.submit(place_order_command(&state, user.id, &body)?).await?;
+    let reply = match state.submit(place_order_command(&state, user.id, &body)?).await {
+        Err(error) if error.code == "DUPLICATE_REQUEST" => {
+            // A retry (same Idempotency-Key): the order placed the first time, not a second.
+            return ok(accepted_earlier(&state, user.id, &error).await?);
+        }
+        other => other?,
+    };
     let accepted = order_accepted(reply)?;
     state.metrics.orders.inc();
     ok(accepted)
+}
+
+/// The order a retried request placed the first time: the caller's contract accepted at the
+/// index the duplicate names.
+async fn accepted_earlier(
+    state: &AppState,
+    user: u32,
+    duplicate: &ApiError,
+) -> ApiResult<OrderAccepted> {
+    let index = duplicate.args.iter().find(|(name, _)| *name == "index");
+    let index: u64 = index.and_then(|(_, v)| v.parse().ok()).ok_or_else(|| duplicate.clone())?;
+    let history = state.history().await?;
+    let paging = crate::readmodel::Paging { page: 1, size: 1 };
+    let found = history.contracts(user, |c| c.accepted_index == index, paging)?;
+    let contract = found.items.into_iter().next().ok_or_else(|| duplicate.clone())?;
+    Ok(OrderAccepted {
+        contract_id: contract.id,
+        fee: contract.fee.to_string(),
+        status: contract.status,
+    })
 }
 
 /// Checks an order's fields and makes its command (shared by HTTP and the websocket).

@@ -220,12 +220,14 @@ impl<M: StateMachine> ClusterNode<M> {
             Some(f) => store.load_latest_at_or_before(f.applied_index)?,
             None => store.load_latest()?,
         };
-        let (machine, meta) = match load.snapshot {
+        let (machine, meta, requests) = match load.snapshot {
             Some(snapshot) => {
-                let (meta, bytes) = split_snapshot(&snapshot.bytes)?;
-                (super::restore::<M>(snapshot.index, bytes)?, Some(meta))
+                let (meta, data) = split_snapshot(&snapshot.bytes)?;
+                let (requests, bytes) = RequestTable::decode(data)
+                    .map_err(|e| PipelineError::Raft(format!("stored snapshot: {e}")))?;
+                (super::restore::<M>(snapshot.index, bytes)?, Some(meta), requests)
             }
-            None => (init(), None),
+            None => (init(), None, RequestTable::default()),
         };
         let recovery = PipelineRecovery {
             snapshot_index: meta.as_ref().map(|_| machine.applied_index()),
@@ -262,6 +264,7 @@ impl<M: StateMachine> ClusterNode<M> {
             last_applied: meta.as_ref().and_then(|m| m.last_log_id),
             membership: meta.as_ref().map(|m| m.last_membership.clone()).unwrap_or_default(),
             newest_snapshot: machine.applied_index(),
+            requests,
         };
         let engine = engine::Engine::<M> {
             machine,
@@ -530,11 +533,16 @@ impl<M: StateMachine> Proposer<M> {
         }
         let mut commands = Vec::with_capacity(submissions.len());
         let mut replies = Vec::with_capacity(submissions.len());
-        for Submission { command, reply } in submissions {
+        let mut requests = Vec::with_capacity(submissions.len());
+        for Submission { command, request, reply } in submissions {
             let mut bytes = Vec::new();
             M::encode_command(&command, &mut bytes);
             commands.push(bytes);
+            requests.push(request.map_or(0, |r| r.0));
             replies.push(reply);
+        }
+        if requests.iter().all(|r| *r == 0) {
+            requests.clear(); // most batches carry no request id: none travels
         }
         // Never before the last entry of the log, whoever stamped it.
         let floor = self.last_time_ms.max(self.log.last_time_ms());
@@ -543,7 +551,7 @@ impl<M: StateMachine> Proposer<M> {
         let proposal = self.next_proposal;
         self.next_proposal += 1;
         self.pending.park(proposal, replies);
-        let batch = CommandBatch { time_ms, proposer: self.node_id, proposal, commands };
+        let batch = CommandBatch { time_ms, proposer: self.node_id, proposal, commands, requests };
         let (responder, complete) = ProgressResponder::complete_only();
         let raft = self.raft.clone();
         let queued = self.runtime.block_on(raft.client_write_ff(batch, Some(responder)));
@@ -577,6 +585,60 @@ struct MachineState {
     membership: StoredMembership,
     /// Command index of the newest snapshot saved.
     newest_snapshot: u64,
+    /// The most recent request ids applied, with where: replicated state (in snapshots), so
+    /// every member answers a retry the same way.
+    requests: RequestTable,
+}
+
+/// Request ids remembered, at most: a retry comes within seconds; this covers minutes of
+/// orders at full speed.
+pub const REQUESTS_REMEMBERED: usize = 100_000;
+
+/// The most recent request ids and where each was applied, oldest forgotten first.
+#[derive(Debug, Default)]
+struct RequestTable {
+    applied: HashMap<u128, u64>,
+    order: std::collections::VecDeque<u128>,
+}
+
+impl RequestTable {
+    fn get(&self, id: u128) -> Option<u64> {
+        self.applied.get(&id).copied()
+    }
+
+    fn insert(&mut self, id: u128, index: u64) {
+        if self.applied.insert(id, index).is_none() {
+            self.order.push_back(id);
+        }
+        while self.order.len() > REQUESTS_REMEMBERED {
+            if let Some(oldest) = self.order.pop_front() {
+                self.applied.remove(&oldest);
+            }
+        }
+    }
+
+    /// `[count u32][(id u128, index u64)...]`, oldest first.
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.order.len() as u32).to_le_bytes());
+        for id in &self.order {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&self.applied[id].to_le_bytes());
+        }
+    }
+
+    /// The table and the bytes after it.
+    fn decode(bytes: &[u8]) -> io::Result<(RequestTable, &[u8])> {
+        let bad = || io::Error::new(io::ErrorKind::InvalidData, "request table");
+        let (count, mut rest) = bytes.split_first_chunk::<4>().ok_or_else(bad)?;
+        let mut table = RequestTable::default();
+        for _ in 0..u32::from_le_bytes(*count) {
+            let (id, after) = rest.split_first_chunk::<16>().ok_or_else(bad)?;
+            let (index, after) = after.split_first_chunk::<8>().ok_or_else(bad)?;
+            table.insert(u128::from_le_bytes(*id), u64::from_le_bytes(*index));
+            rest = after;
+        }
+        Ok((table, rest))
+    }
 }
 
 /// openraft's state machine in cluster mode: committed entries become durable batches for the
@@ -601,7 +663,7 @@ fn closed() -> io::Error {
     io::Error::other("the engine thread stopped")
 }
 
-/// `[json len u32][json meta][machine bytes]`.
+/// `[json len u32][json meta][data]`, the data being the request table and the machine.
 fn join_snapshot(meta: &SnapshotMeta, bytes: &[u8]) -> Vec<u8> {
     let json = serde_json::to_vec(meta).expect("a snapshot meta serialises");
     let mut out = Vec::with_capacity(4 + json.len() + bytes.len());
@@ -627,24 +689,37 @@ impl<M: StateMachine> EngineMachine<M> {
     }
 
     /// Turns a committed batch into a durable batch for the engine thread.
+    /// A command whose request id was applied already is not applied again: its waiting
+    /// client (if here) is answered `Duplicate` with where the first one went.
     fn batch_for_engine(&self, log_id: LogId, batch: CommandBatch) -> io::Result<DurableBatch<M>> {
         let mut state = self.lock();
         let time_ms = batch.time_ms.max(state.last_time_ms);
         state.last_time_ms = time_ms;
+        let mine = (batch.proposer == self.node_id).then(|| self.pending.take(batch.proposal));
+        let mut waiting = mine.flatten().filter(|replies| replies.len() == batch.commands.len());
         let mut durable = DurableBatch::new();
-        for bytes in &batch.commands {
+        for (n, bytes) in batch.commands.iter().enumerate() {
+            let reply = waiting
+                .as_mut()
+                .map(|replies| std::mem::replace(&mut replies[n], oneshot::channel().0));
+            let request = batch.requests.get(n).copied().filter(|id| *id != 0);
+            if let Some(index) = request.and_then(|id| state.requests.get(id)) {
+                if let Some(reply) = reply {
+                    let _ = reply.send(Err(PipelineError::Duplicate { index }));
+                }
+                continue;
+            }
             let command = M::decode_command(bytes).map_err(io::Error::other)?;
             let meta = Meta { term: log_id.leader_id.term, index: state.next_index, time_ms };
+            if let Some(id) = request {
+                state.requests.insert(id, meta.index);
+            }
             state.next_index += 1;
             durable.metas.push(meta);
             durable.commands.push(command);
-        }
-        let mine = (batch.proposer == self.node_id).then(|| self.pending.take(batch.proposal));
-        let waiting = mine.flatten().filter(|replies| replies.len() == durable.commands.len());
-        durable.replies = waiting.unwrap_or_else(|| {
             // Another node's clients, or ours from before a restart: nobody here waits.
-            durable.commands.iter().map(|_| oneshot::channel().0).collect()
-        });
+            durable.replies.push(reply.unwrap_or_else(|| oneshot::channel().0));
+        }
         Ok(durable)
     }
 }
@@ -698,10 +773,12 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
                 }
                 EntryPayload::Normal(batch) => {
                     let mut durable = self.batch_for_engine(log_id, batch)?;
-                    let (done, applied) = oneshot::channel();
-                    durable.done = Some(done);
-                    self.to_engine.send(durable).map_err(|_| closed())?;
-                    last_done = Some(applied);
+                    if !durable.commands.is_empty() {
+                        let (done, applied) = oneshot::channel();
+                        durable.done = Some(done);
+                        self.to_engine.send(durable).map_err(|_| closed())?;
+                        last_done = Some(applied);
+                    }
                 }
             }
             self.lock().last_applied = Some(log_id);
@@ -728,7 +805,7 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
 
     async fn get_snapshot_builder(&mut self) -> EngineSnapshot {
         let (answer, bytes) = oneshot::channel();
-        let (index, bytes) = match self.control.send(EngineControl::SnapshotBytes(answer)) {
+        let (index, machine) = match self.control.send(EngineControl::SnapshotBytes(answer)) {
             Ok(()) => bytes.await.unwrap_or_default(),
             Err(_) => (0, Vec::new()),
         };
@@ -737,6 +814,10 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
             last_log_id: state.last_applied,
             last_membership: state.membership.clone(),
         };
+        // The snapshot's data: the request table, then the machine.
+        let mut bytes = Vec::with_capacity(machine.len() + 64);
+        state.requests.encode(&mut bytes);
+        bytes.extend_from_slice(&machine);
         EngineSnapshot {
             meta,
             index,
@@ -751,7 +832,8 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
         meta: &SnapshotMeta,
         snapshot: Vec<u8>,
     ) -> Result<(), io::Error> {
-        let machine = M::restore(&snapshot).map_err(io::Error::other)?;
+        let (requests, bytes) = RequestTable::decode(&snapshot)?;
+        let machine = M::restore(bytes).map_err(io::Error::other)?;
         let (index, time) = (machine.applied_index(), machine.applied_time_ms());
         let term = meta.last_log_id.map_or(0, |l| l.leader_id.term);
         self.store.save(index, term, &join_snapshot(meta, &snapshot)).map_err(io::Error::other)?;
@@ -764,6 +846,7 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
         state.last_applied = meta.last_log_id;
         state.membership = meta.last_membership.clone();
         state.newest_snapshot = index;
+        state.requests = requests;
         Ok(())
     }
 

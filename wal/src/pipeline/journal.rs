@@ -147,7 +147,7 @@ impl<M: StateMachine> Journal<M> {
         let index = previous.map_or(self.wal.last_index(), |meta| meta.index) + 1;
         let time_floor = previous.map_or(0, |meta| meta.time_ms);
         let meta = Meta { term: self.term, index, time_ms: (self.clock)().max(time_floor) };
-        let Submission { command, reply } = submission;
+        let Submission { command, reply, .. } = submission;
         match self.batch.push_with(meta, |out| M::encode_command(&command, out)) {
             Ok(()) => {
                 durable.metas.push(meta);

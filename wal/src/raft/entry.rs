@@ -3,7 +3,8 @@
 //! Record payload: a kind byte, then
 //! - `0` blank (a new leader's first entry): nothing;
 //! - `1` commands: time (u64), proposer (u64), proposal (u64), count (u32), then each
-//!   command as `len (u32) ++ bytes`, little-endian;
+//!   command as `len (u32) ++ bytes`, then the request ids: count (u32, 0 or the commands'
+//!   count) and each as u128, all little-endian;
 //! - `2` membership: the membership as JSON (rare, small).
 //!
 //! The record header carries the entry's term and index (`index + 1`, see [`super`]).
@@ -31,6 +32,8 @@ pub struct CommandBatch {
     pub proposal: u64,
     /// Each command as the state machine encoded it.
     pub commands: Vec<Vec<u8>>,
+    /// Each command's request id (0: none), as many as `commands` (or none at all).
+    pub requests: Vec<u128>,
 }
 
 impl fmt::Display for CommandBatch {
@@ -80,6 +83,10 @@ pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
                 out.extend_from_slice(&(command.len() as u32).to_le_bytes());
                 out.extend_from_slice(command);
             }
+            out.extend_from_slice(&(batch.requests.len() as u32).to_le_bytes());
+            for request in &batch.requests {
+                out.extend_from_slice(&request.to_le_bytes());
+            }
         }
         EntryPayload::Membership(membership) => {
             out.push(MEMBERSHIP);
@@ -109,7 +116,18 @@ pub fn decode(meta: Meta, payload: &[u8]) -> Result<Entry, EntryDecodeError> {
                 commands.push(command.to_vec());
                 rest = after;
             }
-            EntryPayload::Normal(CommandBatch { time_ms, proposer, proposal, commands })
+            let ids = take_u32(&mut rest)? as usize;
+            if ids != 0 && ids != commands.len() {
+                return Err(EntryDecodeError::Truncated);
+            }
+            let mut requests = Vec::with_capacity(ids);
+            for _ in 0..ids {
+                let (id, after) =
+                    rest.split_first_chunk::<16>().ok_or(EntryDecodeError::Truncated)?;
+                requests.push(u128::from_le_bytes(*id));
+                rest = after;
+            }
+            EntryPayload::Normal(CommandBatch { time_ms, proposer, proposal, commands, requests })
         }
         MEMBERSHIP => EntryPayload::Membership(serde_json::from_slice(rest)?),
         other => return Err(EntryDecodeError::Kind(other)),
@@ -152,6 +170,7 @@ mod tests {
             proposer: 2,
             proposal: 77,
             commands: vec![b"one".to_vec(), Vec::new(), vec![7; 300]],
+            requests: vec![0, 42, u128::MAX],
         };
         let nodes = BTreeMap::from([(1, BasicNode::new("a:1")), (2, BasicNode::new("b:2"))]);
         let membership = Membership::new(vec![BTreeSet::from([1, 2])], nodes).unwrap();
@@ -165,8 +184,13 @@ mod tests {
 
     #[test]
     fn a_damaged_payload_is_an_error_not_a_panic() {
-        let batch =
-            CommandBatch { time_ms: 1, proposer: 1, proposal: 1, commands: vec![vec![1; 10]] };
+        let batch = CommandBatch {
+            time_ms: 1,
+            proposer: 1,
+            proposal: 1,
+            commands: vec![vec![1; 10]],
+            requests: Vec::new(),
+        };
         let entry = Entry { log_id: log_id(1, 4), payload: EntryPayload::Normal(batch) };
         let mut bytes = Vec::new();
         let meta = encode(&entry, 0, &mut bytes);
