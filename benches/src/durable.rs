@@ -262,3 +262,83 @@ pub fn dir_size(dir: &Path) -> io::Result<(u64, usize)> {
     }
     Ok(total)
 }
+
+/// Three cluster members in this process, each with its own engine, Raft log (our WAL) and
+/// snapshots under one data dir, over loopback TCP, all starting from the same engine state.
+pub struct LocalCluster {
+    /// The members, by node id; dropped (stopped) with the cluster.
+    nodes: Vec<wal::pipeline::cluster::ClusterNode<Engine>>,
+    /// The leader's handle: commands go through it.
+    pub leader: Handle<Engine>,
+    /// Raft's tasks run here (dropped after the members).
+    _runtime: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for LocalCluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalCluster").field("members", &self.nodes.len()).finish()
+    }
+}
+
+impl LocalCluster {
+    /// Starts three members from `snapshot` (an engine's bytes) with the mix clock after
+    /// `after_ms`, and waits until one leads and has committed its term.
+    pub fn start(snapshot: &[u8], after_ms: u64) -> Result<LocalCluster, PipelineError> {
+        use wal::pipeline::cluster::{ClusterConfig, ClusterNode};
+        let dir = bench_dir("cluster").map_err(|e| PipelineError::Spawn(Arc::new(e)))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| PipelineError::Spawn(Arc::new(e)))?;
+        let addrs: Vec<(u64, std::net::SocketAddr)> = (1..=3)
+            .map(|id| {
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+                (id, listener.local_addr().expect("bound"))
+            })
+            .collect();
+        let members: std::collections::BTreeMap<u64, String> =
+            addrs.iter().map(|(id, addr)| (*id, addr.to_string())).collect();
+        let secret = wal::raft::network::ClusterSecret::new("core-bench");
+        let clock = mix_clock(after_ms);
+        let mut nodes = Vec::new();
+        let mut handles = Vec::new();
+        for (id, addr) in &addrs {
+            let mut config = ClusterConfig::new(
+                *id,
+                *addr,
+                members.clone(),
+                secret.clone(),
+                dir.path().join(format!("node{id}")),
+            );
+            config.catch_up_at_start = Duration::ZERO; // started one after another here
+            config.clock = Arc::clone(&clock);
+            let restore = || Engine::restore(snapshot).expect("the seeded snapshot restores");
+            let (node, handle, _) = ClusterNode::start(config, runtime.handle(), restore, None)?;
+            nodes.push(node);
+            handles.push(handle);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let leader = loop {
+            let leading = nodes.iter().position(|n| {
+                let s = n.status();
+                s.role == "leader" && s.committed.is_some() && s.committed == s.last_log_index
+            });
+            if let Some(at) = leading {
+                break handles.swap_remove(at);
+            }
+            assert!(Instant::now() < deadline, "no leader within 30 s");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        Ok(LocalCluster { nodes, leader, _runtime: runtime, _dir: dir })
+    }
+
+    /// Stops every member.
+    pub fn shutdown(self) -> Result<(), PipelineError> {
+        for node in self.nodes {
+            node.shutdown()?;
+        }
+        Ok(())
+    }
+}

@@ -63,6 +63,10 @@ impl wal::StateMachine for Engine {
         Engine::state_hash(self)
     }
 
+    fn check_invariants(&self) -> Result<(), String> {
+        Engine::check_invariants(self)
+    }
+
     fn set_replaying(&mut self, replaying: bool) {
         self.set_quiet(replaying);
     }

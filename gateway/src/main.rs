@@ -15,6 +15,8 @@ use tracing_subscriber::EnvFilter;
 
 /// How often the server logs its status.
 const STATUS_PERIOD: Duration = Duration::from_secs(30);
+/// How often the main thread checks that the core still runs.
+const FAILURE_CHECK: Duration = Duration::from_secs(1);
 
 fn server_config(config: Config) -> Result<ServerConfig, String> {
     Ok(ServerConfig {
@@ -120,9 +122,20 @@ fn main() -> ExitCode {
     if let Ok((users, products, index)) = stats {
         tracing::info!(users, products, log_index = index, "serving; press Ctrl-C to stop");
     }
-    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(STATUS_PERIOD)
+    let mut last_status = std::time::Instant::now();
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(FAILURE_CHECK)
     {
-        log_status(&server);
+        if let Some(error) = server.node().handle().closed_because() {
+            // The core failed (the disk, or a cluster member's Raft): stop, so that whatever
+            // supervises this process restarts it from its disk.
+            tracing::error!(%error, "the core stopped: exiting");
+            let _ = server.shutdown();
+            return ExitCode::FAILURE;
+        }
+        if last_status.elapsed() >= STATUS_PERIOD {
+            log_status(&server);
+            last_status = std::time::Instant::now();
+        }
     }
     tracing::info!("shutting down: stopping market data, draining the queue and syncing the log");
     match server.shutdown() {

@@ -62,6 +62,87 @@ struct RouteLabels {
     route: String,
 }
 
+/// Labels of a cluster member's role: one of five values.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RoleLabels {
+    role: &'static str,
+}
+
+/// The roles a member can have.
+const ROLES: [&str; 5] = ["leader", "follower", "candidate", "learner", "shutdown"];
+
+/// Labels of a follower's lag: its node id (the configured members only).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FollowerLabels {
+    follower: u64,
+}
+
+/// Cluster mode: the member's Raft position.
+struct ClusterGauges {
+    role: Family<RoleLabels, Gauge>,
+    term: Gauge,
+    leader: Gauge,
+    last_log_index: Gauge,
+    committed: Gauge,
+    applied: Gauge,
+    lag: Family<FollowerLabels, Gauge>,
+}
+
+impl ClusterGauges {
+    fn register(registry: &mut Registry) -> ClusterGauges {
+        let gauges = ClusterGauges {
+            role: Family::default(),
+            term: Gauge::default(),
+            leader: Gauge::default(),
+            last_log_index: Gauge::default(),
+            committed: Gauge::default(),
+            applied: Gauge::default(),
+            lag: Family::default(),
+        };
+        registry.register(
+            "cluster_role",
+            "1 for this member's Raft role, 0 for the others",
+            gauges.role.clone(),
+        );
+        registry.register("cluster_term", "Current Raft term", gauges.term.clone());
+        registry.register(
+            "cluster_leader",
+            "Node id of the leader this member knows (0: none)",
+            gauges.leader.clone(),
+        );
+        registry.register(
+            "cluster_last_log_index",
+            "Last Raft log index held",
+            gauges.last_log_index.clone(),
+        );
+        registry.register("cluster_committed_index", "Raft commit index", gauges.committed.clone());
+        registry.register("cluster_applied_index", "Raft index applied", gauges.applied.clone());
+        registry.register(
+            "cluster_follower_lag",
+            "On the leader: entries each follower's log is behind",
+            gauges.lag.clone(),
+        );
+        gauges
+    }
+
+    fn set(&self, status: &wal::pipeline::cluster::ClusterStatus) {
+        let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        for role in ROLES {
+            self.role.get_or_create(&RoleLabels { role }).set(i64::from(status.role == role));
+        }
+        self.term.set(clamp(status.term));
+        self.leader.set(clamp(status.leader.unwrap_or(0)));
+        self.last_log_index.set(clamp(status.last_log_index.unwrap_or(0)));
+        self.committed.set(clamp(status.committed.unwrap_or(0)));
+        self.applied.set(clamp(status.applied.unwrap_or(0)));
+        // Only the leader knows its followers' lag: a former leader's figures go.
+        self.lag.clear();
+        for (follower, lag) in &status.lag {
+            self.lag.get_or_create(&FollowerLabels { follower: *follower }).set(clamp(*lag));
+        }
+    }
+}
+
 /// Every metric.
 pub struct Metrics {
     /// The registry (encoding needs it locked).
@@ -77,6 +158,7 @@ pub struct Metrics {
     ws_coalesced: Gauge,
     ws_resyncs: Gauge,
     ws_messages_in: Gauge,
+    cluster: ClusterGauges,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -118,7 +200,9 @@ impl Default for Metrics {
             "Last log index projected into the read model",
             readmodel_index.clone(),
         );
+        let cluster = ClusterGauges::register(&mut registry);
         Metrics {
+            cluster,
             registry: Mutex::new(registry),
             requests,
             latency,
@@ -150,13 +234,18 @@ impl Metrics {
             .observe(elapsed.as_secs_f64());
     }
 
-    /// The text exposition, with the core's counters refreshed.
+    /// The text exposition, with the core's counters (and in cluster mode the member's Raft
+    /// position) refreshed.
     pub fn render(
         &self,
         stats: &wal::Stats,
         readmodel_index: u64,
         ws: &crate::ws::WsCounters,
+        cluster: Option<&wal::pipeline::cluster::ClusterStatus>,
     ) -> String {
+        if let Some(status) = cluster {
+            self.cluster.set(status);
+        }
         let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let load = |v: &std::sync::atomic::AtomicU64| clamp(v.load(Ordering::Relaxed));
         self.ws_connections.set(clamp(ws.connections.load(Ordering::Relaxed) as u64));

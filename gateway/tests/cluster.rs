@@ -74,13 +74,14 @@ struct Member {
     id: u64,
     http: u16,
     cluster: u16,
+    metrics: u16,
     dir: PathBuf,
     child: Option<Child>,
 }
 
 struct Cluster {
-    /// Runs the proxies.
-    _runtime: tokio::runtime::Runtime,
+    /// Runs the proxies (and the websocket clients).
+    runtime: tokio::runtime::Runtime,
     _root: tempfile::TempDir,
     members: BTreeMap<u64, Member>,
     /// (from, to) → the proxy `from` dials to reach `to`.
@@ -101,6 +102,7 @@ impl Cluster {
                     id,
                     http: free_port(),
                     cluster: free_port(),
+                    metrics: free_port(),
                     dir: root.path().join(format!("node{id}")),
                     child: None,
                 };
@@ -114,7 +116,7 @@ impl Cluster {
                 links.insert((from, to), Proxy::start(&runtime, target));
             }
         }
-        let mut cluster = Cluster { _runtime: runtime, _root: root, members, links };
+        let mut cluster = Cluster { runtime, _root: root, members, links };
         for id in 1..=3 {
             cluster.start(id);
         }
@@ -146,7 +148,8 @@ impl Cluster {
             .args(["--peer-apis", &apis.join(",")])
             .args(["--listen", &format!("127.0.0.1:{}", member.http)])
             .args(["--data-dir", member.dir.to_str().unwrap()])
-            .args(["--metrics-listen", "none", "--no-rate-limits"])
+            .args(["--metrics-listen", &format!("127.0.0.1:{}", member.metrics)])
+            .arg("--no-rate-limits")
             .args(["--admin-password", ADMIN_PASSWORD])
             .env("TRADING_CLUSTER_SECRET", SECRET)
             .env("TRADING_WEB_BUILD", "0")
@@ -177,6 +180,31 @@ impl Cluster {
                 proxy.set_cut(cut);
             }
         }
+    }
+
+    /// Tears the last record of `id`'s Raft log (a write cut short by the kill): its last
+    /// bytes become zeros. `id` must be stopped.
+    fn tear_last_record(&self, id: u64) {
+        assert!(self.members[&id].child.is_none(), "tear a stopped member's log");
+        let dir = self.members[&id].dir.join("raft");
+        let newest = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wal"))
+            .max()
+            .expect("a segment");
+        let mut bytes = std::fs::read(&newest).unwrap();
+        // Segments are zero-filled ahead: the data ends at the last non-zero byte.
+        let end = bytes.iter().rposition(|b| *b != 0).expect("records") + 1;
+        let torn = end.saturating_sub(6);
+        bytes[torn..end].fill(0);
+        std::fs::write(&newest, bytes).unwrap();
+    }
+
+    /// The member's Prometheus text.
+    fn metrics(&self, id: u64) -> String {
+        let url = format!("http://127.0.0.1:{}/metrics", self.members[&id].metrics);
+        ureq::get(&url).call().unwrap().body_mut().read_to_string().unwrap()
     }
 
     fn health(&self, id: u64) -> Option<Value> {
@@ -264,6 +292,58 @@ fn post(port: u16, path: &str, token: Option<&str>, body: Value) -> Result<Value
     call("POST", port, path, token, Some(body))
 }
 
+struct SpawnExecutor;
+
+impl<F> hyper::rt::Executor<F> for SpawnExecutor
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, future: F) {
+        tokio::spawn(future);
+    }
+}
+
+/// Signs in over a websocket of the member at `port` and sends `order` there; the answer
+/// frame (`order` or `error`).
+fn ws_order(cluster: &Cluster, port: u16, token: &str, order: Value) -> Value {
+    use fastwebsockets::{Frame, OpCode, Payload};
+    cluster.runtime.block_on(async {
+        let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        let request = hyper::Request::builder()
+            .method("GET")
+            .uri(format!("http://127.0.0.1:{port}/ws"))
+            .header("Host", format!("127.0.0.1:{port}"))
+            .header(hyper::header::UPGRADE, "websocket")
+            .header(hyper::header::CONNECTION, "upgrade")
+            .header("Sec-WebSocket-Key", fastwebsockets::handshake::generate_key())
+            .header("Sec-WebSocket-Version", "13")
+            .body(http_body_util::Empty::<bytes::Bytes>::new())
+            .unwrap();
+        let (mut ws, _) =
+            fastwebsockets::handshake::client(&SpawnExecutor, request, stream).await.unwrap();
+        for message in [json!({"op": "auth", "token": token}), order] {
+            let bytes = message.to_string().into_bytes();
+            let frame = Frame::new(true, OpCode::Text, None, Payload::Owned(bytes));
+            ws.write_frame(frame).await.unwrap();
+            let reply = loop {
+                let frame = tokio::time::timeout(WAIT, ws.read_frame()).await.unwrap().unwrap();
+                if frame.opcode == OpCode::Text {
+                    let value: Value = serde_json::from_slice(&frame.payload).unwrap();
+                    if ["authenticated", "order", "error"].iter().any(|k| value["type"] == *k) {
+                        break value;
+                    }
+                }
+            };
+            if message["op"] == "order" {
+                return reply;
+            }
+            assert_eq!(reply["type"], "authenticated", "{reply}");
+        }
+        unreachable!()
+    })
+}
+
 /// Retries `f` (a request another member may answer) until it succeeds.
 fn eventually<T>(what: &str, mut f: impl FnMut() -> Result<T, String>) -> T {
     let deadline = Instant::now() + WAIT;
@@ -273,6 +353,15 @@ fn eventually<T>(what: &str, mut f: impl FnMut() -> Result<T, String>) -> T {
             Err(error) => assert!(Instant::now() < deadline, "{what}: {error}"),
         }
         std::thread::park_timeout(Duration::from_millis(50));
+    }
+}
+
+/// Sets the flag when dropped (a panic included).
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -376,6 +465,51 @@ fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledge
             "members disagree on user {uid}'s contracts"
         );
     }
+    check_state_hashes(cluster);
+}
+
+/// Every running member audited at the same command index: the same state hash, and money
+/// conserved. The index is a little ahead of the leader, so that no member has passed it.
+fn check_state_hashes(cluster: &Cluster) {
+    let running = cluster.running();
+    let admins: Vec<(u16, String)> = running
+        .iter()
+        .map(|id| {
+            let port = cluster.members[id].http;
+            let body = json!({"username": "admin", "password": ADMIN_PASSWORD});
+            let token =
+                eventually("admin login", || post(port, "/api/admin/login", None, body.clone()));
+            (port, token["token"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let (first_port, first_token) = &admins[0];
+    for margin in [5, 20, 80, 320] {
+        let now = get(*first_port, "/api/admin/state-audit", Some(first_token)).unwrap();
+        let at = now["index"].as_u64().unwrap() + margin;
+        let audits: Vec<Value> = std::thread::scope(|scope| {
+            let asked: Vec<_> = admins
+                .iter()
+                .map(|(port, token)| {
+                    let path = format!("/api/admin/state-audit?index={at}");
+                    scope.spawn(move || get(*port, &path, Some(token)))
+                })
+                .collect();
+            asked.into_iter().map(|a| a.join().unwrap().unwrap()).collect()
+        });
+        for audit in &audits {
+            assert_eq!(audit["invariantsHold"], true, "money not conserved: {audit}");
+        }
+        if audits.iter().any(|a| a["index"] != audits[0]["index"]) {
+            continue; // a member had passed the index already: further ahead
+        }
+        assert!(
+            audits.iter().all(|a| a["stateHash"] == audits[0]["stateHash"]),
+            "members' states differ at index {}: {audits:?}",
+            audits[0]["index"]
+        );
+        return;
+    }
+    panic!("no index audited on every member at once");
 }
 
 fn sign_up_users(cluster: &Cluster, count: u64) -> Vec<(u64, String)> {
@@ -392,15 +526,8 @@ fn sign_up_users(cluster: &Cluster, count: u64) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn trials() -> usize {
-    std::env::var("CLUSTER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(3)
-}
-
-#[test]
-fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
-    let mut cluster = Cluster::new();
-    cluster.leader(&[1, 2, 3]);
-    // The leader adds the catalogue when it leads: wait until prices reach every member.
+/// The leader adds the catalogue when it leads: waits until prices reach every member.
+fn wait_for_prices(cluster: &Cluster) {
     for id in 1..=3 {
         let port = cluster.members[&id].http;
         eventually("prices", || {
@@ -413,6 +540,30 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
             })
         });
     }
+}
+
+/// Waits until `count` more orders than now are acknowledged.
+fn wait_for_orders(ledger: &Mutex<Ledger>, count: usize) {
+    let target = ledger.lock().unwrap().times.len() + count;
+    eventually("orders", || {
+        let acks = ledger.lock().unwrap().times.len();
+        if acks >= target {
+            Ok(())
+        } else {
+            Err(format!("{acks} of {target}"))
+        }
+    });
+}
+
+fn trials() -> usize {
+    std::env::var("CLUSTER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(3)
+}
+
+#[test]
+fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
+    let mut cluster = Cluster::new();
+    cluster.leader(&[1, 2, 3]);
+    wait_for_prices(&cluster);
     let users = sign_up_users(&cluster, 3);
     // An order with an Idempotency-Key on the leader; after the first failover its retry
     // through another member is answered with the same contract, not a second one.
@@ -433,6 +584,7 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
     let mut failovers = Vec::new();
     std::thread::scope(|scope| {
         let load_thread = scope.spawn(|| load(&ports, &users, &stop, &ledger));
+        let _stops_the_load = StopOnDrop(&stop); // a failed check must not leave it running
         for _ in 0..trials() {
             let running = cluster.running();
             let leader = cluster.leader(&running);
@@ -473,15 +625,7 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
             cluster.leader(&[1, 2, 3]);
             ports.lock().unwrap().push(cluster.members[&leader].http);
             // Steady state again before the next kill: orders flow through all three.
-            let steady = ledger.lock().unwrap().times.len() + 30;
-            eventually("orders after the restart", || {
-                let acks = ledger.lock().unwrap().times.len();
-                if acks >= steady {
-                    Ok(())
-                } else {
-                    Err(format!("{acks} of {steady}"))
-                }
-            });
+            wait_for_orders(&ledger, 30);
         }
         stop.store(true, Ordering::Release);
         load_thread.join().unwrap();
@@ -514,18 +658,7 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
 fn an_isolated_leader_acknowledges_nothing_and_its_tail_is_dropped_after_healing() {
     let cluster = Cluster::new();
     let leader = cluster.leader(&[1, 2, 3]);
-    for id in 1..=3 {
-        let port = cluster.members[&id].http;
-        eventually("prices", || {
-            get(port, "/api/markets/BTCUSDT", None).and_then(|m| {
-                if m["price"].is_null() {
-                    Err("no price yet".into())
-                } else {
-                    Ok(())
-                }
-            })
-        });
-    }
+    wait_for_prices(&cluster);
     let users = sign_up_users(&cluster, 1);
     let (uid, token) = users[0].clone();
     cluster.isolate(leader, true);
@@ -555,4 +688,68 @@ fn an_isolated_leader_acknowledges_nothing_and_its_tail_is_dropped_after_healing
         contracts["total"], 1,
         "only the order the majority acknowledged exists: {contracts}"
     );
+}
+
+#[test]
+fn kill_9_of_a_follower_and_a_torn_last_record_lose_nothing() {
+    let mut cluster = Cluster::new();
+    let leader = cluster.leader(&[1, 2, 3]);
+    wait_for_prices(&cluster);
+    // Prometheus: the leader says it leads and how far each follower is behind; a follower
+    // says it follows, whom, and has no lag figures.
+    let followers: Vec<u64> = [1, 2, 3].into_iter().filter(|id| *id != leader).collect();
+    let leading = cluster.metrics(leader);
+    assert!(leading.contains("trading_cluster_role{role=\"leader\"} 1"), "{leading}");
+    for follower in &followers {
+        let lag = format!("trading_cluster_follower_lag{{follower=\"{follower}\"}}");
+        assert!(leading.contains(&lag), "no {lag} in {leading}");
+    }
+    let following = cluster.metrics(followers[0]);
+    assert!(following.contains("trading_cluster_role{role=\"follower\"} 1"), "{following}");
+    assert!(following.contains(&format!("trading_cluster_leader {leader}")), "{following}");
+    assert!(!following.contains("trading_cluster_follower_lag{"), "{following}");
+
+    let users = sign_up_users(&cluster, 3);
+    // An order over a follower's websocket is placed through the leader, once.
+    let order = json!({"op": "order", "id": 1, "symbol": "ETHUSDT", "direction": "up", "amount": "4", "duration": 60, "account": "demo"});
+    let follower_port = cluster.members[&followers[0]].http;
+    let placed = ws_order(&cluster, follower_port, &users[1].1, order.clone());
+    assert_eq!(placed["type"], "order", "{placed}");
+    let too_much = json!({"op": "order", "id": 2, "symbol": "ETHUSDT", "direction": "up", "amount": "99999999", "duration": 60, "account": "demo"});
+    let refused = ws_order(&cluster, follower_port, &users[1].1, too_much);
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert!(refused["data"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{refused}");
+    let (stop, ledger) = (AtomicBool::new(false), Mutex::new(Ledger::default()));
+    ledger
+        .lock()
+        .unwrap()
+        .acknowledged
+        .insert(users[1].0, vec![placed["data"]["contractId"].as_u64().unwrap()]);
+    let ports = Mutex::new(cluster.members.values().map(|m| m.http).collect::<Vec<_>>());
+    std::thread::scope(|scope| {
+        let load_thread = scope.spawn(|| load(&ports, &users, &stop, &ledger));
+        let _stops_the_load = StopOnDrop(&stop); // a failed check must not leave it running
+        for trial in 0..trials() {
+            wait_for_orders(&ledger, 20);
+            let running = cluster.running();
+            let leader = cluster.leader(&running);
+            let follower = *running.iter().find(|id| **id != leader).unwrap();
+            cluster.kill(follower);
+            ports.lock().unwrap().retain(|p| *p != cluster.members[&follower].http);
+            // Two of three still commit.
+            wait_for_orders(&ledger, 20);
+            if trial % 2 == 0 {
+                cluster.tear_last_record(follower);
+            }
+            cluster.start(follower);
+            ports.lock().unwrap().push(cluster.members[&follower].http);
+            cluster.leader(&[1, 2, 3]);
+            wait_for_orders(&ledger, 20);
+        }
+        stop.store(true, Ordering::Release);
+        load_thread.join().unwrap();
+    });
+    let ledger = ledger.into_inner().unwrap();
+    eprintln!("refusals: {:?}", ledger.reasons);
+    check_every_member(&cluster, &users, &ledger);
 }

@@ -37,8 +37,8 @@ pub mod storage;
 pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
 pub use machine::{Meta, StateMachine};
 pub use pipeline::{
-    Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery, RequestId,
-    Stats, Ticket,
+    Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery,
+    RequestId, Stats, Ticket,
 };
 pub use record::RecordError;
 pub use snapshot::{open_db, LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};

@@ -59,6 +59,12 @@ pub trait StateMachine: Send + 'static {
     /// A digest of the whole state: equal states give equal hashes.
     fn state_hash(&self) -> u64;
 
+    /// Checks the machine's own invariants (money conserved, say); the first violation.
+    /// Walks everything: for audits, not for the hot path.
+    fn check_invariants(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Time of the last command applied (ms; 0 if unknown): in cluster mode a new leader never
     /// stamps a batch earlier than this, after a snapshot install too.
     fn applied_time_ms(&self) -> u64 {

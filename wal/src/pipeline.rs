@@ -403,6 +403,24 @@ enum EngineControl<M> {
     SnapshotBytes(oneshot::Sender<(u64, Vec<u8>)>),
     /// Replace the machine (cluster mode: a Raft snapshot was installed); answer when done.
     Replace(Box<M>, oneshot::Sender<()>),
+    /// Audit the machine once a batch has brought it to this index or past it.
+    AuditAt(u64, oneshot::Sender<Audit>),
+}
+
+/// Audits waiting on the engine thread, at most: more are answered at once, where they are.
+pub const AUDITS_WAITING_MAX: usize = 64;
+
+/// The machine audited between two batches: where, its state hash and its invariants.
+/// In cluster mode batches are Raft entries, the same on every member, so the members audited
+/// at the same requested index audit the same state: their hashes must be equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Audit {
+    /// The command index the machine had applied.
+    pub index: u64,
+    /// [`StateMachine::state_hash`] there.
+    pub state_hash: u64,
+    /// [`StateMachine::check_invariants`] there.
+    pub invariants: Result<(), String>,
 }
 
 /// Everything the handles and the threads share.
@@ -593,6 +611,7 @@ impl<M: StateMachine> Pipeline<M> {
             newest_snapshot,
             last_term,
             snapshot_every_commands: config.snapshot_every_commands,
+            audits: Vec::new(),
             shared: Arc::clone(&shared),
         };
         let snapshotter = snapshotter::Snapshotter::<M> {
@@ -997,6 +1016,12 @@ impl<M: StateMachine> Handle<M> {
         self.shared.shutdown.is_closed()
     }
 
+    /// Why the pipeline refuses new commands, once it does ([`PipelineError::ShutDown`] for a
+    /// clean stop).
+    pub fn closed_because(&self) -> Option<PipelineError> {
+        self.shared.shutdown.is_closed().then(|| self.shared.shutdown.error())
+    }
+
     /// Tells the pipeline that the follower has made its projection durable up to `index`
     /// (see [`Follower`]). Never moves backwards.
     pub fn set_followed(&self, index: u64) {
@@ -1010,6 +1035,19 @@ impl<M: StateMachine> Handle<M> {
         let request = EngineControl::SnapshotNow(done);
         self.shared.engine_control.send(request).map_err(|_| self.shared.shutdown.error())?;
         receiver.recv().unwrap_or_else(|_| Err(self.shared.shutdown.error()))
+    }
+
+    /// Audits the machine at the end of the first batch that reaches `index` (at once if it
+    /// is there already or past it: the answer says where). Waits for that batch.
+    pub async fn audit_at(&self, index: u64) -> Result<Audit, PipelineError> {
+        let (answer, receiver) = oneshot::channel();
+        let request = EngineControl::AuditAt(index, answer);
+        match self.shared.engine_control.try_send(request) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => return Err(PipelineError::Overloaded),
+            Err(TrySendError::Disconnected(_)) => return Err(self.shared.shutdown.error()),
+        }
+        receiver.await.map_err(|_| self.shared.shutdown.error())
     }
 
     /// Counters since start.

@@ -7,6 +7,8 @@
 //! cargo run --release -p benches --bin core-bench -- fsync         [appends] [runs] [mib]
 //! cargo run --release -p benches --bin core-bench -- pipeline-throughput [producers] [commands] [runs] [in_flight] [users]
 //! cargo run --release -p benches --bin core-bench -- pipeline-latency    [rate] [seconds] [runs] [submitters] [users]
+//! cargo run --release -p benches --bin core-bench -- replicated-throughput [producers] [commands] [runs] [in_flight] [users]
+//! cargo run --release -p benches --bin core-bench -- replicated-latency    [rate] [seconds] [runs] [submitters] [users]
 //! cargo run --release -p benches --bin core-bench -- recovery      [users] [open] [records] [runs]
 //! ```
 //!
@@ -22,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use benches::durable::{
     bench_dir, config, dir_size, fsync_appends, fsync_overwrites, fsync_throughput,
-    latency_histogram, mix_commands, ms, produce, seed_snapshot, start, Produced, WaitPolicy,
+    latency_histogram, mix_commands, ms, produce, seed_snapshot, start, LocalCluster, Produced,
+    WaitPolicy,
 };
 use benches::{apply_all, mix, symbol, World, PRODUCTS};
 use engine::command::Command;
@@ -215,18 +218,7 @@ fn pipeline_throughput(args: &[String]) {
         let (pipeline, handle) = start(config(dir.path(), cursor.now_ms, true)).expect("start");
         let streams = mix_commands(cursor, commands, 100 + run, producers);
         let before = pipeline.stats();
-        let t = Instant::now();
-        let produced: Vec<Produced> = std::thread::scope(|s| {
-            let joins: Vec<_> = streams
-                .into_iter()
-                .map(|stream| {
-                    let handle = handle.clone();
-                    s.spawn(move || produce(&handle, stream, in_flight))
-                })
-                .collect();
-            joins.into_iter().map(|j| j.join().expect("producer")).collect()
-        });
-        let secs = t.elapsed().as_secs_f64();
+        let (produced, secs) = closed_loop(&handle, streams, in_flight);
         // After shutdown: the engine thread counts a batch only after sending its replies.
         pipeline.shutdown().expect("shutdown");
         let stats = handle.stats();
@@ -249,6 +241,76 @@ fn pipeline_throughput(args: &[String]) {
         rates.push(rate);
     }
     println!("pipeline-throughput median: {:.2} M commands/s", median(rates) / 1e6);
+}
+
+/// Producers, one per stream, each keeping `in_flight` commands outstanding; what they saw
+/// and how long it took (s).
+fn closed_loop(
+    handle: &wal::Handle<Engine>,
+    streams: Vec<Vec<Command>>,
+    in_flight: usize,
+) -> (Vec<Produced>, f64) {
+    let t = Instant::now();
+    let produced = std::thread::scope(|s| {
+        let joins: Vec<_> = streams
+            .into_iter()
+            .map(|stream| {
+                let handle = handle.clone();
+                s.spawn(move || produce(&handle, stream, in_flight))
+            })
+            .collect();
+        joins.into_iter().map(|j| j.join().expect("producer")).collect()
+    });
+    (produced, t.elapsed().as_secs_f64())
+}
+
+/// Replicated (three members in this process, loopback TCP) against the single durable node,
+/// alternated in each run from the same world and the same commands.
+fn replicated_throughput(args: &[String]) {
+    let (producers, commands, runs, in_flight, users) = (
+        arg(args, 0, 4) as usize,
+        arg(args, 1, 2_000_000) as usize,
+        arg(args, 2, 3),
+        arg(args, 3, 1024) as usize,
+        arg(args, 4, 100_000) as u32,
+    );
+    let (snapshot, cursor) = seeded_world(users, 0);
+    let (mut singles, mut clusters, mut ratios) = (vec![], vec![], vec![]);
+    for run in 0..runs {
+        let dir = bench_dir("throughput").expect("bench dir");
+        seed_snapshot(dir.path(), cursor.index, &snapshot).expect("seed snapshot");
+        let (pipeline, handle) = start(config(dir.path(), cursor.now_ms, true)).expect("start");
+        let streams = mix_commands(cursor, commands, 100 + run, producers);
+        let (produced, secs) = closed_loop(&handle, streams, in_flight);
+        pipeline.shutdown().expect("shutdown");
+        let single = produced.iter().map(|p| p.accepted + p.refused).sum::<u64>() as f64 / secs;
+
+        let cluster = LocalCluster::start(&snapshot, cursor.now_ms).expect("cluster");
+        let streams = mix_commands(cursor, commands, 100 + run, producers);
+        let (produced, secs) = closed_loop(&cluster.leader, streams, in_flight);
+        let batches = cluster.leader.stats().batches;
+        cluster.shutdown().expect("cluster shutdown");
+        let done = produced.iter().map(|p| p.accepted + p.refused).sum::<u64>();
+        let shed: u64 = produced.iter().map(|p| p.shed).sum();
+        let replicated = done as f64 / secs;
+        println!(
+            "run {run}: single durable node {:.2} M commands/s; three-member cluster {:.2} M commands/s \
+             ({done} commands, {:.0} per Raft entry, {shed} shed); replicated / single = {:.2}",
+            single / 1e6,
+            replicated / 1e6,
+            done as f64 / batches.max(1) as f64,
+            replicated / single,
+        );
+        singles.push(single);
+        clusters.push(replicated);
+        ratios.push(replicated / single);
+    }
+    println!(
+        "replicated-throughput median: cluster {:.2} M commands/s, single node {:.2} M commands/s, ratio {:.2}",
+        median(clusters) / 1e6,
+        median(singles) / 1e6,
+        median(ratios)
+    );
 }
 
 /// One submitter's and its collector's findings.
@@ -322,6 +384,115 @@ fn open_loop(
     })
 }
 
+/// What an open-loop offered load saw, every submitter's findings merged.
+struct Offered {
+    latency: hdrhistogram::Histogram<u64>,
+    send_lag: hdrhistogram::Histogram<u64>,
+    replies: u64,
+    refused: u64,
+    shed: u64,
+    /// Replies per second, from the first intended send to the last reply.
+    achieved: f64,
+}
+
+/// Offers `streams` (one submitter each) at `rate` commands/s in all, open loop.
+fn offered(handle: &wal::Handle<Engine>, streams: Vec<Vec<Command>>, rate: u64) -> Offered {
+    let submitters = streams.len();
+    let t0 = Instant::now() + Duration::from_millis(20);
+    let intended = |i: u64| {
+        t0 + Duration::from_nanos((u128::from(i) * 1_000_000_000 / u128::from(rate)) as u64)
+    };
+    let parts: Vec<OpenLoop> = std::thread::scope(|s| {
+        let joins: Vec<_> = streams
+            .into_iter()
+            .enumerate()
+            .map(|(k, stream)| {
+                let handle = handle.clone();
+                let intended = &intended;
+                s.spawn(move || open_loop(&handle, stream, k, submitters, intended, t0))
+            })
+            .collect();
+        joins.into_iter().map(|j| j.join().expect("submitter")).collect()
+    });
+    let mut out = Offered {
+        latency: latency_histogram(),
+        send_lag: latency_histogram(),
+        replies: 0,
+        refused: 0,
+        shed: 0,
+        achieved: 0.0,
+    };
+    let mut last = t0;
+    for part in &parts {
+        out.latency.add(&part.latency).expect("same bounds");
+        out.send_lag.add(&part.send_lag).expect("same bounds");
+        out.replies += part.replies;
+        out.refused += part.refused;
+        out.shed += part.shed;
+        last = last.max(part.last_reply);
+    }
+    out.achieved = out.replies as f64 / last.saturating_duration_since(t0).as_secs_f64();
+    out
+}
+
+/// Reply latency at `rate` offered, replicated against the single durable node, alternated
+/// in each run from the same world and the same commands.
+fn replicated_latency(args: &[String]) {
+    let (rate, seconds, runs, submitters, users) = (
+        arg(args, 0, 100_000),
+        arg(args, 1, 10),
+        arg(args, 2, 3),
+        arg(args, 3, 2) as usize,
+        arg(args, 4, 100_000) as u32,
+    );
+    let (snapshot, cursor) = seeded_world(users, 0);
+    let q = |h: &hdrhistogram::Histogram<u64>, q: f64| ms(h.value_at_quantile(q));
+    let (mut single, mut replicated) = ((vec![], vec![]), (vec![], vec![]));
+    let mut ratios = vec![];
+    for run in 0..runs {
+        let total = (rate * seconds) as usize;
+        let dir = bench_dir("latency").expect("bench dir");
+        seed_snapshot(dir.path(), cursor.index, &snapshot).expect("seed snapshot");
+        let (pipeline, handle) = start(config(dir.path(), cursor.now_ms, true)).expect("start");
+        let alone = offered(&handle, mix_commands(cursor, total, 200 + run, submitters), rate);
+        pipeline.shutdown().expect("shutdown");
+
+        let cluster = LocalCluster::start(&snapshot, cursor.now_ms).expect("cluster");
+        let streams = mix_commands(cursor, total, 200 + run, submitters);
+        let group = offered(&cluster.leader, streams, rate);
+        cluster.shutdown().expect("cluster shutdown");
+        println!(
+            "run {run}: offered {rate}/s for {seconds} s: single node p50 {:.3} ms p99 {:.3} ms \
+             ({:.0}/s achieved, {} shed); cluster p50 {:.3} ms p99 {:.3} ms p99.9 {:.3} ms max {:.3} ms \
+             ({:.0}/s achieved, {} shed); cluster p99 / single p99 = {:.2}",
+            q(&alone.latency, 0.5),
+            q(&alone.latency, 0.99),
+            alone.achieved,
+            alone.shed,
+            q(&group.latency, 0.5),
+            q(&group.latency, 0.99),
+            q(&group.latency, 0.999),
+            ms(group.latency.max()),
+            group.achieved,
+            group.shed,
+            q(&group.latency, 0.99) / q(&alone.latency, 0.99),
+        );
+        single.0.push(q(&alone.latency, 0.5));
+        single.1.push(q(&alone.latency, 0.99));
+        replicated.0.push(q(&group.latency, 0.5));
+        replicated.1.push(q(&group.latency, 0.99));
+        ratios.push(q(&group.latency, 0.99) / q(&alone.latency, 0.99));
+    }
+    println!(
+        "replicated-latency median: cluster p50 {:.3} ms p99 {:.3} ms; single node p50 {:.3} ms p99 {:.3} ms; p99 ratio {:.2}",
+        median(replicated.0),
+        median(replicated.1),
+        median(single.0),
+        median(single.1),
+        median(ratios)
+    );
+}
+
 /// Open-loop offered load at `rate` commands/s; latency from the intended send time.
 fn pipeline_latency(args: &[String]) {
     let (rate, seconds, runs, submitters, users) = (
@@ -344,36 +515,10 @@ fn pipeline_latency(args: &[String]) {
         let total = (rate * seconds) as usize;
         let streams = mix_commands(cursor, total, 200 + run, submitters);
         let before = pipeline.stats();
-        let t0 = Instant::now() + Duration::from_millis(20);
-        let intended = |i: u64| {
-            t0 + Duration::from_nanos((u128::from(i) * 1_000_000_000 / u128::from(rate)) as u64)
-        };
-        let parts: Vec<OpenLoop> = std::thread::scope(|s| {
-            let joins: Vec<_> = streams
-                .into_iter()
-                .enumerate()
-                .map(|(k, stream)| {
-                    let handle = handle.clone();
-                    let intended = &intended;
-                    s.spawn(move || open_loop(&handle, stream, k, submitters, intended, t0))
-                })
-                .collect();
-            joins.into_iter().map(|j| j.join().expect("submitter")).collect()
-        });
+        let Offered { latency, send_lag, replies, refused, shed, achieved: rate_done } =
+            offered(&handle, streams, rate);
         pipeline.shutdown().expect("shutdown");
         let stats = handle.stats();
-        let mut latency = latency_histogram();
-        let mut send_lag = latency_histogram();
-        let (mut replies, mut refused, mut shed, mut last) = (0, 0, 0, t0);
-        for part in &parts {
-            latency.add(&part.latency).expect("same bounds");
-            send_lag.add(&part.send_lag).expect("same bounds");
-            replies += part.replies;
-            refused += part.refused;
-            shed += part.shed;
-            last = last.max(part.last_reply);
-        }
-        let rate_done = replies as f64 / last.saturating_duration_since(t0).as_secs_f64();
         let batches = stats.batches - before.batches;
         let q = |h: &hdrhistogram::Histogram<u64>, q: f64| ms(h.value_at_quantile(q));
         let p99 = q(&latency, 0.99);
@@ -564,10 +709,12 @@ fn main() {
         Some("fsync") => fsync(rest),
         Some("pipeline-throughput") => pipeline_throughput(rest),
         Some("pipeline-latency") => pipeline_latency(rest),
+        Some("replicated-throughput") => replicated_throughput(rest),
+        Some("replicated-latency") => replicated_latency(rest),
         Some("recovery") => recovery(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|pipeline-throughput|pipeline-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }

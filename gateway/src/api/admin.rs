@@ -32,6 +32,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(me))
         .routes(routes!(dashboard))
         .routes(routes!(dashboard_days))
+        .routes(routes!(state_audit))
         .routes(routes!(users))
         .routes(routes!(user))
         .routes(routes!(freeze))
@@ -246,6 +247,61 @@ pub struct DaysQuery {
     /// Days up to and including today (UTC), 1 to 90; 30 when absent.
     #[param(minimum = 1, maximum = 90)]
     pub days: Option<u32>,
+}
+
+/// How far ahead of the applied index a state audit may ask to wait.
+pub const AUDIT_AHEAD_MAX: u64 = 10_000;
+/// How long a state audit waits for its index.
+const AUDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `?index=`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StateAuditQuery {
+    /// Audit at the end of the first batch that reaches this command index (at most 10 000
+    /// ahead of the engine); now when absent or passed already.
+    #[param(minimum = 0, maximum = 9007199254740991_u64)]
+    pub index: Option<u64>,
+}
+
+/// The engine audited between two batches.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StateAudit {
+    /// The command index the engine had applied when audited.
+    pub index: u64,
+    /// The digest of the whole state there (16 hexadecimal digits): in a cluster, every member
+    /// asked for the same index answers the same index and the same hash.
+    pub state_hash: String,
+    /// Whether money was conserved and every counter consistent there.
+    pub invariants_hold: bool,
+}
+
+/// Audits the engine's state: its hash and invariants at an index.
+#[utoipa::path(get, path = "/api/admin/state-audit", tag = "admin", security(("admin" = [])), params(StateAuditQuery),
+    responses((status = 200, body = Envelope<StateAudit>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, description = "BUSY (the index was not reached in 5 seconds)", body = ErrorEnvelope)))]
+async fn state_audit(
+    State(state): State<AppState>,
+    admin: Admin,
+    Params(query): Params<StateAuditQuery>,
+) -> Answer<StateAudit> {
+    admin.reads(Area::Dashboard)?;
+    let applied = state.query(wal::StateMachine::applied_index).await?;
+    let index = query.index.unwrap_or(0);
+    if index > applied.saturating_add(AUDIT_AHEAD_MAX) {
+        return Err(ApiError::invalid("index", "index"));
+    }
+    let audit = tokio::time::timeout(AUDIT_WAIT, state.handle.audit_at(index))
+        .await
+        .map_err(|_| ApiError::busy())??;
+    if let Err(violation) = &audit.invariants {
+        tracing::error!(index = audit.index, %violation, "state audit: an invariant does not hold");
+    }
+    ok(StateAudit {
+        index: audit.index,
+        state_hash: format!("{:016x}", audit.state_hash),
+        invariants_hold: audit.invariants.is_ok(),
+    })
 }
 
 /// Daily figures (UTC days, oldest first, today last), real money only.

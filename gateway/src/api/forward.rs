@@ -88,7 +88,25 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
             Some(((*name).to_owned(), value.to_owned()))
         })
         .collect();
-    let method = parts.method.clone();
+    let (status, content_type, body) =
+        to_leader(state, parts.method, target, headers, body.to_vec()).await?;
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    if let Some(value) = content_type.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        response.headers_mut().insert(axum::http::header::CONTENT_TYPE, value);
+    }
+    Ok(response)
+}
+
+/// Sends a write to the leader at `target` and returns its answer (status, content type,
+/// body) once this node's read model holds the write (read-your-writes).
+async fn to_leader(
+    state: &AppState,
+    method: Method,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> Result<(u16, Option<String>, Vec<u8>), ApiError> {
     let answer = tokio::task::spawn_blocking(move || send(&method, &target, &headers, &body))
         .await
         .map_err(|_| ApiError::busy())?;
@@ -100,12 +118,58 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
         // Read-your-writes: this node's history holds the write before the caller hears of it.
         state.readmodel.caught_up(index, CATCH_UP).await;
     }
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    if let Some(value) = content_type.and_then(|v| HeaderValue::from_str(&v).ok()) {
-        response.headers_mut().insert(axum::http::header::CONTENT_TYPE, value);
+    Ok((status, content_type, body))
+}
+
+/// What the leader answered an order sent over a follower's websocket.
+#[derive(Debug)]
+pub enum LeaderAnswer {
+    /// The order was accepted.
+    Accepted(super::trade::OrderAccepted),
+    /// Refused: the leader's code, message (in the caller's language) and field.
+    Refused { code: String, message: String, field: Option<String> },
+}
+
+/// An order a follower received over its websocket, placed through the leader's HTTP API with
+/// the caller's own token (never re-sent: one attempt, whatever happens).
+pub async fn order_to_leader(
+    state: &AppState,
+    token: &str,
+    language: &str,
+    order: serde_json::Value,
+) -> Result<LeaderAnswer, ApiError> {
+    let not_leader = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER");
+    let cluster = state.cluster.as_ref().ok_or_else(not_leader)?;
+    let leader = cluster.status().leader;
+    let base = leader.and_then(|id| state.peer_apis.get(&id).cloned()).ok_or_else(not_leader)?;
+    let headers = vec![
+        ("authorization".to_owned(), format!("Bearer {token}")),
+        ("content-type".to_owned(), "application/json".to_owned()),
+        ("language".to_owned(), language.to_owned()),
+    ];
+    let target = format!("{base}/api/trade/orders");
+    let (_, _, body) =
+        to_leader(state, Method::POST, target, headers, order.to_string().into_bytes()).await?;
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        success: bool,
+        data: Option<super::trade::OrderAccepted>,
+        code: Option<String>,
+        message: Option<String>,
+        field: Option<String>,
     }
-    Ok(response)
+    let envelope: Envelope = serde_json::from_slice(&body).map_err(|error| {
+        tracing::warn!(%error, "the leader's answer to a forwarded order is not an envelope");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "OUTCOME_UNKNOWN")
+    })?;
+    Ok(match (envelope.success, envelope.data) {
+        (true, Some(accepted)) => LeaderAnswer::Accepted(accepted),
+        _ => LeaderAnswer::Refused {
+            code: envelope.code.unwrap_or_else(|| "INTERNAL".to_owned()),
+            message: envelope.message.unwrap_or_default(),
+            field: envelope.field,
+        },
+    })
 }
 
 /// (status, content type, applied index, body) of the leader's answer.

@@ -70,6 +70,12 @@ async fn health(State(state): State<AppState>) -> Answer<Health> {
 /// Prometheus text exposition.
 pub(crate) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let stats = state.handle.stats();
-    let body = state.metrics.render(&stats, state.readmodel.applied_index(), &state.ws.counters);
+    let cluster = state.cluster.as_ref().map(|source| source.status());
+    let body = state.metrics.render(
+        &stats,
+        state.readmodel.applied_index(),
+        &state.ws.counters,
+        cluster.as_ref(),
+    );
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)
 }

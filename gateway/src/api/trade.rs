@@ -312,7 +312,7 @@ pub struct OrderBody {
 }
 
 /// An accepted order.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderAccepted {
     /// Contract (order) number.

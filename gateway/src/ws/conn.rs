@@ -19,6 +19,7 @@ use super::hub::{ConnId, Control};
 use super::outbox::{Close, Out, Outbox};
 use super::protocol::{self, Incoming, RequestId, Topic};
 use super::{CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG};
+use crate::api::forward;
 use crate::api::trade::{self, order_accepted, place_order_command, OrderBody};
 use crate::api::{auth, ApiError, AppState};
 
@@ -182,6 +183,9 @@ struct Reader {
     topics: Vec<Topic>,
     /// The user, once authenticated.
     user: Option<auth::User>,
+    /// The token the user authenticated with: a follower places orders through the leader
+    /// with it.
+    token: Option<String>,
     limit: RateLimit,
 }
 
@@ -189,7 +193,7 @@ impl Reader {
     fn new(state: AppState, id: ConnId, language: usize, outbox: Arc<Outbox>) -> Reader {
         let config = &state.ws.config;
         let limit = RateLimit::new(config.messages_per_second, config.messages_burst);
-        Reader { state, id, language, outbox, topics: Vec::new(), user: None, limit }
+        Reader { state, id, language, outbox, topics: Vec::new(), user: None, token: None, limit }
     }
 
     /// Reads until the client closes, breaks the protocol or the outbox closes; returns the
@@ -326,6 +330,7 @@ impl Reader {
     async fn auth(&mut self, id: Option<&RequestId>, token: &str) -> Result<Bytes, ApiError> {
         let (user, expires_ms) = auth::live_user(&self.state, token).await?;
         self.user = Some(user);
+        self.token = Some(token.to_owned());
         let control =
             Control::Auth { conn: self.id, user: user.id, session: user.session, expires_ms };
         self.state.ws.tell(control).await;
@@ -347,6 +352,36 @@ impl Reader {
         Ok(protocol::admin_authenticated(id, admin.id))
     }
 
+    /// A cluster follower: the order goes to the leader over HTTP with the caller's token,
+    /// once; its answer (or refusal, in the caller's language) comes back on this socket.
+    fn order_through_leader(&mut self, id: Option<&RequestId>, body: &OrderBody) {
+        let order = serde_json::json!({
+            "symbol": body.symbol,
+            "direction": body.direction,
+            "amount": body.amount,
+            "duration": body.duration,
+            "account": body.account,
+        });
+        let token = self.token.clone().unwrap_or_default();
+        let language = crate::api::i18n::LANGUAGES.get(self.language).copied().unwrap_or_default();
+        let (state, outbox, conn_language, id) =
+            (self.state.clone(), Arc::clone(&self.outbox), self.language, id.cloned());
+        tokio::spawn(async move {
+            let answer = forward::order_to_leader(&state, &token, language, order).await;
+            let frame = match answer {
+                Ok(forward::LeaderAnswer::Accepted(accepted)) => {
+                    protocol::order_reply(id.as_ref(), &accepted)
+                }
+                Ok(forward::LeaderAnswer::Refused { code, message, field }) => {
+                    protocol::error(id.as_ref(), &code, &message, field.as_deref())
+                }
+                Err(error) => error_frame(&state, conn_language, id.as_ref(), &error),
+            };
+            outbox.orders_in_flight.fetch_sub(1, Ordering::AcqRel);
+            outbox.push(frame);
+        });
+    }
+
     /// Submits an order; its answer comes from a task of its own, so a client may pipeline.
     fn order(&mut self, id: Option<&RequestId>, message: &Incoming) -> Result<(), ApiError> {
         let user = self.user.ok_or_else(ApiError::unauthorized)?;
@@ -362,6 +397,10 @@ impl Reader {
         if in_flight.fetch_add(1, Ordering::AcqRel) >= self.state.ws.config.orders_in_flight_max {
             in_flight.fetch_sub(1, Ordering::AcqRel);
             return Err(ApiError::busy());
+        }
+        if self.state.cluster.is_some() && !self.state.handle.is_leader() {
+            self.order_through_leader(id, &body);
+            return Ok(());
         }
         let ticket = match self.state.handle.try_submit(command) {
             Ok(ticket) => ticket,

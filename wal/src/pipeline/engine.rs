@@ -7,7 +7,7 @@ use crossbeam_channel::{select, Receiver, Sender, TrySendError};
 
 use super::journal::DurableBatch;
 use super::snapshotter::Job;
-use super::{EngineControl, EventBatch, PipelineError, Query, Shared};
+use super::{Audit, EngineControl, EventBatch, PipelineError, Query, Shared, AUDITS_WAITING_MAX};
 use crate::machine::{Meta, StateMachine};
 
 /// The engine thread's state. It alone owns the machine.
@@ -34,6 +34,8 @@ pub(super) struct Engine<M: StateMachine> {
     pub(super) last_term: u64,
     /// Snapshot period in commands; 0 = only on demand.
     pub(super) snapshot_every_commands: u64,
+    /// Audits waiting for a batch to reach their index (at most [`AUDITS_WAITING_MAX`]).
+    pub(super) audits: Vec<(u64, oneshot::Sender<Audit>)>,
     /// Subscribers and counters.
     pub(super) shared: Arc<Shared<M>>,
 }
@@ -60,6 +62,15 @@ impl<M: StateMachine> Engine<M> {
                     Ok(EngineControl::Replace(machine, done)) => {
                         self.machine = *machine;
                         let _ = done.send(());
+                        self.answer_audits();
+                    }
+                    Ok(EngineControl::AuditAt(index, answer)) => {
+                        self.audits.push((index, answer));
+                        if self.audits.len() > AUDITS_WAITING_MAX {
+                            let (_, oldest) = self.audits.remove(0);
+                            let _ = oldest.send(self.audit());
+                        }
+                        self.answer_audits();
                     }
                     Err(_) => {}
                 },
@@ -93,11 +104,39 @@ impl<M: StateMachine> Engine<M> {
         if let Some(done) = batch.done.take() {
             let _ = done.send(());
         }
+        if !self.audits.is_empty() {
+            self.answer_audits();
+        }
         batch.metas.clear();
         let _ = self.recycle.try_send(batch);
         self.since_snapshot += count;
         if self.snapshot_every_commands > 0 && self.since_snapshot >= self.snapshot_every_commands {
             self.snapshot_periodic(last);
+        }
+    }
+
+    /// The machine as it is now.
+    fn audit(&self) -> Audit {
+        Audit {
+            index: self.machine.applied_index(),
+            state_hash: self.machine.state_hash(),
+            invariants: self.machine.check_invariants(),
+        }
+    }
+
+    /// Answers the audits whose index the machine has reached.
+    fn answer_audits(&mut self) {
+        let applied = self.machine.applied_index();
+        if !self.audits.iter().any(|(index, _)| *index <= applied) {
+            return;
+        }
+        let audit = self.audit();
+        let (due, waiting) = std::mem::take(&mut self.audits)
+            .into_iter()
+            .partition::<Vec<_>, _>(|(index, _)| *index <= applied);
+        self.audits = waiting;
+        for (_, answer) in due {
+            let _ = answer.send(audit.clone());
         }
     }
 
