@@ -33,7 +33,9 @@ use crate::storage::Storage;
 
 /// The state file beside the segments.
 const STATE_FILE: &str = "raft-state.json";
-/// Entries one read returns at most (openraft asks for bounded ranges; this bounds a bad one).
+/// Entries one limited read returns at most (replication to a follower). A full read
+/// (`try_get_log_entries`, the apply path) returns the whole range: openraft requires it, and
+/// applying fewer entries than asked would skip committed commands.
 const READ_ENTRIES_MAX: u64 = 4_096;
 
 /// What the state file holds.
@@ -146,7 +148,8 @@ impl Inner {
     }
 
     /// Entries with Raft indexes in `range`, in order, stopping at the first missing one.
-    fn entries(&self, range: impl RangeBounds<u64>) -> io::Result<Vec<Entry>> {
+    /// The entries of `range` the log holds, at most `max`.
+    fn entries(&self, range: impl RangeBounds<u64>, max: u64) -> io::Result<Vec<Entry>> {
         let start = match range.start_bound() {
             Bound::Included(&i) => i,
             Bound::Excluded(&i) => i + 1,
@@ -160,7 +163,7 @@ impl Inner {
         // Record indexes are Raft indexes + 1: [first, end) in records.
         let first = start.saturating_add(1).max(self.first_readable());
         let end = end.saturating_add(1).min(self.wal.last_index() + 1);
-        let end = end.min(first.saturating_add(READ_ENTRIES_MAX));
+        let end = end.min(first.saturating_add(max));
         let mut entries = Vec::new();
         for index in first..end {
             let Some((meta, payload)) = self.wal.read(index).map_err(to_io)? else { break };
@@ -217,7 +220,15 @@ impl RaftLogReader<TypeConfig> for LogStore {
         &mut self,
         range: RB,
     ) -> Result<Vec<Entry>, io::Error> {
-        self.lock().entries(range)
+        self.lock().entries(range, u64::MAX)
+    }
+
+    async fn limited_get_log_entries(
+        &mut self,
+        start: u64,
+        end: u64,
+    ) -> Result<Vec<Entry>, io::Error> {
+        self.lock().entries(start..end, READ_ENTRIES_MAX)
     }
 
     async fn read_vote(&mut self) -> Result<Option<Vote>, io::Error> {
