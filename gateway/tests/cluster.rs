@@ -615,7 +615,10 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
         for _ in 0..trials() {
             let running = cluster.running();
             let leader = cluster.leader(&running);
-            let acks_before = ledger.lock().unwrap().times.len();
+            let (acks_before, reasons_before) = {
+                let ledger = ledger.lock().unwrap();
+                (ledger.times.len(), ledger.reasons.clone())
+            };
             let killed_at = Instant::now();
             cluster.kill(leader);
             ports.lock().unwrap().retain(|p| *p != cluster.members[&leader].http);
@@ -633,6 +636,19 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
                     .ok_or_else(|| "none yet".to_owned())
             });
             failovers.push(first_ack - killed_at);
+            if first_ack - killed_at > Duration::from_secs(1) {
+                // A slow failover: what the client was told meanwhile.
+                let reasons = ledger.lock().unwrap().reasons.clone();
+                let during: BTreeMap<&String, u64> = reasons
+                    .iter()
+                    .map(|(r, n)| (r, n - reasons_before.get(r).copied().unwrap_or(0)))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                eprintln!(
+                    "slow failover: {:?} after killing leader {leader} (new leader {next}); refusals meanwhile: {during:?}",
+                    first_ack - killed_at
+                );
+            }
             let survivor = cluster.members[&survivors[0]].http;
             let retried = eventually("the retry", || {
                 call_with(

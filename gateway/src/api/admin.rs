@@ -289,7 +289,7 @@ async fn state_audit(
     let applied = state.query(wal::StateMachine::applied_index).await?;
     let index = query.index.unwrap_or(0);
     if index > applied.saturating_add(AUDIT_AHEAD_MAX) {
-        return Err(ApiError::invalid("index", "index"));
+        return Err(ApiError::invalid("index", "query"));
     }
     let audit = tokio::time::timeout(AUDIT_WAIT, state.handle.audit_at(index))
         .await
