@@ -251,6 +251,8 @@ pub struct DaysQuery {
 
 /// How far ahead of the applied index a state audit may wait.
 pub const AUDIT_AHEAD_MAX: u64 = 10_000;
+/// The largest index the API documents (2^53 - 1, exact in every JSON reader).
+const AUDIT_INDEX_MAX: u64 = 9_007_199_254_740_991;
 /// How long a state audit waits for its index.
 const AUDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -261,7 +263,7 @@ pub struct StateAuditQuery {
     /// Audit at the end of the first batch that reaches this command index; the state now when
     /// absent, passed already, more than 10 000 ahead or not reached within 5 seconds (the
     /// answer's `index` says where it was audited).
-    #[param(minimum = 0, maximum = 9007199254740991_u64)]
+    #[param(minimum = 0, maximum = 9_007_199_254_740_991_u64)]
     pub index: Option<u64>,
 }
 
@@ -289,6 +291,9 @@ async fn state_audit(
     admin.reads(Area::Dashboard)?;
     let applied = state.query(wal::StateMachine::applied_index).await?;
     let wanted = query.index.unwrap_or(0);
+    if wanted > AUDIT_INDEX_MAX {
+        return Err(ApiError::invalid("index", "query"));
+    }
     // Too far ahead, or not reached in time: the state now (its `index` says where).
     let index = if wanted > applied.saturating_add(AUDIT_AHEAD_MAX) { 0 } else { wanted };
     let audit = match tokio::time::timeout(AUDIT_WAIT, state.handle.audit_at(index)).await {

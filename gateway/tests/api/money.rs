@@ -318,6 +318,16 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     h.get("/api/admin/dashboard/days", Some(&token))
         .fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+
+    // The state audit: money conserved after these flows; an index far ahead audits the state
+    // now, one past the documented maximum (2^53 - 1) is refused.
+    let now = h.get("/api/admin/state-audit", Some(&admin));
+    assert_eq!(now.ok()["invariantsHold"], true);
+    assert_eq!(now.ok()["stateHash"].as_str().unwrap().len(), 16);
+    let ahead = h.get("/api/admin/state-audit?index=9007199254740991", Some(&admin));
+    assert_eq!(ahead.ok()["invariantsHold"], true);
+    h.get("/api/admin/state-audit?index=9007199254740992", Some(&admin))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
 }
 
 /// The success path of the routes the flows above do not take.
