@@ -40,7 +40,7 @@ use crate::constants::{
 use crate::machine::Meta;
 use crate::record::{self, Record, RecordError};
 use crate::segment::{self, parse_segment_name, segment_name, Damage, ScanStop};
-use crate::storage::{Storage, StorageFile};
+use crate::storage::{Storage, StorageFile, SyncHandle};
 
 /// Why the log could not open, replay, append or truncate.
 #[derive(Debug, thiserror::Error)]
@@ -290,6 +290,9 @@ pub struct Wal {
     scratch: Batch,
     /// Set when a write or sync failed: what is on disk is unknown until reopened.
     poisoned: bool,
+    /// Whether the active segment holds writes of [`Wal::append_deferred`] that may not
+    /// be durable yet (synced here before the log leaves that file).
+    unsynced: bool,
     /// Successful `sync_data` calls, for the pipeline's counters.
     syncs: u64,
     /// What opening the log found and repaired.
@@ -411,6 +414,7 @@ impl Wal {
             next_index,
             scratch: Batch::new(),
             poisoned: false,
+            unsynced: false,
             syncs: 0,
             recovery,
         };
@@ -496,11 +500,28 @@ impl Wal {
     /// Appends a prepared batch with one write and one `fdatasync` and returns only once
     /// it is durable. On error the log is poisoned: nothing more is appended until reopened.
     pub fn append(&mut self, batch: &Batch) -> Result<(), WalError> {
+        self.append_inner(batch, false).map(drop)
+    }
+
+    /// Writes a prepared batch and returns before it is durable, with the handle that makes
+    /// it durable (one `fdatasync` of the segment it went to, which also covers every earlier
+    /// deferred write: the log syncs a segment itself before leaving it). Readers see the
+    /// batch at once. `None`: the storage has no such handle, and the batch was synced here.
+    /// A Raft log uses this so that its leader replicates while its own sync runs.
+    pub fn append_deferred(&mut self, batch: &Batch) -> Result<Option<SyncHandle>, WalError> {
+        self.append_inner(batch, true)
+    }
+
+    fn append_inner(
+        &mut self,
+        batch: &Batch,
+        deferred: bool,
+    ) -> Result<Option<SyncHandle>, WalError> {
         if self.poisoned {
             return Err(WalError::Poisoned);
         }
         let (Some(first), Some(last)) = (batch.first, batch.last) else {
-            return Ok(());
+            return Ok(None);
         };
         assert_eq!(first.index, self.next_index, "a batch must continue the log");
         if let Some(previous) = self.last_meta {
@@ -511,12 +532,12 @@ impl Wal {
             // Pair check: the bytes about to be written decode to exactly the batch.
             assert_eq!(record::verify_all(&batch.bytes), Ok(batch.count), "framing bug");
         }
-        let result = self.write_and_sync(&batch.bytes);
+        let result = self.write_and_sync(&batch.bytes, deferred);
         if result.is_err() {
             self.poisoned = true;
             self.roll_back_unsynced(&batch.bytes);
         }
-        result?;
+        let handle = result?;
         let active = self.segments.last_mut().expect("active segment");
         if self.options.track_offsets {
             let base = active.len as u32;
@@ -527,12 +548,19 @@ impl Wal {
         self.last_meta = Some(last);
         self.next_index = last.index + 1;
         self.prepare_next_if_due();
-        Ok(())
+        Ok(handle)
     }
 
-    fn write_and_sync(&mut self, bytes: &[u8]) -> Result<(), WalError> {
+    /// Writes `bytes` and syncs them, or with `deferred` returns the handle that will (when
+    /// the storage has one).
+    fn write_and_sync(
+        &mut self,
+        bytes: &[u8],
+        deferred: bool,
+    ) -> Result<Option<SyncHandle>, WalError> {
         let active = self.segments.last().expect("active segment");
         if active.len >= self.options.segment_size_max_bytes {
+            self.sync_deferred()?;
             self.roll()?;
         }
         let active = self.segments.last().expect("active segment");
@@ -541,11 +569,27 @@ impl Wal {
         // Into the zeros after the data: no size change unless the batch runs past the end.
         self.active.write_all_at(bytes, offset).map_err(io_error("write", &active.path))?;
         self.active_file_len = file_len.max(offset + len);
-        if self.options.sync {
+        let handle = if deferred && self.options.sync { self.active.sync_handle() } else { None };
+        if handle.is_some() {
+            self.unsynced = true;
+        } else if self.options.sync {
             self.active.sync_data().map_err(io_error("sync", &active.path))?;
             self.syncs += 1;
+            self.unsynced = false;
         }
         self.pending_write = None;
+        Ok(handle)
+    }
+
+    /// Syncs the active segment if deferred writes may not be durable yet (before the log
+    /// moves to another file, so that one handle of the newest file covers every write).
+    fn sync_deferred(&mut self) -> Result<(), WalError> {
+        if self.unsynced {
+            let path = &self.segments.last().expect("active segment").path;
+            self.active.sync_data().map_err(io_error("sync", path))?;
+            self.syncs += 1;
+            self.unsynced = false;
+        }
         Ok(())
     }
 
@@ -693,6 +737,7 @@ impl Wal {
         info.len = end;
         info.offsets.truncate(keep);
         self.active = file;
+        self.unsynced = false; // the kept file was synced; the others are gone
         self.active_file_len = info.file_len;
         self.next_index = index + 1;
         self.last_meta = self.read(index)?.map(|(meta, _)| meta);
@@ -712,6 +757,7 @@ impl Wal {
             create_segment(self.storage.as_ref(), &self.dir, next_index, &self.options, preparing)?;
         self.active = file;
         self.active_file_len = file_len;
+        self.unsynced = false; // every file written to is gone
         self.segments.push(info);
         self.next_index = next_index;
         self.last_meta = None;

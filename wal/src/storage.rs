@@ -60,7 +60,15 @@ pub trait StorageFile: Send + Debug {
     fn sync_data(&mut self) -> io::Result<()>;
     /// Cuts (or extends with zeros) the file to `len` bytes; durable after `sync_data`.
     fn set_len(&mut self, len: u64) -> io::Result<()>;
+    /// Something another thread can call to make every byte written to this file so far
+    /// durable (`fdatasync`), if the storage has it; `None` (the default): sync here.
+    fn sync_handle(&self) -> Option<SyncHandle> {
+        None
+    }
 }
+
+/// Makes the writes to one file durable from another thread ([`StorageFile::sync_handle`]).
+pub type SyncHandle = Box<dyn FnOnce() -> io::Result<()> + Send>;
 
 /// [`Storage`] over the real file system.
 #[derive(Debug, Default, Clone, Copy)]
@@ -160,6 +168,11 @@ impl StorageFile for FsFile {
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.file.set_len(len)
+    }
+
+    fn sync_handle(&self) -> Option<SyncHandle> {
+        let file = self.file.try_clone().ok()?;
+        Some(Box::new(move || file.sync_data()))
     }
 }
 

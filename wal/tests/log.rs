@@ -808,3 +808,30 @@ fn truncating_before_the_first_record_or_resetting_starts_an_empty_log_anywhere(
     assert_eq!((wal.first_index(), wal.last_index()), (1_000, 1_002));
     assert_eq!(wal.read(1_001).unwrap(), Some((meta(1_001), payload(1_001))));
 }
+
+/// A deferred append is readable at once and synced by its handle; one handle covers the
+/// file, and the log syncs a segment itself before rolling away from it.
+#[test]
+fn deferred_appends_are_read_at_once_and_synced_by_a_handle_or_at_the_roll() {
+    let temp = tempfile::tempdir().unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(FsStorage);
+    let options = WalOptions { segment_size_max_bytes: 256, sync: true, track_offsets: true };
+    let mut wal = Wal::open(Arc::clone(&storage), temp.path(), options).unwrap();
+    let mut handles = Vec::new();
+    for index in 1..=40 {
+        let mut batch = wal::Batch::new();
+        batch.push(meta(index), &payload(index)).unwrap();
+        handles.push(wal.append_deferred(&batch).unwrap().expect("real files have a handle"));
+        assert_eq!(wal.read(index).unwrap(), Some((meta(index), payload(index))));
+    }
+    // Past 256 bytes a segment rolls: the log synced the one it left (the handles' syncs
+    // are not counted: they run elsewhere).
+    assert!(wal.segment_paths().len() > 1, "the segments rolled");
+    assert_eq!(wal.syncs(), wal.segment_paths().len() as u64 - 1);
+    for handle in handles {
+        handle().unwrap();
+    }
+    drop(wal);
+    let wal = Wal::open(storage, temp.path(), options).unwrap();
+    assert_holds(&wal, 1, 40);
+}

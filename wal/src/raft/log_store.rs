@@ -14,14 +14,23 @@
 //! - **Reads** (replication to followers) read one record per entry by its offset, checked by
 //!   its CRC like every record.
 //!
-//! I/O is synchronous inside the async methods: each call is one write and one sync (about
-//! 0.2 ms here), and openraft serialises log I/O anyway.
+//! - **Sync off the Raft task**: an append writes its batch (readers see it at once) and
+//!   hands the sync to the log's sync thread, which completes openraft's callback once the
+//!   entries are durable; so the leader replicates while its own sync runs. The thread takes
+//!   every sync waiting and does one (one file: the log syncs a segment itself before leaving
+//!   it), then completes their callbacks in order. A vote, a truncation and a purge first wait
+//!   for every sync handed over, so each is durable in order with the appends before it. A
+//!   storage without sync handles (the fault-injecting one) syncs inside the append.
+//!
+//! The other I/O is synchronous inside the async methods (a vote, a truncation, a purge, a
+//! read): openraft serialises log I/O anyway.
 
 use std::fmt::Debug;
 use std::io;
 use std::ops::{Bound, RangeBounds};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use openraft::storage::{IOFlushed, LogState, RaftLogStorage};
 use openraft::{OptionalSend, RaftLogReader};
@@ -29,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{entry, Entry, LogId, TypeConfig, Vote};
 use crate::log::{Batch, Wal, WalError, WalOptions};
-use crate::storage::Storage;
+use crate::storage::{Storage, SyncHandle};
 
 /// The state file beside the segments.
 const STATE_FILE: &str = "raft-state.json";
@@ -37,6 +46,9 @@ const STATE_FILE: &str = "raft-state.json";
 /// (`try_get_log_entries`, the apply path) returns the whole range: openraft requires it, and
 /// applying fewer entries than asked would skip committed commands.
 const READ_ENTRIES_MAX: u64 = 4_096;
+
+/// Syncs handed to the sync thread and not yet done, at most (an append waits for room).
+const SYNCS_WAITING_MAX: usize = 1_024;
 
 /// What the state file holds.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -65,6 +77,80 @@ struct Inner {
 #[derive(Clone)]
 pub struct LogStore {
     inner: Arc<Mutex<Inner>>,
+    syncs: Arc<Syncs>,
+}
+
+/// One append's sync, for the sync thread.
+struct SyncJob {
+    sync: SyncHandle,
+    callback: IOFlushed<TypeConfig>,
+}
+
+/// The appends' syncs: handed to the sync thread, and how many it has done.
+struct Syncs {
+    to_thread: SyncSender<SyncJob>,
+    /// (handed over, done or failed).
+    progress: Mutex<(u64, u64)>,
+    /// Signalled when the thread has done a group.
+    done: Condvar,
+}
+
+impl Syncs {
+    /// Starts the sync thread; it ends when the last `LogStore` clone is dropped.
+    fn start() -> io::Result<Arc<Syncs>> {
+        let (to_thread, jobs) = sync_channel(SYNCS_WAITING_MAX);
+        let syncs =
+            Arc::new(Syncs { to_thread, progress: Mutex::new((0, 0)), done: Condvar::new() });
+        let weak = Arc::downgrade(&syncs);
+        std::thread::Builder::new()
+            .name("raft-log-sync".to_owned())
+            .spawn(move || sync_thread(&jobs, &weak))?;
+        Ok(syncs)
+    }
+
+    fn progress(&self) -> MutexGuard<'_, (u64, u64)> {
+        self.progress.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits until every sync handed over is done.
+    fn wait_all(&self) {
+        let mut progress = self.progress();
+        while progress.1 < progress.0 {
+            progress = self.done.wait(progress).unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+}
+
+/// Takes every job waiting, runs the newest one's sync (it covers the others: one file),
+/// completes every callback in order, and again until the channel closes.
+fn sync_thread(jobs: &Receiver<SyncJob>, syncs: &std::sync::Weak<Syncs>) {
+    while let Ok(first) = jobs.recv() {
+        let mut group = vec![first];
+        group.extend(jobs.try_iter());
+        let count = group.len() as u64;
+        let mut handles: Vec<SyncHandle> = Vec::with_capacity(group.len());
+        let mut callbacks = Vec::with_capacity(group.len());
+        for job in group {
+            handles.push(job.sync);
+            callbacks.push(job.callback);
+        }
+        let newest = handles.pop().expect("one job at least");
+        drop(handles);
+        let result = newest();
+        for callback in callbacks {
+            let flushed = match &result {
+                Ok(()) => Ok(()),
+                Err(error) => Err(io::Error::new(error.kind(), error.to_string())),
+            };
+            callback.io_completed(flushed);
+        }
+        if let Err(error) = &result {
+            tracing::error!(%error, "the Raft log's sync failed");
+        }
+        let Some(syncs) = syncs.upgrade() else { return };
+        syncs.progress().1 += count;
+        syncs.done.notify_all();
+    }
 }
 
 impl Debug for LogStore {
@@ -94,7 +180,12 @@ impl LogStore {
             source,
         })?;
         let inner = Inner { wal, state, state_path, batch: Batch::new(), scratch: Vec::new() };
-        Ok(LogStore { inner: Arc::new(Mutex::new(inner)) })
+        let syncs = Syncs::start().map_err(|source| WalError::Io {
+            operation: "start the sync thread",
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(LogStore { inner: Arc::new(Mutex::new(inner)), syncs })
     }
 
     /// Time of the last entry in the log (ms; 0 for an empty log): a new leader never stamps
@@ -172,7 +263,12 @@ impl Inner {
         Ok(entries)
     }
 
-    fn append(&mut self, entries: impl IntoIterator<Item = Entry>) -> io::Result<()> {
+    /// Writes `entries` as one batch; returns the handle that makes them durable, or `None`
+    /// if they were synced here.
+    fn append(
+        &mut self,
+        entries: impl IntoIterator<Item = Entry>,
+    ) -> io::Result<Option<SyncHandle>> {
         self.batch.clear();
         let mut previous = self.wal.last_meta();
         for entry in entries {
@@ -194,7 +290,7 @@ impl Inner {
             self.batch.push(meta, &self.scratch).map_err(|e| to_io(WalError::from(e)))?;
             previous = Some(meta);
         }
-        self.wal.append(&self.batch).map_err(to_io)
+        self.wal.append_deferred(&self.batch).map_err(to_io)
     }
 
     fn truncate_after(&mut self, last: Option<LogId>) -> io::Result<()> {
@@ -251,6 +347,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn save_vote(&mut self, vote: &Vote) -> Result<(), io::Error> {
+        self.syncs.wait_all();
         let mut inner = self.lock();
         let state = State { vote: Some(*vote), ..inner.state.clone() };
         inner.save_state(state)
@@ -265,20 +362,38 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I: IntoIterator<Item = Entry> + OptionalSend,
         I::IntoIter: OptionalSend,
     {
-        let result = self.lock().append(entries);
-        let flushed = match &result {
-            Ok(()) => Ok(()),
-            Err(error) => Err(io::Error::new(error.kind(), error.to_string())),
-        };
-        callback.io_completed(flushed);
-        result
+        let mut inner = self.lock();
+        match inner.append(entries) {
+            Ok(Some(sync)) => {
+                // Handed over under the lock: the thread sees syncs in the order of the writes.
+                self.syncs.progress().0 += 1;
+                let job = SyncJob { sync, callback };
+                if let Err(std::sync::mpsc::SendError(job)) = self.syncs.to_thread.send(job) {
+                    self.syncs.progress().0 -= 1;
+                    let error = io::Error::other("the Raft log's sync thread stopped");
+                    job.callback.io_completed(Err(io::Error::new(error.kind(), error.to_string())));
+                    return Err(error);
+                }
+                Ok(())
+            }
+            Ok(None) => {
+                callback.io_completed(Ok(()));
+                Ok(())
+            }
+            Err(error) => {
+                callback.io_completed(Err(io::Error::new(error.kind(), error.to_string())));
+                Err(error)
+            }
+        }
     }
 
     async fn truncate_after(&mut self, last_log_id: Option<LogId>) -> Result<(), io::Error> {
+        self.syncs.wait_all();
         self.lock().truncate_after(last_log_id)
     }
 
     async fn purge(&mut self, log_id: LogId) -> Result<(), io::Error> {
+        self.syncs.wait_all();
         self.lock().purge(log_id)
     }
 }
