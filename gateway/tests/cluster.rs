@@ -452,13 +452,11 @@ fn load(
     }
 }
 
-/// Every member holds the same contracts for each user, and every acknowledged one once.
-fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledger) {
-    let running = cluster.running();
-    // Wait until every member has applied what the leader had committed when the load ended.
-    let leader = cluster.leader(&running);
+/// Waits until each of `members` has applied what the leader has committed now.
+fn catch_up(cluster: &Cluster, members: &[u64]) {
+    let leader = cluster.leader(&cluster.running());
     let target = cluster.health(leader).unwrap()["committed"].as_u64().unwrap();
-    for id in &running {
+    for id in members {
         eventually("catching up", || {
             let applied = cluster.health(*id).and_then(|h| h["applied"].as_u64()).unwrap_or(0);
             if applied >= target {
@@ -468,6 +466,13 @@ fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledge
             }
         });
     }
+}
+
+/// Every member holds the same contracts for each user, and every acknowledged one once.
+fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledger) {
+    let running = cluster.running();
+    // Wait until every member has applied what the leader had committed when the load ended.
+    catch_up(cluster, &running);
     for (uid, token) in users {
         let mut seen: Vec<BTreeSet<u64>> = Vec::new();
         for id in &running {
@@ -795,6 +800,9 @@ fn kill_9_of_a_follower_and_a_torn_last_record_lose_nothing() {
     assert!(!following.contains("trading_cluster_follower_lag{"), "{following}");
 
     let users = sign_up_users(&cluster, 3);
+    // The sessions were written through member 1; a websocket on another member finds them
+    // once that member has applied them.
+    catch_up(&cluster, &followers);
     // An order over a follower's websocket is placed through the leader, once.
     let order = json!({"op": "order", "id": 1, "symbol": "ETHUSDT", "direction": "up", "amount": "4", "duration": 60, "account": "demo"});
     let follower_port = cluster.members[&followers[0]].http;
