@@ -426,9 +426,10 @@ fn load(
         n += 1;
         let sent = Instant::now();
         let answer = post(port, "/api/trade/orders", Some(token), order.clone());
-        if sent.elapsed() > SLOW_REQUEST {
+        let took = sent.elapsed();
+        if took > SLOW_REQUEST {
             let outcome = answer.as_ref().map_or_else(|e| e.clone(), |_| "placed".to_owned());
-            ledger.lock().unwrap().slow.push((sent, port, sent.elapsed(), outcome));
+            ledger.lock().unwrap().slow.push((sent, port, took, outcome));
         }
         match answer {
             Ok(placed) => {

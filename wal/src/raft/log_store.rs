@@ -125,24 +125,16 @@ impl Syncs {
 /// completes every callback in order, and again until the channel closes.
 fn sync_thread(jobs: &Receiver<SyncJob>, syncs: &std::sync::Weak<Syncs>) {
     while let Ok(first) = jobs.recv() {
-        let mut group = vec![first];
-        group.extend(jobs.try_iter());
-        let count = group.len() as u64;
-        let mut handles: Vec<SyncHandle> = Vec::with_capacity(group.len());
-        let mut callbacks = Vec::with_capacity(group.len());
-        for job in group {
-            handles.push(job.sync);
+        let mut newest = first.sync;
+        let mut callbacks = vec![first.callback];
+        for job in jobs.try_iter() {
+            newest = job.sync;
             callbacks.push(job.callback);
         }
-        let newest = handles.pop().expect("one job at least");
-        drop(handles);
+        let count = callbacks.len() as u64;
         let result = newest();
         for callback in callbacks {
-            let flushed = match &result {
-                Ok(()) => Ok(()),
-                Err(error) => Err(io::Error::new(error.kind(), error.to_string())),
-            };
-            callback.io_completed(flushed);
+            callback.io_completed(result.as_ref().map(|_| ()).map_err(copy_error));
         }
         if let Err(error) = &result {
             tracing::error!(%error, "the Raft log's sync failed");
@@ -161,6 +153,11 @@ impl Debug for LogStore {
 
 fn to_io(error: WalError) -> io::Error {
     io::Error::other(error)
+}
+
+/// The same error again (`io::Error` is not `Clone`): one for openraft's callback, one returned.
+fn copy_error(error: &io::Error) -> io::Error {
+    io::Error::new(error.kind(), error.to_string())
 }
 
 impl LogStore {
@@ -371,7 +368,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
                 if let Err(std::sync::mpsc::SendError(job)) = self.syncs.to_thread.send(job) {
                     self.syncs.progress().0 -= 1;
                     let error = io::Error::other("the Raft log's sync thread stopped");
-                    job.callback.io_completed(Err(io::Error::new(error.kind(), error.to_string())));
+                    job.callback.io_completed(Err(copy_error(&error)));
                     return Err(error);
                 }
                 Ok(())
@@ -381,7 +378,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
                 Ok(())
             }
             Err(error) => {
-                callback.io_completed(Err(io::Error::new(error.kind(), error.to_string())));
+                callback.io_completed(Err(copy_error(&error)));
                 Err(error)
             }
         }
