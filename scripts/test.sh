@@ -58,7 +58,10 @@ if ! command -v chromium >/dev/null 2>&1; then
     sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive "${install[@]}" >/dev/null
   fi
 fi
-cargo build -p gateway --bin trading-server --locked
+# The journeys run target/debug/trading-server, which `cargo test` built for the gateway's
+# integration tests (a `cargo build` here would rebuild it: without the dev-dependencies, some
+# crates' features differ, which took four minutes of a CI run).
+test -x target/debug/trading-server
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/e2e && npm test) 2>&1 | tee "$logs/e2e.log"
 
