@@ -302,6 +302,12 @@ impl Engine {
         self.applied_index
     }
 
+    /// The id the next session will get: every session with a lower id has been started in
+    /// the state applied so far (a cluster member behind another one has not issued it yet).
+    pub fn next_session_id(&self) -> SessionId {
+        self.next_session
+    }
+
     /// Sequencer time of the last applied command.
     pub fn now_ms(&self) -> u64 {
         self.now_ms

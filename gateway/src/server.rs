@@ -192,6 +192,7 @@ impl Server {
             ws,
             cluster: node.cluster_status_source(),
             peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
+            write_marks: crate::api::forward::WriteMarks::default(),
         };
         let state = AppState(Arc::new(shared));
         {

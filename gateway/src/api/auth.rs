@@ -10,6 +10,7 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use engine::types::{Access, Area, Role};
+use engine::Engine;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -135,17 +136,42 @@ impl FromRequestParts<AppState> for User {
 pub(crate) async fn live_user(state: &AppState, token: &str) -> Result<(User, u64), ApiError> {
     let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
     let (id, session, now) = (claims.sub, claims.sid, state.now());
-    let expires = state
-        .query(move |engine| {
-            let user = engine.user(id)?;
-            user.sessions
-                .iter()
-                .find(|s| s.id == session && s.expires_ms > now)
-                .map(|s| s.expires_ms)
-        })
-        .await?;
+    let expires = find_session(state, session, move |engine| {
+        let user = engine.user(id)?;
+        user.sessions.iter().find(|s| s.id == session && s.expires_ms > now).map(|s| s.expires_ms)
+    })
+    .await?;
     let expires = expires.ok_or_else(ApiError::session_expired)?;
     Ok((User { id, session }, expires))
+}
+
+/// Looks a session up with `find` on the engine thread. A cluster member that has not yet
+/// applied the session's start (its id is not issued in this member's state: the caller signed
+/// in through a member ahead of this one) waits for it, at most
+/// [`CATCH_UP`](super::forward::CATCH_UP), and answers "busy" if it is still behind: the
+/// session is not known to be over. A session this member has issued and no longer holds is
+/// gone at once. Only members sign tokens, so an id ahead of this member's state came from
+/// its group.
+async fn find_session<R: Send + 'static>(
+    state: &AppState,
+    session: u64,
+    find: impl Fn(&Engine) -> Option<R> + Clone + Send + 'static,
+) -> Result<Option<R>, ApiError> {
+    let deadline = tokio::time::Instant::now() + super::forward::CATCH_UP;
+    loop {
+        let look = find.clone();
+        let (found, issued, applied) = state
+            .query(move |engine| (look(engine), engine.next_session_id(), engine.applied_index()))
+            .await?;
+        if found.is_some() || session < issued || state.cluster.is_none() {
+            return Ok(found);
+        }
+        // Wait for this member to apply one more entry, then look again.
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() || !state.readmodel.caught_up(applied + 1, left).await {
+            return Err(ApiError::busy());
+        }
+    }
 }
 
 /// A signed-in admin with a live session.
@@ -194,13 +220,12 @@ impl FromRequestParts<AppState> for Admin {
 pub(crate) async fn live_admin(state: &AppState, token: &str) -> Result<(Admin, u64), ApiError> {
     let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
     let (id, session, now) = (claims.sub, claims.sid, state.now());
-    let found = state
-        .query(move |engine| {
-            let admin = engine.admin(id).filter(|a| !a.disabled)?;
-            let live = admin.sessions.iter().find(|s| s.id == session && s.expires_ms > now)?;
-            Some((admin.role, live.expires_ms))
-        })
-        .await?;
+    let found = find_session(state, session, move |engine| {
+        let admin = engine.admin(id).filter(|a| !a.disabled)?;
+        let live = admin.sessions.iter().find(|s| s.id == session && s.expires_ms > now)?;
+        Some((admin.role, live.expires_ms))
+    })
+    .await?;
     let (role, expires) = found.ok_or_else(ApiError::session_expired)?;
     Ok((Admin { id, session, role }, expires))
 }

@@ -1,13 +1,18 @@
-//! Cluster mode: a write that reaches a follower is forwarded to the leader, and answered
-//! only once this follower's read model holds it, so that the caller reads its own write
-//! here next (read-your-writes).
+//! Cluster mode: a write that reaches a follower is forwarded to the leader, and the caller
+//! reads its own write here next (read-your-writes).
 //!
 //! Reads are served locally. A write is any `/api/` request other than GET, HEAD or OPTIONS.
 //! The leader's public address comes from `--peer-apis`; without it, or with no leader known,
-//! the write is refused with NOT_LEADER (503) and the client may try again. The leader tells how far its engine had
-//! applied when it answered (`x-applied-index`); the follower waits (at most [`CATCH_UP`]) for
-//! its own read model to get there before answering.
+//! the write is refused with NOT_LEADER (503) and the client may try again. The leader tells
+//! how far its engine had applied when it answered (`x-applied-index`). A signed-in caller gets
+//! the leader's answer at once and its next read here waits (at most [`CATCH_UP`]) until this
+//! follower has applied that far ([`WriteMarks`]); a caller without a token (a sign-in, a
+//! sign-up) gets the answer once this follower has applied it. A follower that learns of a
+//! commit only from the next leader (its leader died right after answering) therefore holds a
+//! read, never the answer to a write.
 
+use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::body::{to_bytes, Body};
@@ -16,14 +21,16 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::{ApiError, AppState};
+use super::{auth, ApiError, AppState};
+use wal::pipeline::cluster::StatusSource;
 
 /// The header in which a leader tells how far it had applied when it answered a write.
 pub const APPLIED_INDEX: &str = "x-applied-index";
 /// The most a forwarded body may weigh (an upload with its multipart framing).
 const FORWARD_BODY_BYTES_MAX: usize = super::UPLOAD_BYTES_MAX + 64 * 1024;
-/// How long a follower waits for its read model to hold a forwarded write.
-const CATCH_UP: Duration = Duration::from_secs(2);
+/// How long a member waits to apply what another member already told the caller (a write, a
+/// sign-in) before answering from what it holds.
+pub const CATCH_UP: Duration = Duration::from_secs(2);
 /// How long the leader may take to answer a forwarded request.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(15);
 /// Request headers that travel to the leader.
@@ -44,16 +51,78 @@ fn is_write(request: &Request) -> bool {
         && ![Method::GET, Method::HEAD, Method::OPTIONS].contains(method)
 }
 
+/// Per caller (its bearer token), the highest log index a follower answered one of its
+/// forwarded writes at, so that the caller's next read there waits until the follower has
+/// applied it. A fixed table of [`WRITE_MARK_SLOTS`]: callers whose tokens share a slot may
+/// wait for each other's writes too, never for less than their own.
+pub struct WriteMarks {
+    slots: Box<[AtomicU64]>,
+    hasher: RandomState,
+}
+
+/// Slots of [`WriteMarks`].
+pub const WRITE_MARK_SLOTS: usize = 4096;
+
+impl Default for WriteMarks {
+    fn default() -> WriteMarks {
+        WriteMarks {
+            slots: (0..WRITE_MARK_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            hasher: RandomState::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for WriteMarks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteMarks").finish_non_exhaustive()
+    }
+}
+
+impl WriteMarks {
+    fn slot(&self, token: &str) -> &AtomicU64 {
+        // The remainder is below the table's length, so it fits a usize.
+        let index = self.hasher.hash_one(token) % self.slots.len() as u64;
+        &self.slots[usize::try_from(index).unwrap_or(0)]
+    }
+
+    /// Records that the caller of `token` was answered a write applied at `index`.
+    pub fn mark(&self, token: &str, index: u64) {
+        self.slot(token).fetch_max(index, Ordering::AcqRel);
+    }
+
+    /// The index the caller of `token` must read at or after (0: none).
+    pub fn mark_of(&self, token: &str) -> u64 {
+        self.slot(token).load(Ordering::Acquire)
+    }
+}
+
 /// Forwards a follower's writes to the leader; on the leader, stamps writes' answers with the
-/// applied index. A single node passes everything through.
+/// applied index; makes a caller's reads wait for its own writes. A single node passes
+/// everything through.
 pub async fn forward_writes(
     State(state): State<AppState>,
     request: Request,
     next: Next,
 ) -> Response {
-    let Some(cluster) = state.cluster.as_ref().filter(|_| is_write(&request)) else {
+    let Some(cluster) = state.cluster.as_ref() else {
         return next.run(request).await;
     };
+    if !is_write(&request) {
+        let mark = auth::bearer(request.headers()).map_or(0, |t| state.write_marks.mark_of(t));
+        if mark <= state.readmodel.applied_index()
+            || state.readmodel.caught_up(mark, CATCH_UP).await
+        {
+            return next.run(request).await;
+        }
+        // Still behind the caller's own write: the leader has it, so it answers instead.
+        return match leader_api(&state, cluster) {
+            Some(base) => {
+                forward(&state, &base, request).await.unwrap_or_else(|e| e.into_response())
+            }
+            None if state.handle.is_leader() => next.run(request).await,
+            None => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER").into_response(),
+        };
+    }
     if state.handle.is_leader() {
         let mut response = next.run(request).await;
         if let Ok(index) = state.query(|engine| engine.applied_index()).await {
@@ -63,8 +132,7 @@ pub async fn forward_writes(
         }
         return response;
     }
-    let leader = cluster.status().leader;
-    let Some(base) = leader.and_then(|id| state.peer_apis.get(&id).cloned()) else {
+    let Some(base) = leader_api(&state, cluster) else {
         // No leader known (an election), or nowhere to forward: refused before the handler,
         // which would check the caller's session against a state that may be behind.
         return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER").into_response();
@@ -73,6 +141,15 @@ pub async fn forward_writes(
         Ok(response) => response,
         Err(error) => error.into_response(),
     }
+}
+
+/// The leader's HTTP API, when a leader is known and is another member.
+fn leader_api(state: &AppState, cluster: &StatusSource) -> Option<String> {
+    if state.handle.is_leader() {
+        return None;
+    }
+    let leader = cluster.status().leader?;
+    state.peer_apis.get(&leader).cloned()
 }
 
 async fn forward(state: &AppState, base: &str, request: Request) -> Result<Response, ApiError> {
@@ -88,37 +165,40 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
             Some(((*name).to_owned(), value.to_owned()))
         })
         .collect();
-    let (status, content_type, body) =
-        to_leader(state, parts.method, target, headers, body.to_vec()).await?;
+    let (status, content_type, applied, body) =
+        to_leader(parts.method, target, headers, body.to_vec()).await?;
+    match (auth::bearer(&parts.headers), applied) {
+        (Some(token), Some(index)) => state.write_marks.mark(token, index),
+        (None, Some(index)) => {
+            state.readmodel.caught_up(index, CATCH_UP).await;
+        }
+        (_, None) => {}
+    }
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     if let Some(value) = content_type.and_then(|v| HeaderValue::from_str(&v).ok()) {
         response.headers_mut().insert(axum::http::header::CONTENT_TYPE, value);
     }
+    if let Some(value) = applied.and_then(|i| HeaderValue::from_str(&i.to_string()).ok()) {
+        response.headers_mut().insert(HeaderName::from_static(APPLIED_INDEX), value);
+    }
     Ok(response)
 }
 
-/// Sends a write to the leader at `target` and returns its answer (status, content type,
-/// body) once this node's read model holds the write (read-your-writes).
+/// Sends a write to the leader at `target`; its answer.
 async fn to_leader(
-    state: &AppState,
     method: Method,
     target: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
-) -> Result<(u16, Option<String>, Vec<u8>), ApiError> {
+) -> Result<Answer, ApiError> {
     let answer = tokio::task::spawn_blocking(move || send(&method, &target, &headers, &body))
         .await
         .map_err(|_| ApiError::busy())?;
-    let (status, content_type, applied, body) = answer.map_err(|error| {
+    answer.map_err(|error| {
         tracing::warn!(%error, "a write could not be forwarded to the leader");
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER")
-    })?;
-    if let Some(index) = applied {
-        // Read-your-writes: this node's history holds the write before the caller hears of it.
-        state.readmodel.caught_up(index, CATCH_UP).await;
-    }
-    Ok((status, content_type, body))
+    })
 }
 
 /// What the leader answered an order sent over a follower's websocket.
@@ -140,16 +220,19 @@ pub async fn order_to_leader(
 ) -> Result<LeaderAnswer, ApiError> {
     let not_leader = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER");
     let cluster = state.cluster.as_ref().ok_or_else(not_leader)?;
-    let leader = cluster.status().leader;
-    let base = leader.and_then(|id| state.peer_apis.get(&id).cloned()).ok_or_else(not_leader)?;
+    let base = leader_api(state, cluster).ok_or_else(not_leader)?;
     let headers = vec![
         ("authorization".to_owned(), format!("Bearer {token}")),
         ("content-type".to_owned(), "application/json".to_owned()),
         ("language".to_owned(), language.to_owned()),
     ];
     let target = format!("{base}/api/trade/orders");
-    let (_, _, body) =
-        to_leader(state, Method::POST, target, headers, order.to_string().into_bytes()).await?;
+    let (_, _, applied, body) =
+        to_leader(Method::POST, target, headers, order.to_string().into_bytes()).await?;
+    if let Some(index) = applied {
+        // The websocket's own events come from this member: the answer follows them.
+        state.readmodel.caught_up(index, CATCH_UP).await;
+    }
     #[derive(serde::Deserialize)]
     struct Envelope {
         success: bool,

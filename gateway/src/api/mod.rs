@@ -126,6 +126,8 @@ pub struct Shared {
     pub cluster: Option<wal::pipeline::cluster::StatusSource>,
     /// Cluster mode: each member's public address (`--peer-apis`), where writes are forwarded.
     pub peer_apis: std::collections::BTreeMap<u64, String>,
+    /// Cluster mode: how far each caller's reads here must wait for its forwarded writes.
+    pub write_marks: forward::WriteMarks,
 }
 
 impl std::fmt::Debug for Shared {
