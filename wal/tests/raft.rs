@@ -62,7 +62,7 @@ async fn start_node(id: u64) -> Node {
         ..Default::default()
     };
     let config = Arc::new(config.validate().unwrap());
-    let network = wal::raft::network::Network::new(secret());
+    let network = wal::raft::network::Network::new(id, secret());
     let raft = openraft::Raft::new(id, config, network, log, machine.clone()).await.unwrap();
     let server = tokio::spawn(wal::raft::network::serve(listener, raft.clone(), secret()));
     Node { id, raft, machine, addr, server, _dir: dir }
@@ -159,5 +159,39 @@ fn a_connection_without_the_cluster_secret_is_closed_before_any_request() {
         let read = stream.read_to_end(&mut rest).await;
         assert!(read.is_err() || rest.is_empty(), "no answer to an unproven peer: {rest:?}");
         node.raft.shutdown().await.unwrap();
+    });
+}
+
+#[test]
+fn a_peer_that_does_not_answer_in_time_is_a_timeout_and_a_closed_port_is_unreachable() {
+    use openraft::error::RPCError;
+    use openraft::network::{RPCOption, RaftNetworkFactory};
+    use openraft::RaftNetworkV2;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        // A silent peer: takes the connection and the answer to its challenge, answers nothing.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let silent = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            stream.write_all(&[1; 32]).await.unwrap();
+            let mut buffer = [0; 1024];
+            while stream.read(&mut buffer).await.is_ok_and(|n| n > 0) {}
+        });
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let peers = [(2, silent.to_string()), (3, closed.to_string())].into();
+        let mut network = wal::raft::network::Network::with_peers(1, secret(), peers);
+        let node = openraft::impls::BasicNode::new("");
+        let request = openraft::raft::VoteRequest::new(wal::raft::Vote::new(1, 1), None);
+        let option = RPCOption::new(std::time::Duration::from_millis(50));
+
+        // openraft retries a timeout at once and backs off from an unreachable peer.
+        let mut to_silent = network.new_client(2, &node).await;
+        let slow = to_silent.vote(request.clone(), option.clone()).await.unwrap_err();
+        assert!(matches!(slow, RPCError::Timeout(_)), "{slow:?}");
+        let mut to_closed = network.new_client(3, &node).await;
+        let gone = to_closed.vote(request, option).await.unwrap_err();
+        assert!(matches!(gone, RPCError::Unreachable(_)), "{gone:?}");
     });
 }

@@ -315,11 +315,17 @@ impl<M: StateMachine> ClusterNode<M> {
             // matches. openraft's default stops the leader's Raft instead: one member's disk
             // would stop the group.
             allow_log_reversion: Some(true),
+            // A follower whose timer fires first asks whether it would win before it raises
+            // its term. Without this, one a record behind the other stood for election, lost,
+            // and had already voted for itself in the term its peer then stood in: a split
+            // vote and another timeout (+250 ms in 4 of 10 failovers measured).
+            enable_pre_vote: Some(true),
             ..Default::default()
         };
         let raft_config =
             Arc::new(raft_config.validate().map_err(|e| PipelineError::Raft(e.to_string()))?);
-        let network = Network::with_peers(config.secret.clone(), config.members.clone());
+        let network =
+            Network::with_peers(config.node_id, config.secret.clone(), config.members.clone());
         let (raft, server) = runtime.block_on(async {
             let listener = tokio::net::TcpListener::bind(config.listen)
                 .await

@@ -21,8 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
-use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Unreachable};
-use openraft::network::{RPCOption, RaftNetworkFactory};
+use openraft::error::{
+    NetworkError, RPCError, ReplicationClosed, StreamingError, Timeout, Unreachable,
+};
+use openraft::network::{RPCOption, RPCTypes, RaftNetworkFactory};
 use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, VoteRequest, VoteResponse,
 };
@@ -169,6 +171,8 @@ fn decode_entries(mut bytes: &[u8]) -> io::Result<Vec<Entry>> {
 /// Opens connections to peers.
 #[derive(Clone, Debug)]
 pub struct Network {
+    /// This node's id (a timed-out call names it).
+    id: u64,
     secret: ClusterSecret,
     /// Where this node reaches each peer, from its own configuration: it may differ from the
     /// address in the membership (a proxy, another interface).
@@ -176,17 +180,18 @@ pub struct Network {
 }
 
 impl Network {
-    /// Connections proving `secret`, to the addresses in the membership.
-    pub fn new(secret: ClusterSecret) -> Network {
-        Network { secret, peers: std::collections::BTreeMap::new() }
+    /// Node `id`'s connections proving `secret`, to the addresses in the membership.
+    pub fn new(id: u64, secret: ClusterSecret) -> Network {
+        Network { id, secret, peers: std::collections::BTreeMap::new() }
     }
 
-    /// Connections proving `secret`, to `peers` (id → address) first.
+    /// Node `id`'s connections proving `secret`, to `peers` (id → address) first.
     pub fn with_peers(
+        id: u64,
         secret: ClusterSecret,
         peers: std::collections::BTreeMap<u64, String>,
     ) -> Network {
-        Network { secret, peers }
+        Network { id, secret, peers }
     }
 }
 
@@ -195,13 +200,14 @@ impl RaftNetworkFactory<TypeConfig> for Network {
 
     async fn new_client(&mut self, target: u64, node: &openraft::impls::BasicNode) -> Connection {
         let addr = self.peers.get(&target).cloned().unwrap_or_else(|| node.addr.clone());
-        Connection { target, addr, secret: self.secret.clone(), stream: None }
+        Connection { id: self.id, target, addr, secret: self.secret.clone(), stream: None }
     }
 }
 
 /// One connection to a peer, opened on first use and again after a failure.
 #[derive(Debug)]
 pub struct Connection {
+    id: u64,
     target: u64,
     addr: String,
     secret: ClusterSecret,
@@ -255,11 +261,21 @@ impl Connection {
         ttl: Duration,
     ) -> Result<Resp, RPCError<TypeConfig>> {
         let payload = serde_json::to_vec(request).map_err(|e| network_error(&e))?;
-        let answer = self.call(kind, &payload, ttl).await.map_err(|e| self.unreachable(&e))?;
+        let answer = self
+            .call(kind, &payload, ttl)
+            .await
+            .map_err(|e| self.failed(&e, RPCTypes::Vote, ttl))?;
         serde_json::from_slice(&answer).map_err(|e| network_error(&e))
     }
 
-    fn unreachable(&self, error: &io::Error) -> RPCError<TypeConfig> {
+    /// A failed call as openraft needs to know it: a peer that did not answer within `ttl` is
+    /// a timeout (retried at once: a slow sync, a busy peer); one that cannot be reached is
+    /// unreachable (openraft backs off before trying it again).
+    fn failed(&self, error: &io::Error, action: RPCTypes, ttl: Duration) -> RPCError<TypeConfig> {
+        if error.kind() == io::ErrorKind::TimedOut {
+            let (id, target) = (self.id, self.target);
+            return RPCError::Timeout(Timeout { action, id, target, timeout: ttl });
+        }
         let text = format!("node {} at {}: {error}", self.target, self.addr);
         RPCError::Unreachable(Unreachable::from_string(text))
     }
@@ -284,10 +300,11 @@ impl RaftNetworkV2<TypeConfig> for Connection {
         };
         let entries = encode_entries(&rpc.entries).map_err(|e| network_error(&e))?;
         let payload = with_header(&header, &entries).map_err(|e| network_error(&e))?;
+        let ttl = option.hard_ttl();
         let answer = self
-            .call(APPEND, &payload, option.hard_ttl())
+            .call(APPEND, &payload, ttl)
             .await
-            .map_err(|e| self.unreachable(&e))?;
+            .map_err(|e| self.failed(&e, RPCTypes::AppendEntries, ttl))?;
         serde_json::from_slice(&answer).map_err(|e| network_error(&e))
     }
 
