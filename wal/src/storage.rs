@@ -78,8 +78,8 @@ pub struct FsStorage;
 #[derive(Debug)]
 struct FsFile {
     /// The file, opened for writing (not in append mode: on Linux `pwrite` on an
-    /// `O_APPEND` file ignores the offset).
-    file: File,
+    /// `O_APPEND` file ignores the offset). Shared with its sync handles.
+    file: Arc<File>,
 }
 
 impl FsStorage {
@@ -120,13 +120,13 @@ impl Storage for FsStorage {
 
     fn open_write(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new().write(true).open(path)?;
-        Ok(Box::new(FsFile { file }))
+        Ok(Box::new(FsFile { file: Arc::new(file) }))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new().write(true).create_new(true).open(path)?;
         Self::sync_dir(path)?;
-        Ok(Box::new(FsFile { file }))
+        Ok(Box::new(FsFile { file: Arc::new(file) }))
     }
 
     fn create_zeroed(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -171,7 +171,7 @@ impl StorageFile for FsFile {
     }
 
     fn sync_handle(&self) -> Option<SyncHandle> {
-        let file = self.file.try_clone().ok()?;
+        let file = Arc::clone(&self.file); // no descriptor of its own: no syscall per append
         Some(Box::new(move || file.sync_data()))
     }
 }
