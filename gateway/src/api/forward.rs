@@ -9,7 +9,9 @@
 //! follower has applied that far ([`WriteMarks`]); a caller without a token (a sign-in, a
 //! sign-up) gets the answer once this follower has applied it. A follower that learns of a
 //! commit only from the next leader (its leader died right after answering) therefore holds a
-//! read, never the answer to a write.
+//! read, never the answer to a write. A read still behind the caller's write after
+//! [`CATCH_UP`] is answered by the leader, or refused with NOT_LEADER when no leader is known:
+//! never without the caller's own write.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
