@@ -1,5 +1,7 @@
 //! `wal::StateMachine` for the engine: how the pipeline journals, applies and snapshots it.
 
+use std::cell::RefCell;
+
 use crate::command::Command;
 use crate::engine::Stamp;
 use crate::event::{CommandResult, Event};
@@ -18,6 +20,29 @@ pub enum DecodeError {
     Snapshot(#[from] SnapshotError),
 }
 
+/// An archive's bytes must be aligned: each thread encodes and decodes commands in one buffer
+/// of its own, reused, rather than allocating one per command.
+fn with_scratch<T>(f: impl FnOnce(&mut AlignedVec) -> T) -> T {
+    thread_local! {
+        static SCRATCH: RefCell<AlignedVec> = RefCell::new(AlignedVec::new());
+    }
+    SCRATCH.with(|scratch| {
+        // Taken out, so that a nested call (none today) gets a buffer of its own.
+        let mut buffer = scratch.take();
+        buffer.clear();
+        let result = f(&mut buffer);
+        if buffer.capacity() <= SCRATCH_KEPT_BYTES_MAX {
+            scratch.replace(buffer);
+        }
+        result
+    })
+}
+
+/// A scratch buffer larger than this (a rare huge command) is freed after use, not kept.
+const SCRATCH_KEPT_BYTES_MAX: usize = 64 * 1024;
+
+type AlignedVec = rkyv::util::AlignedVec<16>;
+
 impl wal::StateMachine for Engine {
     type Command = Command;
     type Reply = CommandResult;
@@ -25,17 +50,20 @@ impl wal::StateMachine for Engine {
     type DecodeError = DecodeError;
 
     fn encode_command(command: &Command, out: &mut Vec<u8>) {
-        match rkyv::to_bytes::<rkyv::rancor::Error>(command) {
-            Ok(bytes) => out.extend_from_slice(&bytes),
-            Err(e) => panic!("command serialisation failed: {e}"),
-        }
+        with_scratch(|scratch| {
+            match rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(command, scratch) {
+                Ok(bytes) => out.extend_from_slice(bytes),
+                Err(e) => panic!("command serialisation failed: {e}"),
+            }
+        });
     }
 
     fn decode_command(bytes: &[u8]) -> Result<Command, DecodeError> {
-        let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
-        aligned.extend_from_slice(bytes);
-        rkyv::from_bytes::<Command, rkyv::rancor::Error>(&aligned)
-            .map_err(|e| DecodeError::Command(e.to_string()))
+        with_scratch(|aligned| {
+            aligned.extend_from_slice(bytes);
+            rkyv::from_bytes::<Command, rkyv::rancor::Error>(aligned)
+                .map_err(|e| DecodeError::Command(e.to_string()))
+        })
     }
 
     fn apply(

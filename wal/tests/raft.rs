@@ -70,8 +70,11 @@ async fn start_node(id: u64) -> Node {
 
 /// A batch of `count` commands `k{n}=v{n}` at `time_ms`.
 fn batch(from: u64, count: u64, time_ms: u64) -> wal::raft::CommandBatch {
-    let commands = (from..from + count).map(|n| format!("k{}=v{n}", n % 7).into_bytes()).collect();
-    wal::raft::CommandBatch { time_ms, proposer: 0, proposal: from, commands, requests: Vec::new() }
+    let mut batch = wal::raft::CommandBatch::new(time_ms, 0, from);
+    for n in from..from + count {
+        batch.push(format!("k{}=v{n}", n % 7).as_bytes());
+    }
+    batch
 }
 
 /// The node that leads among `nodes`, once it has committed its first entry of its term

@@ -566,27 +566,24 @@ impl<M: StateMachine> Proposer<M> {
             }
             return;
         }
-        let mut commands = Vec::with_capacity(submissions.len());
-        let mut replies = Vec::with_capacity(submissions.len());
-        let mut requests = Vec::with_capacity(submissions.len());
-        for Submission { command, request, reply } in submissions {
-            let mut bytes = Vec::new();
-            M::encode_command(&command, &mut bytes);
-            commands.push(bytes);
-            requests.push(request.map_or(0, |r| r.0));
-            replies.push(reply);
-        }
-        if requests.iter().all(|r| *r == 0) {
-            requests.clear(); // most batches carry no request id: none travels
-        }
         // Never before the last entry of the log, whoever stamped it.
         let floor = self.last_time_ms.max(self.log.last_time_ms());
         let time_ms = (self.clock)().max(floor);
         self.last_time_ms = time_ms;
         let proposal = self.next_proposal;
         self.next_proposal += 1;
+        let mut batch = CommandBatch::new(time_ms, self.node_id, proposal);
+        let mut replies = Vec::with_capacity(submissions.len());
+        let mut requests = Vec::with_capacity(submissions.len());
+        for Submission { command, request, reply } in submissions {
+            batch.push_with(|out| M::encode_command(&command, out));
+            requests.push(request.map_or(0, |r| r.0));
+            replies.push(reply);
+        }
+        if requests.iter().any(|r| *r != 0) {
+            batch.requests = requests; // most batches carry no request id: none travels
+        }
         self.pending.park(proposal, replies);
-        let batch = CommandBatch { time_ms, proposer: self.node_id, proposal, commands, requests };
         let (responder, complete) = ProgressResponder::complete_only();
         let raft = self.raft.clone();
         let queued = self.runtime.block_on(raft.client_write_ff(batch, Some(responder)));
@@ -731,12 +728,12 @@ impl<M: StateMachine> EngineMachine<M> {
         let time_ms = batch.time_ms.max(state.last_time_ms);
         state.last_time_ms = time_ms;
         let mine = (batch.proposer == self.node_id).then(|| self.pending.take(batch.proposal));
-        let mut waiting = mine.flatten().filter(|replies| replies.len() == batch.commands.len());
+        let mut waiting =
+            mine.flatten().filter(|replies| replies.len() == batch.len()).map(Vec::into_iter);
         let mut durable = DurableBatch::new();
-        for (n, bytes) in batch.commands.iter().enumerate() {
-            let reply = waiting
-                .as_mut()
-                .map(|replies| std::mem::replace(&mut replies[n], oneshot::channel().0));
+        for (n, bytes) in batch.commands().enumerate() {
+            // Another node's clients, or ours from before a restart: nobody here waits.
+            let reply = waiting.as_mut().and_then(Iterator::next);
             let request = batch.requests.get(n).copied().filter(|id| *id != 0);
             if let Some(index) = request.and_then(|id| state.requests.get(id)) {
                 if let Some(reply) = reply {
@@ -752,8 +749,7 @@ impl<M: StateMachine> EngineMachine<M> {
             state.next_index += 1;
             durable.metas.push(meta);
             durable.commands.push(command);
-            // Another node's clients, or ours from before a restart: nobody here waits.
-            durable.replies.push(reply.unwrap_or_else(|| oneshot::channel().0));
+            durable.replies.push(reply);
         }
         Ok(durable)
     }

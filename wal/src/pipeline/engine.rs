@@ -92,7 +92,9 @@ impl<M: StateMachine> Engine<M> {
         {
             let result = self.machine.apply(*meta, command, &mut self.events);
             // The producer may have stopped waiting; the command is applied all the same.
-            let _ = reply.send(Ok(result));
+            if let Some(reply) = reply {
+                let _ = reply.send(Ok(result));
+            }
         }
         assert_eq!(
             self.machine.applied_index(),

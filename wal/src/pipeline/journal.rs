@@ -31,8 +31,8 @@ pub(super) struct DurableBatch<M: StateMachine> {
     pub(super) metas: Vec<Meta>,
     /// The commands, in log order.
     pub(super) commands: Vec<M::Command>,
-    /// Where each command's reply goes.
-    pub(super) replies: Vec<ReplySender<M>>,
+    /// Where each command's reply goes, if anyone waits for it here.
+    pub(super) replies: Vec<Option<ReplySender<M>>>,
     /// Told once the engine has applied the batch (cluster mode waits for it).
     pub(super) done: Option<oneshot::Sender<()>>,
 }
@@ -44,7 +44,7 @@ impl<M: StateMachine> DurableBatch<M> {
 
     /// Answers every command of a batch that will not be applied.
     pub(super) fn fail(self, error: &PipelineError) {
-        for reply in self.replies {
+        for reply in self.replies.into_iter().flatten() {
             let _ = reply.send(Err(error.clone()));
         }
     }
@@ -152,7 +152,7 @@ impl<M: StateMachine> Journal<M> {
             Ok(()) => {
                 durable.metas.push(meta);
                 durable.commands.push(command);
-                durable.replies.push(reply);
+                durable.replies.push(Some(reply));
             }
             Err(RecordError::PayloadTooLarge { len }) => {
                 let _ = reply.send(Err(PipelineError::CommandTooLarge { len }));

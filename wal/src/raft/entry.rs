@@ -3,7 +3,7 @@
 //! Record payload: a kind byte, then
 //! - `0` blank (a new leader's first entry): nothing;
 //! - `1` commands: time (u64), proposer (u64), proposal (u64), count (u32), then each
-//!   command as `len (u32) ++ bytes`, then the request ids: count (u32, 0 or the commands'
+//!   command as `len (u32) ++ bytes` (the batch holds this section as it is), then the request ids: count (u32, 0 or the commands'
 //!   count) and each as u128, all little-endian;
 //! - `2` membership: the membership as JSON (rare, small).
 //!
@@ -30,21 +30,86 @@ pub struct CommandBatch {
     pub proposer: u64,
     /// The proposer's number for the batch, to find those clients.
     pub proposal: u64,
-    /// Each command as the state machine encoded it.
-    pub commands: Vec<Vec<u8>>,
-    /// Each command's request id (0: none), as many as `commands` (or none at all).
+    /// Each command as the state machine encoded it, as `len (u32, LE) ++ bytes`, back to
+    /// back: the record's own layout, so that logging, sending and reading an entry copies
+    /// one buffer rather than allocating one per command.
+    commands: Vec<u8>,
+    /// How many commands `commands` holds.
+    count: u32,
+    /// Each command's request id (0: none), as many as the commands (or none at all).
     pub requests: Vec<u128>,
 }
+
+impl CommandBatch {
+    /// A batch without commands yet.
+    pub fn new(time_ms: u64, proposer: u64, proposal: u64) -> CommandBatch {
+        CommandBatch { time_ms, proposer, proposal, ..CommandBatch::default() }
+    }
+
+    /// Adds the command that `encode` appends to the buffer it is given.
+    pub fn push_with(&mut self, encode: impl FnOnce(&mut Vec<u8>)) {
+        let at = self.commands.len();
+        self.commands.extend_from_slice(&[0; 4]);
+        encode(&mut self.commands);
+        let len = u32::try_from(self.commands.len() - at - 4).expect("a command under 4 GiB");
+        self.commands[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        self.count += 1;
+    }
+
+    /// Adds one encoded command.
+    pub fn push(&mut self, command: &[u8]) {
+        self.push_with(|out| out.extend_from_slice(command));
+    }
+
+    /// How many commands the batch holds.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether the batch holds no command.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The encoded commands, in order.
+    pub fn commands(&self) -> Commands<'_> {
+        Commands { rest: &self.commands, left: self.count }
+    }
+}
+
+/// The encoded commands of a [`CommandBatch`], in order.
+#[derive(Debug, Clone)]
+pub struct Commands<'a> {
+    rest: &'a [u8],
+    left: u32,
+}
+
+impl<'a> Iterator for Commands<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        // The buffer was framed by `push_with` or checked by `decode`: it never ends early.
+        self.left = self.left.checked_sub(1)?;
+        let mut rest = self.rest;
+        let len = take_u32(&mut rest).ok()? as usize;
+        let (command, after) = rest.split_at_checked(len)?;
+        self.rest = after;
+        Some(command)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for Commands<'_> {}
 
 impl fmt::Display for CommandBatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} commands at {} ms (proposal {}/{})",
-            self.commands.len(),
-            self.time_ms,
-            self.proposer,
-            self.proposal
+            self.count, self.time_ms, self.proposer, self.proposal
         )
     }
 }
@@ -78,11 +143,8 @@ pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
             out.extend_from_slice(&batch.time_ms.to_le_bytes());
             out.extend_from_slice(&batch.proposer.to_le_bytes());
             out.extend_from_slice(&batch.proposal.to_le_bytes());
-            out.extend_from_slice(&(batch.commands.len() as u32).to_le_bytes());
-            for command in &batch.commands {
-                out.extend_from_slice(&(command.len() as u32).to_le_bytes());
-                out.extend_from_slice(command);
-            }
+            out.extend_from_slice(&batch.count.to_le_bytes());
+            out.extend_from_slice(&batch.commands);
             out.extend_from_slice(&(batch.requests.len() as u32).to_le_bytes());
             for request in &batch.requests {
                 out.extend_from_slice(&request.to_le_bytes());
@@ -106,28 +168,27 @@ pub fn decode(meta: Meta, payload: &[u8]) -> Result<Entry, EntryDecodeError> {
             let time_ms = take_u64(&mut rest)?;
             let proposer = take_u64(&mut rest)?;
             let proposal = take_u64(&mut rest)?;
-            let count = take_u32(&mut rest)? as usize;
-            // Each command takes at least its length: a count past that is damage.
-            let mut commands = Vec::with_capacity(count.min(rest.len() / 4));
+            let count = take_u32(&mut rest)?;
+            // Each command is framed by its length: walk them to find where they end.
+            let section = rest;
             for _ in 0..count {
                 let len = take_u32(&mut rest)? as usize;
-                let (command, after) =
-                    rest.split_at_checked(len).ok_or(EntryDecodeError::Truncated)?;
-                commands.push(command.to_vec());
-                rest = after;
+                rest = rest.get(len..).ok_or(EntryDecodeError::Truncated)?;
             }
+            let commands = section[..section.len() - rest.len()].to_vec();
             let ids = take_u32(&mut rest)? as usize;
-            if ids != 0 && ids != commands.len() {
+            if ids != 0 && ids != count as usize {
                 return Err(EntryDecodeError::Truncated);
             }
-            let mut requests = Vec::with_capacity(ids);
+            let mut requests = Vec::with_capacity(ids.min(rest.len() / 16));
             for _ in 0..ids {
                 let (id, after) =
                     rest.split_first_chunk::<16>().ok_or(EntryDecodeError::Truncated)?;
                 requests.push(u128::from_le_bytes(*id));
                 rest = after;
             }
-            EntryPayload::Normal(CommandBatch { time_ms, proposer, proposal, commands, requests })
+            let batch = CommandBatch { time_ms, proposer, proposal, commands, count, requests };
+            EntryPayload::Normal(batch)
         }
         MEMBERSHIP => EntryPayload::Membership(serde_json::from_slice(rest)?),
         other => return Err(EntryDecodeError::Kind(other)),
@@ -165,13 +226,13 @@ mod tests {
 
     #[test]
     fn every_kind_of_entry_reads_back_as_written() {
-        let batch = CommandBatch {
-            time_ms: 9,
-            proposer: 2,
-            proposal: 77,
-            commands: vec![b"one".to_vec(), Vec::new(), vec![7; 300]],
-            requests: vec![0, 42, u128::MAX],
-        };
+        let mut batch = CommandBatch::new(9, 2, 77);
+        let commands = [b"one".to_vec(), Vec::new(), vec![7; 300]];
+        for command in &commands {
+            batch.push(command);
+        }
+        batch.requests = vec![0, 42, u128::MAX];
+        assert_eq!(batch.commands().collect::<Vec<_>>(), commands);
         let nodes = BTreeMap::from([(1, BasicNode::new("a:1")), (2, BasicNode::new("b:2"))]);
         let membership = Membership::new(vec![BTreeSet::from([1, 2])], nodes).unwrap();
         for payload in
@@ -184,13 +245,8 @@ mod tests {
 
     #[test]
     fn a_damaged_payload_is_an_error_not_a_panic() {
-        let batch = CommandBatch {
-            time_ms: 1,
-            proposer: 1,
-            proposal: 1,
-            commands: vec![vec![1; 10]],
-            requests: Vec::new(),
-        };
+        let mut batch = CommandBatch::new(1, 1, 1);
+        batch.push(&[1; 10]);
         let entry = Entry { log_id: log_id(1, 4), payload: EntryPayload::Normal(batch) };
         let mut bytes = Vec::new();
         let meta = encode(&entry, 0, &mut bytes);

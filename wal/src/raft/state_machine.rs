@@ -115,9 +115,9 @@ impl<M: StateMachine> Machine<M> {
             }
             EntryPayload::Normal(batch) => {
                 let first_index = self.machine.applied_index() + 1;
-                let mut replies = Vec::with_capacity(batch.commands.len());
+                let mut replies = Vec::with_capacity(batch.len());
                 let mut events = Vec::new();
-                for (n, bytes) in batch.commands.iter().enumerate() {
+                for (n, bytes) in batch.commands().enumerate() {
                     let command = M::decode_command(bytes).map_err(io::Error::other)?;
                     let meta = Meta {
                         term: log_id.leader_id.term,
