@@ -112,9 +112,18 @@ impl Storage for FsStorage {
     }
 
     fn read_range(&self, path: &Path, offset: u64, len: usize) -> io::Result<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
-        let mut bytes = vec![0; len];
-        std::fs::File::open(path)?.read_exact_at(&mut bytes, offset)?;
+        use std::io::{Read, Seek};
+        let mut file = std::fs::File::open(path)?;
+        file.seek(io::SeekFrom::Start(offset))?;
+        // Read into spare room: no zeroing of a buffer about to be overwritten.
+        let mut bytes = Vec::with_capacity(len);
+        file.take(len as u64).read_to_end(&mut bytes)?;
+        if bytes.len() < len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "read past the end of the file",
+            ));
+        }
         Ok(bytes)
     }
 

@@ -730,7 +730,7 @@ impl<M: StateMachine> EngineMachine<M> {
         let mine = (batch.proposer == self.node_id).then(|| self.pending.take(batch.proposal));
         let mut waiting =
             mine.flatten().filter(|replies| replies.len() == batch.len()).map(Vec::into_iter);
-        let mut durable = DurableBatch::new();
+        let mut durable = DurableBatch::with_capacity(batch.len());
         for (n, bytes) in batch.commands().enumerate() {
             // Another node's clients, or ours from before a restart: nobody here waits.
             let reply = waiting.as_mut().and_then(Iterator::next);

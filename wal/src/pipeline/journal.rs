@@ -39,7 +39,17 @@ pub(super) struct DurableBatch<M: StateMachine> {
 
 impl<M: StateMachine> DurableBatch<M> {
     pub(super) fn new() -> Self {
-        Self { metas: Vec::new(), commands: Vec::new(), replies: Vec::new(), done: None }
+        Self::with_capacity(0)
+    }
+
+    /// An empty batch with room for `n` commands.
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Self {
+            metas: Vec::with_capacity(n),
+            commands: Vec::with_capacity(n),
+            replies: Vec::with_capacity(n),
+            done: None,
+        }
     }
 
     /// Answers every command of a batch that will not be applied.

@@ -129,16 +129,30 @@ pub enum EntryDecodeError {
     Membership(#[from] serde_json::Error),
 }
 
-/// The record meta and payload of `entry`; `previous_time_ms` keeps the log's time
-/// non-decreasing through entries that carry none (blank, membership).
-pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
-    let term = entry.log_id.leader_id.term;
-    let index = entry.log_id.index + 1;
-    let mut time_ms = previous_time_ms;
+/// The record meta of `entry`; `previous_time_ms` keeps the log's time non-decreasing
+/// through entries that carry none (blank, membership).
+pub fn meta(entry: &Entry, previous_time_ms: u64) -> Meta {
+    let time_ms = match &entry.payload {
+        EntryPayload::Normal(batch) => previous_time_ms.max(batch.time_ms),
+        EntryPayload::Blank | EntryPayload::Membership(_) => previous_time_ms,
+    };
+    Meta { term: entry.log_id.leader_id.term, index: entry.log_id.index + 1, time_ms }
+}
+
+/// About how many bytes `entry`'s payload takes (exact for commands), to size a buffer.
+pub fn payload_len_hint(entry: &Entry) -> usize {
+    match &entry.payload {
+        EntryPayload::Normal(batch) => 33 + batch.commands.len() + 16 * batch.requests.len(),
+        EntryPayload::Blank | EntryPayload::Membership(_) => 1,
+    }
+}
+
+/// Appends `entry`'s record payload to `out`.
+pub fn encode_payload(entry: &Entry, out: &mut Vec<u8>) {
     match &entry.payload {
         EntryPayload::Blank => out.push(BLANK),
         EntryPayload::Normal(batch) => {
-            time_ms = time_ms.max(batch.time_ms);
+            out.reserve(payload_len_hint(entry));
             out.push(COMMANDS);
             out.extend_from_slice(&batch.time_ms.to_le_bytes());
             out.extend_from_slice(&batch.proposer.to_le_bytes());
@@ -155,7 +169,12 @@ pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
             serde_json::to_writer(&mut *out, membership).expect("a membership serialises");
         }
     }
-    Meta { term, index, time_ms }
+}
+
+/// The record meta and payload of `entry` (see [`meta`] and [`encode_payload`]).
+pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
+    encode_payload(entry, out);
+    meta(entry, previous_time_ms)
 }
 
 /// The entry a record holds.

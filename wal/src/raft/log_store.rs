@@ -69,8 +69,6 @@ struct Inner {
     state_path: PathBuf,
     /// Framing buffer, reused.
     batch: Batch,
-    /// Payload buffer, reused.
-    scratch: Vec<u8>,
 }
 
 /// openraft's log storage (and, cloned, its log reader) over our segments.
@@ -176,7 +174,7 @@ impl LogStore {
             path: state_path.clone(),
             source,
         })?;
-        let inner = Inner { wal, state, state_path, batch: Batch::new(), scratch: Vec::new() };
+        let inner = Inner { wal, state, state_path, batch: Batch::new() };
         let syncs = Syncs::start().map_err(|source| WalError::Io {
             operation: "start the sync thread",
             path: dir.clone(),
@@ -281,10 +279,10 @@ impl Inner {
                 self.wal.reset(index).map_err(to_io)?;
                 previous = None;
             }
-            self.scratch.clear();
             let time = previous.map_or(0, |meta| meta.time_ms);
-            let meta = entry::encode(&entry, time, &mut self.scratch);
-            self.batch.push(meta, &self.scratch).map_err(|e| to_io(WalError::from(e)))?;
+            let meta = entry::meta(&entry, time);
+            let payload = |out: &mut Vec<u8>| entry::encode_payload(&entry, out);
+            self.batch.push_with(meta, payload).map_err(|e| to_io(WalError::from(e)))?;
             previous = Some(meta);
         }
         self.wal.append_deferred(&self.batch).map_err(to_io)

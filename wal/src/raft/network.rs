@@ -16,7 +16,7 @@
 //! travel in their record form ([`super::entry`]), not as JSON: a batch's commands are bytes.
 
 use std::future::Future;
-use std::io;
+use std::io::{self, IoSlice};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -106,11 +106,19 @@ async fn write_frame(stream: &mut TcpStream, kind: u8, parts: &[&[u8]]) -> io::R
     if len > FRAME_BYTES_MAX {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "frame too large"));
     }
-    let mut head = (len as u32).to_le_bytes().to_vec();
-    head.push(kind);
-    stream.write_all(&head).await?;
-    for part in parts {
-        stream.write_all(part).await?;
+    let mut head = [0; 5];
+    head[..4].copy_from_slice(&(len as u32).to_le_bytes());
+    head[4] = kind;
+    // One vectored write for the head and the parts, without copying them together.
+    let mut slices: Vec<IoSlice<'_>> =
+        std::iter::once(&head[..]).chain(parts.iter().copied()).map(IoSlice::new).collect();
+    let mut slices = &mut slices[..];
+    while !slices.is_empty() {
+        let written = stream.write_vectored(slices).await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut slices, written);
     }
     stream.flush().await
 }
@@ -121,18 +129,23 @@ async fn read_frame(stream: &mut TcpStream) -> io::Result<(u8, Vec<u8>)> {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "bad frame length"));
     }
     let kind = stream.read_u8().await?;
-    let mut payload = vec![0; len - 1];
-    stream.read_exact(&mut payload).await?;
+    // Read into the vector's spare room: no zeroing of a buffer about to be overwritten.
+    let mut payload = Vec::with_capacity(len - 1);
+    while payload.len() < len - 1 {
+        let left = (len - 1 - payload.len()) as u64;
+        if (&mut *stream).take(left).read_buf(&mut payload).await? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+    }
     Ok((kind, payload))
 }
 
-/// `header` as JSON, length-prefixed, then `rest`.
-fn with_header(header: &impl Serialize, rest: &[u8]) -> io::Result<Vec<u8>> {
+/// `header` as JSON, length-prefixed: the first part of a request whose bytes follow it.
+fn header_part(header: &impl Serialize) -> io::Result<Vec<u8>> {
     let json = serde_json::to_vec(header).map_err(io::Error::other)?;
-    let mut out = Vec::with_capacity(4 + json.len() + rest.len());
+    let mut out = Vec::with_capacity(4 + json.len());
     out.extend_from_slice(&(json.len() as u32).to_le_bytes());
     out.extend_from_slice(&json);
-    out.extend_from_slice(rest);
     Ok(out)
 }
 
@@ -143,16 +156,16 @@ fn split_header<H: DeserializeOwned>(bytes: &[u8]) -> io::Result<(H, &[u8])> {
     Ok((serde_json::from_slice(json).map_err(io::Error::other)?, rest))
 }
 
-/// Entries as back-to-back records (the log's own framing and checksum).
+/// Entries as back-to-back records (the log's own framing and checksum), each encoded
+/// straight into the one buffer.
 fn encode_entries(entries: &[Entry]) -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut scratch = Vec::new();
+    let len: usize = entries.iter().map(|e| entry::payload_len_hint(e) + 64).sum();
+    let mut out = Vec::with_capacity(len);
     let mut time = 0;
     for entry in entries {
-        scratch.clear();
-        let meta = entry::encode(entry, time, &mut scratch);
+        let meta = entry::meta(entry, time);
         time = meta.time_ms;
-        crate::record::encode_with(meta, &mut out, |payload| payload.extend_from_slice(&scratch))
+        crate::record::encode_with(meta, &mut out, |payload| entry::encode_payload(entry, payload))
             .map_err(io::Error::other)?;
     }
     Ok(out)
@@ -234,10 +247,10 @@ impl Connection {
     }
 
     /// Sends one request and reads its answer within `ttl`; any failure drops the connection.
-    async fn call(&mut self, kind: u8, payload: &[u8], ttl: Duration) -> io::Result<Vec<u8>> {
+    async fn call(&mut self, kind: u8, parts: &[&[u8]], ttl: Duration) -> io::Result<Vec<u8>> {
         let exchange = async {
             let stream = self.open().await?;
-            write_frame(stream, kind, &[payload]).await?;
+            write_frame(stream, kind, parts).await?;
             let (status, answer) = read_frame(stream).await?;
             match status {
                 OK => Ok(answer),
@@ -262,7 +275,7 @@ impl Connection {
     ) -> Result<Resp, RPCError<TypeConfig>> {
         let payload = serde_json::to_vec(request).map_err(|e| network_error(&e))?;
         let answer = self
-            .call(kind, &payload, ttl)
+            .call(kind, &[&payload], ttl)
             .await
             .map_err(|e| self.failed(&e, RPCTypes::Vote, ttl))?;
         serde_json::from_slice(&answer).map_err(|e| network_error(&e))
@@ -299,10 +312,10 @@ impl RaftNetworkV2<TypeConfig> for Connection {
             leader_commit: rpc.leader_commit,
         };
         let entries = encode_entries(&rpc.entries).map_err(|e| network_error(&e))?;
-        let payload = with_header(&header, &entries).map_err(|e| network_error(&e))?;
+        let header = header_part(&header).map_err(|e| network_error(&e))?;
         let ttl = option.hard_ttl();
         let answer = self
-            .call(APPEND, &payload, ttl)
+            .call(APPEND, &[&header, &entries], ttl)
             .await
             .map_err(|e| self.failed(&e, RPCTypes::AppendEntries, ttl))?;
         serde_json::from_slice(&answer).map_err(|e| network_error(&e))
@@ -332,11 +345,12 @@ impl RaftNetworkV2<TypeConfig> for Connection {
         option: RPCOption,
     ) -> Result<SnapshotResponse<TypeConfig>, StreamingError<TypeConfig>> {
         let header = SnapshotHeader { vote, meta: snapshot.meta };
-        let payload = with_header(&header, &snapshot.snapshot)
-            .map_err(|e| StreamingError::Network(NetworkError::new(&e)))?;
+        let header =
+            header_part(&header).map_err(|e| StreamingError::Network(NetworkError::new(&e)))?;
         // A snapshot may be large: it gets the hard time limit several times over.
         let ttl = option.hard_ttl().saturating_mul(10);
-        let send = self.call(SNAPSHOT, &payload, ttl);
+        let parts: [&[u8]; 2] = [&header, &snapshot.snapshot];
+        let send = self.call(SNAPSHOT, &parts, ttl);
         let answer = tokio::select! {
             closed = cancel => return Err(StreamingError::Closed(closed)),
             answer = send => answer,
