@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 use futures_util::{Stream, StreamExt};
+use openraft::error::ClientWriteError;
 use openraft::impls::{BasicNode, ProgressResponder};
 use openraft::storage::{EntryResponder, RaftStateMachine};
 use openraft::type_config::async_runtime::WatchReceiver;
@@ -595,11 +596,18 @@ impl<M: StateMachine> Proposer<M> {
         self.shared.count(|c| &c.batches, 1);
         self.runtime.spawn(async move {
             // Applied batches took their replies already; what is left was not applied here.
-            let unknown = match complete.await {
+            let error = match complete.await {
                 Ok(Ok(_)) => return,
+                // Refused before it was appended (this member no longer leads, or its lease
+                // ran out): known not to be applied anywhere, so the caller may send it again.
+                Ok(Err(ClientWriteError::ForwardToLeader(forward))) => {
+                    PipelineError::NotLeader { leader: forward.leader_id }
+                }
+                // Appended, then discarded or lost with the leadership: another leader may
+                // have committed it.
                 Ok(Err(_)) | Err(_) => PipelineError::OutcomeUnknown,
             };
-            pending.fail(proposal, &unknown);
+            pending.fail(proposal, &error);
         });
     }
 }
@@ -771,12 +779,21 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
 
     async fn build_snapshot(&mut self) -> Result<Snapshot, io::Error> {
         let term = self.meta.last_log_id.map_or(0, |l| l.leader_id.term);
-        self.store
-            .save(self.index, term, &join_snapshot(&self.meta, &self.bytes))
-            .map_err(io::Error::other)?;
+        // Joining and saving the whole machine (tens of MB, sled's write and fsync) takes
+        // long enough to stall every Raft task on this worker: heartbeats stopped for
+        // hundreds of ms, the leader's lease ran out, and a member's snapshot cost the
+        // cluster an election. It runs on the blocking pool instead.
+        let (store, index, meta) = (self.store.clone(), self.index, self.meta.clone());
+        let bytes = std::mem::take(&mut self.bytes);
+        let bytes = tokio::task::spawn_blocking(move || {
+            store.save(index, term, &join_snapshot(&meta, &bytes)).map(|()| bytes)
+        })
+        .await
+        .map_err(io::Error::other)?
+        .map_err(io::Error::other)?;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.newest_snapshot = state.newest_snapshot.max(self.index);
-        Ok(Snapshot { meta: self.meta.clone(), snapshot: std::mem::take(&mut self.bytes) })
+        Ok(Snapshot { meta: self.meta.clone(), snapshot: bytes })
     }
 }
 
