@@ -732,6 +732,12 @@ fn snapshot(args: &[String]) {
 }
 
 fn main() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let args: Vec<String> = std::env::args().collect();
     let rest = args.get(2..).unwrap_or(&[]);
     match args.get(1).map(String::as_str) {
