@@ -312,11 +312,11 @@ impl LocalCluster {
                 secret.clone(),
                 dir.path().join(format!("node{id}")),
             );
-            config.catch_up_at_start = Duration::ZERO; // started one after another here
-                                                       // No snapshot during a run, as the single node's bench configuration takes none:
-                                                       // both measure the pipeline. (A snapshot stalls each engine while it serialises
-                                                       // its state; BENCHMARKS.md measures that apart.)
+            // No snapshot during a run, as the single node's bench configuration takes none:
+            // both measure the pipeline. (A snapshot stalls each engine while it serialises
+            // its state; BENCHMARKS.md measures that apart.)
             config.snapshot_every_entries = 100_000_000;
+            config.catch_up_at_start = Duration::ZERO; // started one after another here
             config.clock = Arc::clone(&clock);
             let restore = || Engine::restore(snapshot).expect("the seeded snapshot restores");
             let (node, handle, _) = ClusterNode::start(config, runtime.handle(), restore, None)?;

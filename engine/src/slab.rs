@@ -25,8 +25,6 @@ pub(crate) struct Slab {
     /// Contracts by slot, `CHUNK_SLOTS` to a chunk (only the last one not full); `None` for a
     /// free slot.
     chunks: Vec<Vec<Option<Contract>>>,
-    /// Slots handed out so far, free or not.
-    slots: usize,
     /// Free slots, most recently freed last.
     free: Vec<u32>,
 }
@@ -41,7 +39,7 @@ impl Slab {
             *free = Some(contract);
             return (slot, id);
         }
-        let slot = u32::try_from(self.slots).expect("fewer than 2^32 open contracts");
+        let slot = u32::try_from(self.slots()).expect("fewer than 2^32 open contracts");
         match self.chunks.last_mut() {
             Some(chunk) if chunk.len() < CHUNK_SLOTS => chunk.push(Some(contract)),
             _ => {
@@ -50,8 +48,12 @@ impl Slab {
                 self.chunks.push(chunk);
             }
         }
-        self.slots += 1;
         (slot, id)
+    }
+
+    /// Slots handed out so far, free or not: every chunk but the last is full.
+    fn slots(&self) -> usize {
+        self.chunks.last().map_or(0, |last| (self.chunks.len() - 1) * CHUNK_SLOTS + last.len())
     }
 
     fn slot(&self, slot: u32) -> Option<&Option<Contract>> {
@@ -89,7 +91,7 @@ impl Slab {
 
     /// Open contracts.
     pub(crate) fn len(&self) -> usize {
-        self.slots - self.free.len()
+        self.slots() - self.free.len()
     }
 
     /// Room for `n` more chunks' worth of contracts in the chunk index (a restore knows how

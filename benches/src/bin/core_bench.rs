@@ -261,6 +261,11 @@ fn process_cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
+/// `seconds` of CPU per command, in microseconds.
+fn us_per(seconds: f64, commands: u64) -> f64 {
+    seconds * 1e6 / commands.max(1) as f64
+}
+
 /// Producers, one per stream, each keeping `in_flight` commands outstanding; what they saw
 /// and how long it took (s).
 fn closed_loop(
@@ -302,33 +307,33 @@ fn replicated_throughput(args: &[String]) {
         let streams = mix_commands(cursor, commands, 100 + run, producers);
         let cpu_before = process_cpu_seconds();
         let (produced, secs) = closed_loop(&handle, streams, in_flight);
-        let single_cpu = process_cpu_seconds() - cpu_before;
+        let cpu = process_cpu_seconds() - cpu_before;
         pipeline.shutdown().expect("shutdown");
         let single_done = produced.iter().map(|p| p.accepted + p.refused).sum::<u64>();
         let single = single_done as f64 / secs;
-        let single_cpu = single_cpu * 1e6 / single_done.max(1) as f64;
+        let single_cpu = us_per(cpu, single_done);
 
         let cluster = LocalCluster::start(&snapshot, cursor.now_ms).expect("cluster");
         let streams = mix_commands(cursor, commands, 100 + run, producers);
         let cpu_before = process_cpu_seconds();
         let (produced, secs) = closed_loop(&cluster.leader, streams, in_flight);
-        let cpu = process_cpu_seconds() - cpu_before;
+        let cpu_seconds = process_cpu_seconds() - cpu_before;
         let batches = cluster.leader.stats().batches;
         cluster.shutdown().expect("cluster shutdown");
         let done = produced.iter().map(|p| p.accepted + p.refused).sum::<u64>();
         let shed: u64 = produced.iter().map(|p| p.shed).sum();
         let replicated = done as f64 / secs;
+        let cpu = us_per(cpu_seconds, done);
         println!(
             "run {run}: single durable node {:.2} M commands/s ({single_cpu:.2} us CPU per command); \
              three-member cluster {:.2} M commands/s ({done} commands, {:.0} per Raft entry, \
-             {shed} shed, {:.2} us CPU per command); replicated / single = {:.2}",
+             {shed} shed, {cpu:.2} us CPU per command); replicated / single = {:.2}",
             single / 1e6,
             replicated / 1e6,
             done as f64 / batches.max(1) as f64,
-            cpu * 1e6 / done.max(1) as f64,
             replicated / single,
         );
-        cpus.push(cpu * 1e6 / done.max(1) as f64);
+        cpus.push(cpu);
         single_cpus.push(single_cpu);
         singles.push(single);
         clusters.push(replicated);

@@ -3,8 +3,9 @@
 //! Record payload: a kind byte, then
 //! - `0` blank (a new leader's first entry): nothing;
 //! - `1` commands: time (u64), proposer (u64), proposal (u64), count (u32), then each
-//!   command as `len (u32) ++ bytes` (the batch holds this section as it is), then the request ids: count (u32, 0 or the commands'
-//!   count) and each as u128, all little-endian;
+//!   command as `len (u32) ++ bytes` (a [`CommandBatch`] holds this section as it is), then
+//!   the request ids: count (u32, 0 or the commands' count) and each as u128, all
+//!   little-endian;
 //! - `2` membership: the membership as JSON (rare, small).
 //!
 //! The record header carries the entry's term and index (`index + 1`, see [`super`]).
@@ -171,12 +172,6 @@ pub fn encode_payload(entry: &Entry, out: &mut Vec<u8>) {
     }
 }
 
-/// The record meta and payload of `entry` (see [`meta`] and [`encode_payload`]).
-pub fn encode(entry: &Entry, previous_time_ms: u64, out: &mut Vec<u8>) -> Meta {
-    encode_payload(entry, out);
-    meta(entry, previous_time_ms)
-}
-
 /// The entry a record holds.
 pub fn decode(meta: Meta, payload: &[u8]) -> Result<Entry, EntryDecodeError> {
     let log_id = log_id(meta.term, meta.index - 1);
@@ -238,7 +233,8 @@ mod tests {
 
     fn round_trip(entry: &Entry) -> Entry {
         let mut bytes = Vec::new();
-        let meta = encode(entry, 5, &mut bytes);
+        encode_payload(entry, &mut bytes);
+        let meta = meta(entry, 5);
         assert_eq!((meta.term, meta.index), (entry.log_id.leader_id.term, entry.log_id.index + 1));
         decode(meta, &bytes).unwrap()
     }
@@ -268,7 +264,8 @@ mod tests {
         batch.push(&[1; 10]);
         let entry = Entry { log_id: log_id(1, 4), payload: EntryPayload::Normal(batch) };
         let mut bytes = Vec::new();
-        let meta = encode(&entry, 0, &mut bytes);
+        encode_payload(&entry, &mut bytes);
+        let meta = meta(&entry, 0);
         for cut in 0..bytes.len() {
             assert!(decode(meta, &bytes[..cut]).is_err(), "cut at {cut}");
         }
