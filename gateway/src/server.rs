@@ -74,6 +74,14 @@ pub enum ServerError {
     /// Market data failed to start.
     #[error("market data: {0}")]
     Market(#[from] market_feed::market::MarketError),
+    /// The HTTP API's or the metrics' address cannot be listened on (it is taken, say).
+    #[error("cannot listen on {address}: {error}")]
+    Listen {
+        /// The configured address.
+        address: SocketAddr,
+        /// Why.
+        error: std::io::Error,
+    },
     /// The async runtime, a thread, the listener or a directory could not be set up.
     #[error("io: {0}")]
     Runtime(#[from] std::io::Error),
@@ -104,6 +112,14 @@ pub struct Server {
 impl Server {
     /// Recovers the core, adds missing catalogue products, and starts market data.
     pub fn start(config: ServerConfig) -> Result<(Server, Startup), ServerError> {
+        // Listening first: a taken port fails the start at once, before the core recovers or
+        // joins its cluster.
+        let listeners = match &config.http {
+            Some(http) => {
+                Some((listen(http.listen)?, http.metrics_listen.map(listen).transpose()?))
+            }
+            None => None,
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(RUNTIME_WORKERS)
             .thread_name("gateway-rt")
@@ -145,8 +161,8 @@ impl Server {
             leader_duties,
             runtime: Some(runtime),
         };
-        if let Some(http) = config.http {
-            server.start_http(&data_dir, http, node_config.cluster.as_ref())?;
+        if let (Some(http), Some(listeners)) = (config.http, listeners) {
+            server.start_http(&data_dir, http, listeners, node_config.cluster.as_ref())?;
         }
         Ok((server, startup))
     }
@@ -155,6 +171,7 @@ impl Server {
         &mut self,
         data_dir: &std::path::Path,
         config: HttpConfig,
+        (listener, metrics_listener): (std::net::TcpListener, Option<std::net::TcpListener>),
         cluster: Option<&crate::node::ClusterOptions>,
     ) -> Result<(), ServerError> {
         let node = self.node.as_ref().expect("running");
@@ -201,8 +218,6 @@ impl Server {
         }
         let app = api::app(state.clone());
         let runtime = self.runtime.as_ref().expect("running");
-        let listener = std::net::TcpListener::bind(config.listen)?;
-        listener.set_nonblocking(true)?;
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let limits = state.limits.clone();
@@ -237,9 +252,7 @@ impl Server {
         });
         tracing::info!(%address, "HTTP API listening");
         self.http = Some((address, stop, task));
-        if let Some(metrics_listen) = config.metrics_listen {
-            let listener = std::net::TcpListener::bind(metrics_listen)?;
-            listener.set_nonblocking(true)?;
+        if let Some(listener) = metrics_listener {
             let metrics_address = listener.local_addr()?;
             let metrics = api::metrics_app(state.clone());
             let task = runtime.spawn(async move {
@@ -324,6 +337,14 @@ impl Server {
         }
         result
     }
+}
+
+/// A non-blocking listener on `address`.
+fn listen(address: SocketAddr) -> Result<std::net::TcpListener, ServerError> {
+    let listener = std::net::TcpListener::bind(address)
+        .map_err(|error| ServerError::Listen { address, error })?;
+    listener.set_nonblocking(true)?;
+    Ok(listener)
 }
 
 impl Drop for Server {

@@ -61,3 +61,26 @@ fn the_json_log_is_one_object_a_line() {
     assert_eq!(status.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&status.stderr).contains("use text or json"));
 }
+
+/// A taken HTTP port stops the start at once, with the address in the message, before the
+/// core has recovered or written anything.
+#[test]
+fn a_taken_port_fails_the_start_and_names_the_address() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(SERVER)
+        .args(["--listen", &address, "--metrics-listen", "none"])
+        .args(["--admin-password", "cli-admin-pass-1", "--data-dir"])
+        .arg(dir.path())
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains(&format!("cannot listen on {address}")), "{log}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "the data directory was written"
+    );
+}

@@ -154,6 +154,14 @@ pub enum PipelineError {
     /// A pipeline thread could not be started.
     #[error("cannot spawn thread: {0}")]
     Spawn(Arc<io::Error>),
+    /// Cluster mode: the listener for the other members could not be opened.
+    #[error("cannot listen for cluster members on {address}: {error}")]
+    Listen {
+        /// The configured cluster address.
+        address: std::net::SocketAddr,
+        /// Why (the port is taken, say).
+        error: Arc<io::Error>,
+    },
     /// Cluster mode: this node does not lead; the command was not proposed.
     #[error("this node is not the leader (leader: {leader:?})")]
     NotLeader {

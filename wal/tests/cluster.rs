@@ -152,7 +152,21 @@ fn commands_through_the_leader_reach_every_node_and_survive_a_failover_and_a_res
 
     // The leader stops; another is elected and goes on; time never goes back.
     let before = cluster.nodes[&leader].1.query(|kv: &Kv| kv.applied).unwrap();
+    let (events, kept) = {
+        let handle = &cluster.nodes[&leader].1;
+        (handle.subscribe(1_024).unwrap(), handle.clone())
+    };
     cluster.stop(leader);
+    // Its subscribers see their stream end although a handle lives on (a gateway waits for
+    // that end before it exits).
+    loop {
+        match events.recv_timeout(Duration::from_secs(10)) {
+            Ok(_) => {}
+            Err(e) if e.is_disconnected() => break,
+            Err(_) => panic!("a stopped member's event stream did not end"),
+        }
+    }
+    drop(kept);
     let next = cluster.leader();
     assert_ne!(next, leader);
     let handle = cluster.nodes[&next].1.clone();

@@ -328,9 +328,9 @@ impl<M: StateMachine> ClusterNode<M> {
         let network =
             Network::with_peers(config.node_id, config.secret.clone(), config.members.clone());
         let (raft, server) = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind(config.listen)
-                .await
-                .map_err(|e| PipelineError::Spawn(Arc::new(e)))?;
+            let listener = tokio::net::TcpListener::bind(config.listen).await.map_err(|e| {
+                PipelineError::Listen { address: config.listen, error: Arc::new(e) }
+            })?;
             let raft = openraft::Raft::new(
                 config.node_id,
                 raft_config,
@@ -357,6 +357,10 @@ impl<M: StateMachine> ClusterNode<M> {
                         (m.state == ServerState::Leader, m.running_state.clone().err())
                     };
                     if let Some(fatal) = fatal {
+                        if watched.shutdown.is_closed() {
+                            tracing::info!("raft stopped");
+                            return;
+                        }
                         tracing::error!(%fatal, "raft stopped: this member stops");
                         watched.leading.store(false, Ordering::Release);
                         watched.shutdown.fail(PipelineError::Raft(fatal.to_string()));
@@ -450,6 +454,9 @@ impl<M: StateMachine> ClusterNode<M> {
             // The engine thread ends once Raft (which holds its input) is gone.
             let _ = engine.join();
         }
+        // Subscribers see the end of the stream even while handles live on (the gateway's
+        // projector waits for it before the node is dropped).
+        self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).clear();
         Ok(())
     }
 }
