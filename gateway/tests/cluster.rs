@@ -4,6 +4,8 @@
 //! orders from clients on every member, faults are injected; afterwards every acknowledged
 //! order is on every member exactly once, and nothing else differs.
 //!
+//! `CLUSTER_MEMBER_LOG` is the members' `RUST_LOG` (`warn` by default); `CLUSTER_LOG_DIR` keeps
+//! the members' whole logs of a failed test there.
 //! `CLUSTER_TRIALS` sets how many times the leader is killed (3 by default, kept within the
 //! test command's time; BENCHMARKS.md records a longer run).
 
@@ -23,8 +25,23 @@ const ADMIN_PASSWORD: &str = "cluster-admin-pass";
 /// The longest any one wait of the test may take.
 const WAIT: Duration = Duration::from_secs(30);
 
+/// A port for a member to listen on, below Linux's ephemeral range (32768 and up), so that no
+/// proxy's listener or outgoing connection can take it between now and the member's start;
+/// each test of this process gets its own. (A port from binding port 0 is free only until the
+/// next connection or listener takes it: a member of a parallel test once found its HTTP port
+/// taken and could not start.)
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    // Another test process at the same time starts elsewhere in 10000..32000.
+    let start = (u64::from(std::process::id()) % 200) * 100;
+    for _ in 0..22_000 {
+        let offset = start + NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = u16::try_from(10_000 + offset % 22_000).unwrap();
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port below the ephemeral range");
 }
 
 /// A TCP proxy: forwards to `target` until cut; cutting closes every connection through it and
@@ -199,7 +216,7 @@ impl Cluster {
             .args(["--admin-password", ADMIN_PASSWORD])
             .env("TRADING_CLUSTER_SECRET", SECRET)
             .env("TRADING_WEB_BUILD", "0")
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", std::env::var("CLUSTER_MEMBER_LOG").unwrap_or_else(|_| "warn".into()))
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -298,14 +315,32 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A member that ended by itself (it could not start, say) says so.
+            for member in self.members.values_mut() {
+                if let Some(Ok(Some(status))) = member.child.as_mut().map(|c| c.try_wait()) {
+                    eprintln!("--- node {} had exited: {status}", member.id);
+                }
+            }
+        }
         for id in self.running() {
             self.kill(id);
         }
         if std::thread::panicking() {
-            // The members' logs go with the temporary directory: show their ends.
+            // The members' logs go with the temporary directory: show their ends, and keep
+            // them whole in `CLUSTER_LOG_DIR` when it is set.
             for member in self.members.values() {
                 let log =
                     std::fs::read_to_string(member.dir.with_extension("log")).unwrap_or_default();
+                if let Ok(dir) = std::env::var("CLUSTER_LOG_DIR") {
+                    let kept = PathBuf::from(dir).join(format!(
+                        "{}-node{}.log",
+                        self._root.path().file_name().unwrap().to_string_lossy(),
+                        member.id
+                    ));
+                    let _ = std::fs::write(&kept, &log);
+                    eprintln!("--- node {}: whole log in {}", member.id, kept.display());
+                }
                 let notable: Vec<&str> = log
                     .lines()
                     .filter(|l| {
