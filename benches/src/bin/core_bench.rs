@@ -5,6 +5,7 @@
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
 //! cargo run --release -p benches --bin core-bench -- fsync         [appends] [runs] [mib]
+//! cargo run --release -p benches --bin core-bench -- fsync-busy    [appends] [runs] [spinners]
 //! cargo run --release -p benches --bin core-bench -- pipeline-throughput [producers] [commands] [runs] [in_flight] [users]
 //! cargo run --release -p benches --bin core-bench -- pipeline-latency    [rate] [seconds] [runs] [submitters] [users]
 //! cargo run --release -p benches --bin core-bench -- replicated-throughput [producers] [commands] [runs] [in_flight] [users]
@@ -137,6 +138,68 @@ fn settle_burst(args: &[String]) {
         times.push(ms);
     }
     println!("settle-burst median: {:.1} ms", median(times));
+}
+
+/// The disk's sync latency with the CPUs idle and with `spinners` threads spinning beside it
+/// (alternated per run): 64-byte overwrites of a preallocated file, each followed by
+/// `fdatasync`, the journal's pattern. Nothing of ours runs: it shows what the machine gives
+/// a durable commit when its cores are busy.
+fn fsync_busy(args: &[String]) {
+    let (appends, runs, spinners) = (arg(args, 0, 20_000), arg(args, 1, 3), arg(args, 2, 2));
+    let dir = bench_dir("fsync-busy").expect("bench dir");
+    let (mut idle, mut busy) = (vec![], vec![]);
+    for run in 0..runs {
+        let alone = fsync_overwrites(dir.path(), appends, 64).expect("fsync overwrites");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let loaded = std::thread::scope(|s| {
+            for _ in 0..spinners {
+                s.spawn(|| {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                });
+            }
+            let loaded = fsync_overwrites(dir.path(), appends, 64);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            loaded.expect("fsync overwrites")
+        });
+        // A command that arrives during a long sync waits for it: the share of the run spent
+        // in syncs over 5 ms is the share of commands that wait 5 ms or more.
+        let stalled = |syncs: &benches::durable::SmallSyncs| {
+            let long: u64 = syncs
+                .latency
+                .iter_recorded()
+                .filter(|v| v.value_iterated_to() >= 5_000_000)
+                .map(|v| v.value_iterated_to() * v.count_at_value())
+                .sum();
+            long as f64 / syncs.elapsed.as_nanos() as f64 * 100.0
+        };
+        let line = |syncs: &benches::durable::SmallSyncs| {
+            let h = &syncs.latency;
+            format!(
+                "p50 {:.3} ms p99 {:.3} ms p99.9 {:.3} ms max {:.3} ms, {:.1} % of the time in syncs over 5 ms",
+                ms(h.value_at_quantile(0.5)),
+                ms(h.value_at_quantile(0.99)),
+                ms(h.value_at_quantile(0.999)),
+                ms(h.max()),
+                stalled(syncs)
+            )
+        };
+        println!(
+            "run {run}: {appends} syncs idle: {} ({:.0}/s); with {spinners} spinning threads: {} ({:.0}/s)",
+            line(&alone),
+            alone.per_sec(),
+            line(&loaded),
+            loaded.per_sec()
+        );
+        idle.push(stalled(&alone));
+        busy.push(stalled(&loaded));
+    }
+    println!(
+        "fsync-busy median share of the time in syncs over 5 ms: idle {:.1} %, with {spinners} spinning threads {:.1} %",
+        median(idle),
+        median(busy)
+    );
 }
 
 /// The raw disk baseline: 64-byte appends each followed by fdatasync (the WAL's file
@@ -750,6 +813,7 @@ fn main() {
         Some("settle-burst") => settle_burst(rest),
         Some("snapshot") => snapshot(rest),
         Some("fsync") => fsync(rest),
+        Some("fsync-busy") => fsync_busy(rest),
         Some("pipeline-throughput") => pipeline_throughput(rest),
         Some("pipeline-latency") => pipeline_latency(rest),
         Some("replicated-throughput") => replicated_throughput(rest),
@@ -757,7 +821,7 @@ fn main() {
         Some("recovery") => recovery(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }
