@@ -114,9 +114,11 @@ impl Server {
     pub fn start(config: ServerConfig) -> Result<(Server, Startup), ServerError> {
         // Listening first: a taken port fails the start at once, before the core recovers or
         // joins its cluster.
-        let listeners = match &config.http {
+        let http = match config.http {
             Some(http) => {
-                Some((listen(http.listen)?, http.metrics_listen.map(listen).transpose()?))
+                let listeners =
+                    (listen(http.listen)?, http.metrics_listen.map(listen).transpose()?);
+                Some((http, listeners))
             }
             None => None,
         };
@@ -161,7 +163,7 @@ impl Server {
             leader_duties,
             runtime: Some(runtime),
         };
-        if let (Some(http), Some(listeners)) = (config.http, listeners) {
+        if let Some((http, listeners)) = http {
             server.start_http(&data_dir, http, listeners, node_config.cluster.as_ref())?;
         }
         Ok((server, startup))

@@ -145,7 +145,8 @@ struct Member {
 struct Cluster {
     /// Runs the proxies (and the websocket clients).
     runtime: tokio::runtime::Runtime,
-    _root: tempfile::TempDir,
+    /// The members' directories and logs.
+    root: tempfile::TempDir,
     members: BTreeMap<u64, Member>,
     /// (from, to) → the proxy `from` dials to reach `to`.
     links: BTreeMap<(u64, u64), Proxy>,
@@ -179,7 +180,7 @@ impl Cluster {
                 links.insert((from, to), Proxy::start(&runtime, target));
             }
         }
-        let mut cluster = Cluster { runtime, _root: root, members, links };
+        let mut cluster = Cluster { runtime, root, members, links };
         for id in 1..=3 {
             cluster.start(id);
         }
@@ -335,7 +336,7 @@ impl Drop for Cluster {
                 if let Ok(dir) = std::env::var("CLUSTER_LOG_DIR") {
                     let kept = PathBuf::from(dir).join(format!(
                         "{}-node{}.log",
-                        self._root.path().file_name().unwrap().to_string_lossy(),
+                        self.root.path().file_name().unwrap().to_string_lossy(),
                         member.id
                     ));
                     let _ = std::fs::write(&kept, &log);

@@ -456,6 +456,12 @@ struct Shared<M: StateMachine> {
 }
 
 impl<M: StateMachine> Shared<M> {
+    /// Ends every subscriber's stream, even while handles live on: called once the engine
+    /// thread has ended, so that they have had every event.
+    fn end_subscriptions(&self) {
+        self.subscribers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
     fn count(&self, counter: impl Fn(&Counters) -> &AtomicU64, amount: u64) {
         counter(&self.counters).fetch_add(amount, Ordering::Relaxed);
     }
@@ -653,8 +659,7 @@ impl<M: StateMachine> Pipeline<M> {
         let journal = threads.journal.join().unwrap_or(Err(PipelineError::EngineStopped));
         let engine = threads.engine.join().map_err(|_| PipelineError::EngineStopped);
         let _ = threads.snapshotter.join();
-        // Subscribers see the end of the stream even while handles live on.
-        self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.shared.end_subscriptions();
         journal.and(engine)
     }
 

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use benches::durable::{
     bench_dir, config, dir_size, fsync_appends, fsync_overwrites, fsync_throughput,
     latency_histogram, mix_commands, ms, produce, seed_snapshot, start, LocalCluster, Produced,
-    WaitPolicy,
+    SmallSyncs, WaitPolicy,
 };
 use benches::{apply_all, mix, symbol, World, PRODUCTS};
 use engine::command::Command;
@@ -147,6 +147,28 @@ fn settle_burst(args: &[String]) {
 fn fsync_busy(args: &[String]) {
     let (appends, runs, spinners) = (arg(args, 0, 20_000), arg(args, 1, 3), arg(args, 2, 2));
     let dir = bench_dir("fsync-busy").expect("bench dir");
+    // A command that arrives during a long sync waits for it: the share of the run spent
+    // in syncs over 5 ms is the share of commands that wait 5 ms or more.
+    let stalled = |syncs: &SmallSyncs| {
+        let long: u64 = syncs
+            .latency
+            .iter_recorded()
+            .filter(|v| v.value_iterated_to() >= 5_000_000)
+            .map(|v| v.value_iterated_to() * v.count_at_value())
+            .sum();
+        long as f64 / syncs.elapsed.as_nanos() as f64 * 100.0
+    };
+    let line = |syncs: &SmallSyncs| {
+        let h = &syncs.latency;
+        format!(
+            "p50 {:.3} ms p99 {:.3} ms p99.9 {:.3} ms max {:.3} ms, {:.1} % of the time in syncs over 5 ms",
+            ms(h.value_at_quantile(0.5)),
+            ms(h.value_at_quantile(0.99)),
+            ms(h.value_at_quantile(0.999)),
+            ms(h.max()),
+            stalled(syncs)
+        )
+    };
     let (mut idle, mut busy) = (vec![], vec![]);
     for run in 0..runs {
         let alone = fsync_overwrites(dir.path(), appends, 64).expect("fsync overwrites");
@@ -163,28 +185,6 @@ fn fsync_busy(args: &[String]) {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             loaded.expect("fsync overwrites")
         });
-        // A command that arrives during a long sync waits for it: the share of the run spent
-        // in syncs over 5 ms is the share of commands that wait 5 ms or more.
-        let stalled = |syncs: &benches::durable::SmallSyncs| {
-            let long: u64 = syncs
-                .latency
-                .iter_recorded()
-                .filter(|v| v.value_iterated_to() >= 5_000_000)
-                .map(|v| v.value_iterated_to() * v.count_at_value())
-                .sum();
-            long as f64 / syncs.elapsed.as_nanos() as f64 * 100.0
-        };
-        let line = |syncs: &benches::durable::SmallSyncs| {
-            let h = &syncs.latency;
-            format!(
-                "p50 {:.3} ms p99 {:.3} ms p99.9 {:.3} ms max {:.3} ms, {:.1} % of the time in syncs over 5 ms",
-                ms(h.value_at_quantile(0.5)),
-                ms(h.value_at_quantile(0.99)),
-                ms(h.value_at_quantile(0.999)),
-                ms(h.max()),
-                stalled(syncs)
-            )
-        };
         println!(
             "run {run}: {appends} syncs idle: {} ({:.0}/s); with {spinners} spinning threads: {} ({:.0}/s)",
             line(&alone),

@@ -454,9 +454,8 @@ impl<M: StateMachine> ClusterNode<M> {
             // The engine thread ends once Raft (which holds its input) is gone.
             let _ = engine.join();
         }
-        // Subscribers see the end of the stream even while handles live on (the gateway's
-        // projector waits for it before the node is dropped).
-        self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        // The gateway's projector waits for the end of its stream before the node is dropped.
+        self.shared.end_subscriptions();
         Ok(())
     }
 }
