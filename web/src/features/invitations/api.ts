@@ -3,8 +3,11 @@ import { api } from '@/lib/api';
 
 export interface Invite {
   code: string;
-  /** The server's link, under its configured public origin. */
-  link: string;
+  /**
+   * The server's link under the public origin the operator set (`--public-origin`), or null
+   * when none was set: then the page builds it on its own origin (`inviteLink`).
+   */
+  link: string | null;
   /** Reward rate per generation (1, 2, 3) on invitees' settled real stakes. */
   rewardRates: string[];
 }
@@ -23,7 +26,12 @@ export const invitationsApi = {
   rewards: () => api.get<{ total: number; totalIn: string }>('/wallet/bills', { query: { account: 'real', type: 'reward', page: 1, pageSize: 1 } }),
 };
 
-/** `{origin}/login/register?code=CODE` (decisions §5) on the origin this page came from. */
-export function inviteLink(origin: string, code: string): string {
-  return `${origin}/login/register?code=${encodeURIComponent(code)}`;
+/**
+ * The invitation link to show: the server's when the operator set a public origin (an origin
+ * set on purpose wins), else `{origin}/login/register?code=CODE` (decisions §5) on the origin
+ * this page came from.
+ */
+export function inviteLink(invite: Pick<Invite, 'code' | 'link'>, origin: string): string {
+  if (typeof invite.link === 'string' && invite.link !== '') return invite.link;
+  return `${origin}/login/register?code=${encodeURIComponent(invite.code)}`;
 }

@@ -12,8 +12,10 @@ beforeEach(() => {
   useToasts.setState({ toasts: [] });
 });
 
+const rewardRates = ['0.005', '0.003', '0.002'];
+// No public origin set by the operator: the server answers `link: null`.
 const answers = {
-  'GET /api/invite': () => ({ data: { code: 'ABCD2345', link: 'https://trade.example/login/register?code=ABCD2345', rewardRates: ['0.005', '0.003', '0.002'] } }),
+  'GET /api/invite': () => ({ data: { code: 'ABCD2345', link: null, rewardRates } }),
   'GET /api/invite/team': () => ({
     data: [
       { generation: 1, count: 3, certified: 2, notCertified: 1, members: [] },
@@ -24,7 +26,7 @@ const answers = {
   'GET /api/wallet/bills': () => ({ data: { items: [], total: 4, totalIn: '12.5', totalOut: '0', byType: [] } }),
 };
 
-test('the link on this origin, the code, a QR of the link, the team by generation, the rules and the rewards', async () => {
+test('without a public origin set on the server, the link on this origin, the code, a QR of the link, the team by generation, the rules and the rewards', async () => {
   mockApi(answers);
   renderAt(<Invitations />);
   expect(await screen.findByTestId('invite-code')).toHaveTextContent('ABCD2345');
@@ -38,6 +40,18 @@ test('the link on this origin, the code, a QR of the link, the team by generatio
   expect(screen.getByText('Generation 1: 0.5% of each settled real stake')).toBeInTheDocument();
   expect(screen.getByText('Generation 3: 0.2% of each settled real stake')).toBeInTheDocument();
   expect(screen.getByTestId('invite-earned')).toHaveTextContent('12.50 USDT');
+});
+
+test('a public origin the operator set wins: the link, its QR code and its copy are the server\'s', async () => {
+  const serverLink = 'https://trade.example/login/register?code=ABCD2345';
+  mockApi({ ...answers, 'GET /api/invite': () => ({ data: { code: 'ABCD2345', link: serverLink, rewardRates } }) });
+  const { user } = renderAt(<Invitations />);
+  expect(await screen.findByTestId('invite-link')).toHaveTextContent(serverLink);
+  expect(screen.queryByText(`${window.location.origin}/login/register?code=ABCD2345`)).not.toBeInTheDocument();
+  expect(screen.getByRole('img', { name: 'QR code of your invitation link' }).querySelector('path')).not.toBeNull();
+  const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue(undefined);
+  await user.click(screen.getByRole('button', { name: 'Copy Invitation link' }));
+  expect(writeText.mock.calls).toEqual([[serverLink]]);
 });
 
 test('copy buttons copy the code and the link, and say when the browser refuses', async () => {

@@ -38,7 +38,7 @@ export function Invitations() {
 
   if (error) return <ErrorState text={error} onRetry={() => void load()} />;
   if (!data) return <SkeletonRows rows={5} columns={2} />;
-  const link = inviteLink(window.location.origin, data.invite.code);
+  const link = inviteLink(data.invite, window.location.origin);
   const lang = i18n.language;
   return (
     <section className="invitations" aria-labelledby="invite-title">
