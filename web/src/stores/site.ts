@@ -1,4 +1,7 @@
-/** The site's public settings (`GET /api/admin/system/basic-info`), loaded once at start. */
+/**
+ * The site's public settings (`GET /api/admin/system/basic-info`), loaded once at start and
+ * replaced by the back-office when it saves the system config.
+ */
 import { create } from 'zustand';
 
 import { api } from '@/lib/api';
@@ -38,13 +41,24 @@ export const DEFAULT_SITE_NAME = 'Trading Pro';
 interface SiteState {
   info: SiteInfo | null;
   load(): Promise<void>;
+  /** The settings as just saved (the back-office's system config): every screen shows them at once. */
+  show(info: SiteInfo): void;
 }
+
+/** Counts `show` calls, so that a load answered before a save cannot undo what the save showed. */
+let shown = 0;
 
 export const useSite = create<SiteState>()((set) => ({
   info: null,
+  show(info) {
+    shown += 1;
+    set({ info });
+  },
   async load() {
+    const before = shown;
     try {
-      set({ info: await api.get<SiteInfo>('/admin/system/basic-info') });
+      const info = await api.get<SiteInfo>('/admin/system/basic-info');
+      if (shown === before) set({ info });
     } catch {
       // The shell works with defaults; sign-in modes stay hidden until the server answers.
     }

@@ -1,10 +1,12 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
+import { useSite } from '@/stores/site';
 import { useToasts } from '@/stores/toast';
 import { adminOf } from '@/testing/admins';
 import { mockApi } from '@/testing/api';
+import { siteInfo } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
 // The chart library needs a real browser's canvas; here the chart records what it was given.
@@ -182,6 +184,62 @@ describe('the back-office', () => {
     expect(screen.queryByRole('button', { name: 'Add an admin' })).toBeNull();
     await router.navigate('/admin/notices');
     expect(await screen.findByRole('heading', { name: 'Notices' })).toBeInTheDocument();
+  });
+
+  it('after "Config saved" the header and the sidebar show the new site name and provider link, without a reload', async () => {
+    const admin = adminOf('super', { username: 'root', providerLink: 'https://old-provider.example/chat' });
+    const basic = {
+      siteName: 'Trading Pro',
+      logo: '',
+      siteDescription: '',
+      emailLogin: true,
+      walletLogin: true,
+      customerServiceEnabled: false,
+      customerServiceLink: '',
+      customerServiceHours: '09:00-21:00',
+      inviteCodeRequired: false,
+      providerLink: 'https://old-provider.example/chat',
+    };
+    const finance = { withdrawFeeRate: '0.01', withdrawFeeFixed: '1', withdrawMin: '10', withdrawMax: '50000', depositMin: '10', depositMax: '100000', openContractsPerUserMax: 200, rewardRates: ['0.005', '0.003', '0.002'], demoBalance: '10000' };
+    const api = mockApi({
+      'GET /api/admin/me': () => ({ data: admin }),
+      'GET /api/admin/recharge-orders/pending-count': () => ({ data: { count: 0 } }),
+      'GET /api/admin/withdraw-orders/pending-count': () => ({ data: { count: 0 } }),
+      'GET /api/admin/system/config': () => ({ data: { basic, finance } }),
+      'GET /api/admin/system/deposit-accounts': () => ({ data: [] }),
+      // The server answers the config as it saved it (trimmed).
+      'PUT /api/admin/system/config': (body) => {
+        const sent = body as { basic: typeof basic; finance: typeof finance };
+        return { data: { ...sent, basic: { ...sent.basic, siteName: sent.basic.siteName.trim(), providerLink: sent.basic.providerLink.trim() } } };
+      },
+    });
+    useSite.setState({ info: siteInfo({ siteName: 'Trading Pro' }) });
+    useAdminSession.getState().signIn('admin-token', admin);
+    const { user } = renderAdmin('/admin/config');
+    const header = screen.getByRole('banner');
+    expect(header).toHaveTextContent('Trading Pro');
+    const provider = () => within(screen.getByRole('navigation', { name: 'Back-office menu' })).getByRole('link', { name: 'Contact the provider (opens in a new tab)' });
+    expect(provider()).toHaveAttribute('href', 'https://old-provider.example/chat');
+    await waitFor(() => expect(api.count('GET /api/admin/me')).toBe(1));
+
+    const form = await screen.findByRole('form', { name: 'System config' });
+    const name = within(form).getByLabelText('Site name');
+    await user.clear(name);
+    await user.type(name, 'Rise Fall Pro ');
+    const link = within(form).getByLabelText('Provider chat link');
+    await user.clear(link);
+    await user.type(link, 'https://new-provider.example/help');
+    await user.click(within(form).getByRole('button', { name: 'Save config' }));
+    await waitFor(() => expect(useToasts.getState().toasts.map((t) => t.text)).toContain('Config saved'));
+    expect(api.count('PUT /api/admin/system/config')).toBe(1);
+
+    expect(header).toHaveTextContent('Rise Fall Pro');
+    expect(header).not.toHaveTextContent('Trading Pro');
+    expect(provider()).toHaveAttribute('href', 'https://new-provider.example/help');
+    // Every other screen of this tab that reads the site's settings has them too.
+    expect(useSite.getState().info).toMatchObject({ siteName: 'Rise Fall Pro', customerService: { enabled: false, hours: '09:00-21:00' } });
+    expect(JSON.parse(window.localStorage.getItem('admin_info') ?? '{}')).toMatchObject({ providerLink: 'https://new-provider.example/help' });
+    useSite.setState({ info: null });
   });
 
   it('logs out from the sidebar', async () => {

@@ -2,6 +2,7 @@
 import { adminApi } from '@/lib/admin-api';
 import { decimal } from '@/lib/decimal';
 import { type UploadOptions, upload } from '@/lib/upload';
+import type { SiteInfo } from '@/stores/site';
 
 export interface SystemConfig {
   basic: {
@@ -39,6 +40,19 @@ export interface DepositAccount {
 }
 
 export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const;
+
+/** The public settings (`GET /api/admin/system/basic-info`) a saved config makes. */
+export function siteInfoOf(basic: SystemConfig['basic']): SiteInfo {
+  return {
+    logo: basic.logo,
+    siteName: basic.siteName,
+    siteDescription: basic.siteDescription,
+    emailLogin: basic.emailLogin,
+    walletLogin: basic.walletLogin,
+    customerService: { enabled: basic.customerServiceEnabled, serviceLink: basic.customerServiceLink, hours: basic.customerServiceHours },
+    inviteCodeRequired: basic.inviteCodeRequired,
+  };
+}
 
 export const fetchConfig = (signal?: AbortSignal) => adminApi.get<SystemConfig>('/admin/system/config', { signal });
 export const saveConfig = (config: SystemConfig) => adminApi.put<SystemConfig>('/admin/system/config', config);
