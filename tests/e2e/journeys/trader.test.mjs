@@ -176,7 +176,8 @@ for (const [language, viewport] of [
     test('the contract is in the records with its entry and exit ticks', async () => {
       await page.getByRole('link', { name: t.navContract }).first().click();
       await page.waitForURL(/\/contract-record$/);
-      await page.getByRole('tab', { name: t.settledTab }).click();
+      // Nothing is open any more, so the records open on the settled list by themselves.
+      await page.getByRole('tab', { name: t.settledTab, selected: true }).waitFor();
       await page.locator('.record-row').first().click();
       const details = page.getByTestId('contract-details');
       await details.waitFor();

@@ -10,7 +10,8 @@ export interface TabItem<K extends string> {
 
 interface TabsProps<K extends string> {
   items: ReadonlyArray<TabItem<K>>;
-  value: K;
+  /** The selected tab; null while none is yet (the first tab is then the one Tab reaches). */
+  value: K | null;
   onChange(key: K): void;
   label: string;
   className?: string;
@@ -35,14 +36,14 @@ export function Tabs<K extends string>({ items, value, onChange, label, classNam
   };
   return (
     <div role="tablist" aria-label={label} className={['tabs', className ?? ''].join(' ')} onKeyDown={onKeyDown}>
-      {items.map((item) => (
+      {items.map((item, i) => (
         <button
           key={item.key}
           type="button"
           role="tab"
           aria-selected={item.key === value}
           aria-label={item.ariaLabel}
-          tabIndex={item.key === value ? 0 : -1}
+          tabIndex={item.key === value || (value === null && i === 0) ? 0 : -1}
           className={item.key === value ? 'tab tab-active' : 'tab'}
           onClick={() => onChange(item.key)}
         >

@@ -1,10 +1,14 @@
 /**
  * Contract records (spec §2): open and settled contracts with paging, kept current by the
  * private stream, and a details view with both ticks that decided the result.
+ *
+ * The page opens on the list that has something to show: the open contracts, or the settled
+ * ones when nothing is open but something has settled (a contract that just ended). A tab in
+ * the URL (`?tab=open|settled`, which a click on a tab writes) is always respected.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 
 import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
@@ -18,6 +22,21 @@ import { type ContractRecord, RECORDS_PAGE_SIZE, recordsApi } from '../api';
 import { ContractDetails } from './contract-details';
 
 type Tab = 'open' | 'settled';
+
+function tabOf(value: string | null): Tab | null {
+  return value === 'open' || value === 'settled' ? value : null;
+}
+
+/**
+ * The first page of the list to open on when no tab was asked for: the open contracts,
+ * unless none is open and some have settled.
+ */
+async function firstList(): Promise<{ tab: Tab; answer: Page<ContractRecord> }> {
+  const open = await recordsApi.list('open', 1);
+  if (open.items.length > 0) return { tab: 'open', answer: open };
+  const settled = await recordsApi.list('settled', 1);
+  return settled.items.length > 0 ? { tab: 'settled', answer: settled } : { tab: 'open', answer: open };
+}
 
 /** Private-stream events are gathered for this long before the list is read again. */
 export const REFRESH_DEBOUNCE_MS = 300;
@@ -50,7 +69,11 @@ export function LoginRequired() {
 export function ContractRecords() {
   const { t, i18n } = useTranslation();
   const signedIn = useSession((s) => s.token !== null);
-  const [tab, setTab] = useState<Tab>('open');
+  const [params, setParams] = useSearchParams();
+  // The tab asked for in the URL wins; else the one chosen by what there is to show (null
+  // until the first answers came).
+  const [chosen, setChosen] = useState<Tab | null>(null);
+  const tab = tabOf(params.get('tab')) ?? chosen;
   const [page, setPage] = useState(1);
   const [data, setData] = useState<Page<ContractRecord> | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -58,10 +81,21 @@ export function ContractRecords() {
   const request = useRef(0);
   const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
 
+  // The list the chooser has just read, so that showing its tab does not read it again.
+  const chosenAnswer = useRef<Page<ContractRecord> | null>(null);
+
   const load = useCallback(async () => {
     const id = ++request.current;
     setError(null);
     try {
+      if (tab === null) {
+        const first = await firstList();
+        if (id !== request.current) return;
+        chosenAnswer.current = first.answer;
+        setData(first.answer);
+        setChosen(first.tab);
+        return;
+      }
       const answer = await recordsApi.list(tab, page);
       if (id === request.current) setData(answer);
     } catch (e) {
@@ -71,6 +105,11 @@ export function ContractRecords() {
 
   useEffect(() => {
     if (!signedIn) return;
+    if (chosenAnswer.current) {
+      // The chooser's answer is this tab's first page.
+      chosenAnswer.current = null;
+      return;
+    }
     setData(null);
     void load();
   }, [load, signedIn]);
@@ -95,7 +134,14 @@ export function ContractRecords() {
         label={t('records.title')}
         value={tab}
         onChange={(next) => {
-          setTab(next);
+          setParams(
+            (current) => {
+              const nextParams = new URLSearchParams(current);
+              nextParams.set('tab', next);
+              return nextParams;
+            },
+            { replace: true },
+          );
           setPage(1);
         }}
         items={[
