@@ -56,5 +56,6 @@ export const ownTwoFactor = {
   state: (signal?: AbortSignal) => adminApi.get<{ enabled: boolean }>('/admin/2fa', { signal }),
   setup: () => adminApi.post<{ secret: string; otpauthUrl: string }>('/admin/2fa/setup'),
   enable: (secret: string, code: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/enable', { secret, code }),
-  disable: (code: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/disable', { code }),
+  /** Turning it off needs the admin's password as well as a current code. */
+  disable: (code: string, password: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/disable', { code, password }),
 };

@@ -25,7 +25,8 @@ export const securityApi = {
   twoFactor: () => api.get<{ enabled: boolean }>('/user/2fa'),
   setup: () => api.post<{ secret: string; otpauthUrl: string }>('/user/2fa/setup', {}),
   enable: (secret: string, code: string) => api.post<{ enabled: boolean }>('/user/2fa/enable', { secret, code }),
-  disable: (code: string) => api.post<{ enabled: boolean }>('/user/2fa/disable', { secret: '', code }),
+  /** Turning it off needs the login password as well as a current code. */
+  disable: (code: string, password: string) => api.post<{ enabled: boolean }>('/user/2fa/disable', { code, password }),
   sessions: () => api.get<SessionView[]>('/user/sessions'),
   endSession: (id: number) => api.delete<unknown>(`/user/sessions/${id}`),
   loginHistory: (page: number, pageSize: number) => api.get<Page<LoginRow>>('/user/login-history', { query: { page, pageSize } }),

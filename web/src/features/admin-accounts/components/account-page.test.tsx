@@ -21,7 +21,14 @@ function server(state = { twoFactor: false }) {
       state.twoFactor = true;
       return { data: { enabled: true } };
     },
-    'POST /api/admin/2fa/disable': () => ((state.twoFactor = false), { data: { enabled: false } }),
+    'POST /api/admin/2fa/disable': (body) => {
+      const { code, password } = body as { code: string; password: string };
+      if (password !== 'old-secret') return { status: 400, code: 'WRONG_PASSWORD', message: 'The current password is wrong' };
+      if (code === '000000') return { status: 400, code: 'INVALID_TOTP', message: 'The authenticator code is wrong' };
+      if (code === '999999') return { status: 429, code: 'TWO_FACTOR_LOCKED', message: 'Too many wrong codes: try again in 15 minutes' };
+      state.twoFactor = false;
+      return { data: { enabled: false } };
+    },
     'POST /api/admin/password': (body) => {
       const { oldPassword } = body as { oldPassword: string };
       if (oldPassword !== 'old-secret') return { status: 400, code: 'WRONG_PASSWORD', message: 'The current password is wrong' };
@@ -101,7 +108,7 @@ describe('my account', () => {
     expect(useAdminSession.getState().token).toBe('t');
   });
 
-  it('turns two-factor sign-in on with the QR code and a confirmed 6-digit code, and off with a code', async () => {
+  it('turns two-factor sign-in on with the QR code and a confirmed 6-digit code, and off with the password and a code', async () => {
     const api = server();
     const { user } = renderAt(<AccountPage />, { path: '/admin/account', route: '/admin/account' });
     const card = screen.getByRole('region', { name: 'Two-factor sign-in' });
@@ -132,10 +139,56 @@ describe('my account', () => {
     expect(toasts()).toContain('Two-factor sign-in is on: your next sign-in will ask for a code');
 
     await user.click(within(card).getByRole('button', { name: 'Turn off' }));
+    await user.type(within(card).getByLabelText('Your password'), 'old-secret');
     await user.type(within(card).getByLabelText('Authenticator code'), '024680');
     await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
     await waitFor(() => expect(within(card).getByTestId('admin-twofa-state')).toHaveTextContent('Off'));
-    expect(api.calls.at(-1)).toMatchObject({ key: 'POST /api/admin/2fa/disable', body: { code: '024680' } });
+    expect(api.calls.at(-1)).toEqual(expect.objectContaining({ key: 'POST /api/admin/2fa/disable', body: { code: '024680', password: 'old-secret' } }));
+  });
+
+  it('turning two-factor sign-in off needs the password and a code; each refusal shows where it belongs', async () => {
+    const api = server({ twoFactor: true });
+    const { user } = renderAt(<AccountPage />, { path: '/admin/account', route: '/admin/account' });
+    const card = screen.getByRole('region', { name: 'Two-factor sign-in' });
+    await user.click(await within(card).findByRole('button', { name: 'Turn off' }));
+    expect(within(card).getByText('Enter your password and a current code from your authenticator app to turn two-factor sign-in off.')).toBeInTheDocument();
+    const password = within(card).getByLabelText('Your password');
+    const code = within(card).getByLabelText('Authenticator code');
+    expect(password).toHaveAttribute('type', 'password');
+    expect(password).toHaveAttribute('autocomplete', 'current-password');
+
+    // Both checked before anything is sent.
+    await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
+    expect(password).toHaveAccessibleDescription('Please enter your password');
+    expect(code).toHaveAccessibleDescription('Enter the 6-digit code from your authenticator app');
+    await user.type(code, '024680');
+    await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
+    expect(password).toHaveAccessibleDescription('Please enter your password');
+    expect(code).not.toHaveAccessibleDescription();
+    expect(api.count('POST /api/admin/2fa/disable')).toBe(0);
+
+    // A wrong password: the server's message on the password.
+    await user.type(password, 'not-mine');
+    await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
+    await waitFor(() => expect(password).toHaveAccessibleDescription('The current password is wrong'));
+    expect(api.calls.at(-1)?.body).toEqual({ code: '024680', password: 'not-mine' });
+
+    // A wrong code: on the code.
+    await user.clear(password);
+    await user.type(password, 'old-secret');
+    await user.clear(code);
+    await user.type(code, '000000');
+    await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
+    await waitFor(() => expect(code).toHaveAccessibleDescription('The authenticator code is wrong'));
+    expect(password).not.toHaveAccessibleDescription();
+
+    // Too many wrong codes: the server's message, which says how long to wait, for the form.
+    await user.clear(code);
+    await user.type(code, '999999');
+    await user.click(within(card).getByRole('button', { name: 'Confirm and turn off' }));
+    expect(await within(card).findByRole('alert')).toHaveTextContent('Too many wrong codes: try again in 15 minutes');
+    expect(within(card).getByTestId('admin-twofa-state')).toHaveTextContent('On');
+    expect(api.count('POST /api/admin/2fa/disable')).toBe(3);
   });
 
   it('says when the two-factor state cannot be read, and tries again', async () => {

@@ -1,14 +1,16 @@
 /**
  * The signed-in admin's two-factor sign-in (RFC 6238): turning it on shows a fresh secret as a
  * QR code and as text, and takes effect only once a code made with it is confirmed; turning it
- * off needs a current code. From then on the back-office's sign-in asks for the code.
+ * off needs the admin's password and a current code. From then on the back-office's sign-in
+ * asks for the code. A refusal shows by the field it is about (a wrong password, a wrong code),
+ * else for the whole form (too many wrong codes: the server's message says how long to wait).
  */
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
-import { TotpCodeField } from '@/components/field';
+import { Field, TotpCodeField } from '@/components/field';
 import { TotpSecret } from '@/components/totp-secret';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { isTotpCode } from '@/lib/validation';
@@ -24,11 +26,23 @@ type Step =
   | { kind: 'on' }
   | { kind: 'disabling' };
 
+/** A message per field of the code form. */
+type FieldErrors = Partial<Record<'code' | 'password', string>>;
+
+/** The field a refusal is about, if it is about one. */
+function fieldOf(error: unknown): keyof FieldErrors | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === 'WRONG_PASSWORD' || error.field === 'password') return 'password';
+  if (error.code === 'INVALID_TOTP' || error.field === 'code') return 'code';
+  return null;
+}
+
 export function OwnTwoFactor() {
   const { t } = useTranslation();
   const [step, setStep] = useState<Step>({ kind: 'loading' });
   const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string | null>(null);
+  const [password, setPassword] = useState('');
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [reload, setReload] = useState(0);
@@ -50,7 +64,8 @@ export function OwnTwoFactor() {
   const go = (next: Step) => {
     setStep(next);
     setCode('');
-    setCodeError(null);
+    setPassword('');
+    setFieldErrors({});
     setFailure(null);
   };
 
@@ -63,7 +78,9 @@ export function OwnTwoFactor() {
       // Changed meanwhile (another tab, another device): show where it stands now.
       if (e instanceof ApiError && e.code === 'TOTP_ALREADY_ENABLED') setStep({ kind: 'on' });
       if (e instanceof ApiError && e.code === 'TOTP_NOT_ENABLED') setStep({ kind: 'off' });
-      setFailure(errorMessage(e));
+      const field = fieldOf(e);
+      if (field) setFieldErrors({ [field]: errorMessage(e) });
+      else setFailure(errorMessage(e));
     } finally {
       setBusy(false);
     }
@@ -78,18 +95,18 @@ export function OwnTwoFactor() {
   const confirm = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
-    if (!isTotpCode(code)) {
-      setCodeError(t('admin.account.twoFactor.codeInvalid'));
-      return;
-    }
-    setCodeError(null);
+    const found: FieldErrors = {};
+    if (step.kind === 'disabling' && !password) found.password = t('admin.account.twoFactor.passwordRequired');
+    if (!isTotpCode(code)) found.code = t('admin.account.twoFactor.codeInvalid');
+    setFieldErrors(found);
+    if (found.code || found.password) return;
     void run(async () => {
       if (step.kind === 'setup') {
         await ownTwoFactor.enable(step.secret, code.trim());
         go({ kind: 'on' });
         toast.success(t('admin.account.twoFactor.enabled'));
       } else {
-        await ownTwoFactor.disable(code.trim());
+        await ownTwoFactor.disable(code.trim(), password);
         go({ kind: 'off' });
         toast.success(t('admin.account.twoFactor.disabled'));
       }
@@ -97,9 +114,32 @@ export function OwnTwoFactor() {
   };
 
   const on = step.kind === 'on' || step.kind === 'disabling';
-  const codeForm = (submit: string, cancelTo: Step) => (
+  const codeForm = (submit: string, cancelTo: Step, withPassword: boolean) => (
     <form className="admin-account-form" noValidate onSubmit={confirm}>
-      <TotpCodeField label={t('admin.account.twoFactor.code')} name="code" value={code} onChange={(e) => setCode(e.target.value)} error={codeError} />
+      {withPassword && (
+        <Field
+          label={t('admin.account.twoFactor.password')}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          error={fieldErrors.password}
+          onChange={(e) => {
+            setPassword(e.target.value);
+            setFieldErrors({ ...fieldErrors, password: undefined });
+          }}
+        />
+      )}
+      <TotpCodeField
+        label={t('admin.account.twoFactor.code')}
+        name="code"
+        value={code}
+        error={fieldErrors.code}
+        onChange={(e) => {
+          setCode(e.target.value);
+          setFieldErrors({ ...fieldErrors, code: undefined });
+        }}
+      />
       <FormError text={failure} />
       <div className="admin-action-buttons">
         <button type="button" className="btn btn-secondary" onClick={() => go(cancelTo)}>
@@ -139,7 +179,7 @@ export function OwnTwoFactor() {
         <div className="twofa-setup">
           <p>{t('admin.account.twoFactor.scan')}</p>
           <TotpSecret url={step.url} secret={step.secret} qrLabel={t('admin.account.twoFactor.qr')} secretLabel={t('admin.account.twoFactor.secret')} />
-          {codeForm(t('admin.account.twoFactor.confirmEnable'), { kind: 'off' })}
+          {codeForm(t('admin.account.twoFactor.confirmEnable'), { kind: 'off' }, false)}
         </div>
       )}
       {step.kind === 'on' && (
@@ -153,7 +193,7 @@ export function OwnTwoFactor() {
       {step.kind === 'disabling' && (
         <>
           <p>{t('admin.account.twoFactor.disableExplain')}</p>
-          {codeForm(t('admin.account.twoFactor.confirmDisable'), { kind: 'on' })}
+          {codeForm(t('admin.account.twoFactor.confirmDisable'), { kind: 'on' }, true)}
         </>
       )}
     </section>

@@ -1,5 +1,5 @@
 import { screen, within } from '@testing-library/react';
-import { beforeEach, vi } from 'vitest';
+import { beforeEach, describe, vi } from 'vitest';
 
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
@@ -50,7 +50,7 @@ test('a wallet user without a password sets one without a current password', asy
   await vi.waitFor(() => expect(useSession.getState().user?.hasPassword).toBe(true));
 });
 
-test('2FA: a fresh secret as a QR code and text; on only after a confirmed code; off with a code', async () => {
+test('2FA: a fresh secret as a QR code and text; on only after a confirmed code; off with the password and a code', async () => {
   let enabled = false;
   const api = mockApi({
     'GET /api/user/2fa': () => ({ data: { enabled } }),
@@ -81,9 +81,80 @@ test('2FA: a fresh secret as a QR code and text; on only after a confirmed code;
   expect(api.calls.filter((c) => c.key === 'POST /api/user/2fa/enable').at(-1)?.body).toEqual({ secret: 'JBSWY3DPEHPK3PXP', code: '123456' });
 
   await u.click(screen.getByRole('button', { name: 'Disable' }));
+  await u.type(screen.getByLabelText('Login password'), 'secret1');
   await u.type(screen.getByLabelText('Authenticator code'), '654321');
   await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
   await vi.waitFor(() => expect(screen.getByTestId('twofa-state')).toHaveTextContent('Off'));
+  expect(api.calls.at(-1)).toEqual(expect.objectContaining({ key: 'POST /api/user/2fa/disable', body: { code: '654321', password: 'secret1' } }));
+});
+
+describe('2FA off needs the login password and a code', () => {
+  /** The server's answers to turning it off, one after another. */
+  function disableServer(answers: Array<{ status?: number; code?: string; message?: string; data?: unknown }>) {
+    return mockApi({
+      'GET /api/user/2fa': () => ({ data: { enabled: true } }),
+      'POST /api/user/2fa/disable': () => answers.shift() ?? { data: { enabled: false } },
+    });
+  }
+
+  test('the password field is a real password field; both fields are checked before sending', async () => {
+    const api = disableServer([]);
+    const { user: u } = renderAt(<TwoFactor />);
+    await u.click(await screen.findByRole('button', { name: 'Disable' }));
+    expect(screen.getByText('Enter your login password and a current code from your authenticator app to turn two-factor authentication off.')).toBeInTheDocument();
+    const password = screen.getByLabelText('Login password');
+    expect(password).toHaveAttribute('type', 'password');
+    expect(password).toHaveAttribute('autocomplete', 'current-password');
+    await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
+    expect(password).toHaveAccessibleDescription('Please enter your login password');
+    expect(screen.getByLabelText('Authenticator code')).toHaveAccessibleDescription('Enter the 6-digit code from your authenticator app');
+    await u.type(screen.getByLabelText('Authenticator code'), '123456');
+    await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
+    expect(password).toHaveAccessibleDescription('Please enter your login password');
+    expect(api.count('POST /api/user/2fa/disable')).toBe(0);
+  });
+
+  test('a wrong password, a wrong code and too many wrong codes each show the server\'s message where it belongs', async () => {
+    // The server's messages come in the user's language (German here): the form shows them as sent.
+    const api = disableServer([
+      { status: 400, code: 'WRONG_PASSWORD', message: 'Das aktuelle Passwort ist falsch' },
+      { status: 400, code: 'INVALID_TOTP', message: 'Der Code ist falsch' },
+      { status: 429, code: 'TWO_FACTOR_LOCKED', message: 'Zu viele falsche Codes: bitte in 15 Minuten erneut versuchen' },
+    ]);
+    const { user: u } = renderAt(<TwoFactor />);
+    await u.click(await screen.findByRole('button', { name: 'Disable' }));
+    const password = screen.getByLabelText('Login password');
+    const code = screen.getByLabelText('Authenticator code');
+    await u.type(password, 'wrong-one');
+    await u.type(code, '111111');
+    await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
+    await vi.waitFor(() => expect(password).toHaveAccessibleDescription('Das aktuelle Passwort ist falsch'));
+    expect(api.calls.at(-1)?.body).toEqual({ code: '111111', password: 'wrong-one' });
+
+    await u.clear(password);
+    await u.type(password, 'secret1');
+    expect(password).not.toHaveAccessibleDescription();
+    await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
+    await vi.waitFor(() => expect(code).toHaveAccessibleDescription('Der Code ist falsch'));
+    expect(password).not.toHaveAccessibleDescription();
+
+    await u.click(screen.getByRole('button', { name: 'Confirm and disable' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Zu viele falsche Codes: bitte in 15 Minuten erneut versuchen');
+    expect(screen.getByTestId('twofa-state')).toHaveTextContent('On');
+    expect(api.count('POST /api/user/2fa/disable')).toBe(3);
+  });
+
+  test('a wallet user without a password is told to set one first', async () => {
+    useSession.setState({ token: 't', user: { ...user, loginType: 'wallet', hasPassword: false } });
+    const api = disableServer([]);
+    const { user: u } = renderAt(<TwoFactor />);
+    await u.click(await screen.findByRole('button', { name: 'Disable' }));
+    expect(screen.getByText('Turning two-factor authentication off needs a login password: set one above first.')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Login password')).toBeNull();
+    await u.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.getByRole('button', { name: 'Disable' })).toBeInTheDocument();
+    expect(api.count('POST /api/user/2fa/disable')).toBe(0);
+  });
 });
 
 test('sessions: this device is marked and cannot be ended; another can', async () => {
