@@ -16,7 +16,7 @@ use crate::identity::{
 use crate::money::{is_valid_amount, is_valid_rate};
 use crate::types::{
     Access, AccountKind, Admin, AdminId, BillType, Category, DepositAccount, MarketHours,
-    PayMethod, Product, Role, Rule, SessionId, Settings, Symbol, UserId,
+    PayMethod, Product, Role, Rule, SessionId, Settings, Symbol, TwoFactorGuard, UserId,
 };
 use crate::{Engine, EngineError};
 
@@ -59,6 +59,7 @@ impl Engine {
             disabled: false,
             sessions: Vec::new(),
             totp_secret: None,
+            two_factor: TwoFactorGuard::default(),
             password_changed_ms: 0,
         });
         Ok(Reply::AdminCreated { admin: id })
@@ -213,7 +214,9 @@ impl Engine {
                 if secret.as_ref().is_some_and(|s| !valid_totp_secret(s)) {
                     return Err(EngineError::Invalid("secret"));
                 }
-                self.admins[acting as usize - 1].totp_secret = secret;
+                let a = &mut self.admins[acting as usize - 1];
+                a.two_factor.failures = 0;
+                a.totp_secret = secret;
                 Ok(Reply::Done)
             }
         }
@@ -352,6 +355,7 @@ impl Engine {
         {
             return Err(EngineError::Invalid("stake"));
         }
+        check_pair_loses(&rule, &self.settings.reward_rates)?;
         match self.rules.binary_search_by_key(&rule.duration_secs, |r| r.duration_secs) {
             Ok(at) => self.rules[at] = rule,
             Err(_) if self.rules.len() >= RULES_MAX => return Err(EngineError::LimitReached),
@@ -398,10 +402,41 @@ impl Engine {
 
     fn update_settings(&mut self, s: Settings, events: &mut Vec<Event>) -> CommandResult {
         validate_settings(&s)?;
+        for rule in &self.rules {
+            check_pair_loses(rule, &s.reward_rates)?;
+        }
         self.settings = s;
         events.push(Event::CatalogueChanged);
         Ok(Reply::Done)
     }
+}
+
+/// Rounding can move a matched pair's result by at most this: the winner's payout, two fees
+/// and six rewards, each rounded to the cent (9 × 0.005 USDT).
+const PAIR_ROUNDING_SLACK: Decimal = Decimal::from_parts(45, 0, 0, false, 3);
+
+/// Refuses a rule that, with these reward rates, would let a matched pair gain (decisions §5).
+/// One user buys Up and another (or the same) Down with stake `s` on the same product and
+/// duration, both invited by one chain: one wins `s × payout`, the other loses `s`, both pay
+/// `s × fee`, and each stake earns the chain `s × Σ rates` (rewards are paid on wins and on
+/// losses). The group's result, `s × (payout + 2 Σ rates − 1 − 2 fee)`, must stay below zero
+/// by more than rounding can add, at the rule's smallest stake and so at every larger one.
+fn check_pair_loses(rule: &Rule, reward_rates: &[Decimal]) -> Result<(), EngineError> {
+    if !rule.enabled {
+        return Ok(());
+    }
+    let rewards: Decimal = reward_rates.iter().sum();
+    let two = Decimal::TWO;
+    let margin = Decimal::ONE + two * rule.fee_rate - rule.payout_rate - two * rewards;
+    if margin * rule.stake_min > PAIR_ROUNDING_SLACK {
+        return Ok(());
+    }
+    Err(EngineError::PairCouldGain {
+        duration_secs: rule.duration_secs,
+        payout_rate: rule.payout_rate,
+        reward_rates: rewards,
+        fee_rate: rule.fee_rate,
+    })
 }
 
 fn validate_settings(s: &Settings) -> Result<(), EngineError> {

@@ -6,8 +6,8 @@ use rust_decimal::Decimal;
 use crate::money::RkyvDecimal;
 use crate::types::{
     archived, AccountKind, AdminId, AlertId, Area, Category, Chain, DepositAccount, Destination,
-    Direction, MarketHours, OrderId, PayMethod, Profile, Role, Rule, SessionId, Settings, Symbol,
-    TradingLimits, UserId, WalletBinding,
+    Direction, MarketHours, OrderId, PayMethod, Principal, Profile, Role, Rule, SessionId,
+    Settings, Symbol, TradingLimits, UserId, WalletBinding,
 };
 
 archived! {
@@ -176,6 +176,21 @@ pub enum Command {
         user: UserId,
         /// Which.
         alert: AlertId,
+    },
+    /// The gateway checked an authenticator code: accept its time step once, or count a wrong
+    /// code (which pauses two-factor actions after a few). The action the code was for is a
+    /// command of its own, submitted only after this one is accepted.
+    TwoFactorCode {
+        /// Whose code.
+        who: Principal,
+        /// The 30-second time step the code matched, or none for a wrong code.
+        step: Option<u64>,
+    },
+    /// The install's secret for invite codes, drawn from the OS once, at first start; refused
+    /// once set. Codes of users who signed up before it was set keep their codes.
+    SetInviteKey {
+        /// The key of the invite-code permutation.
+        key: u64,
     },
 }
 }

@@ -67,3 +67,10 @@ pub const PRICE_ALERTS_PER_USER_MAX: usize = 20;
 /// The languages of the product, default first (decisions §10): a notice is written in one.
 pub const LANGUAGES: [&str; 8] =
     ["en-US", "es-ES", "pt-PT", "ar-AR", "de-DE", "ru-RU", "fr-FR", "hi-IN"];
+
+/// Wrong authenticator codes in a row before two-factor actions of the account pause.
+pub const TWO_FACTOR_FAILURES_PER_LOCK: u32 = 5;
+/// The first pause; each further one (5 more wrong codes, no right one between) doubles it.
+pub const TWO_FACTOR_LOCK_FIRST_MS: u64 = 15 * 60 * 1_000;
+/// The longest pause.
+pub const TWO_FACTOR_LOCK_MAX_MS: u64 = 24 * 3_600 * 1_000;

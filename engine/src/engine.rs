@@ -137,6 +137,8 @@ pub struct Engine {
     pub(crate) next_order: OrderId,
     /// Next session id.
     pub(crate) next_session: SessionId,
+    /// The install's secret key of invite codes; 0 until set (codes then follow the id alone).
+    pub(crate) invite_key: u64,
     /// Derived lookups.
     pub(crate) idx: Indexes,
     /// While true, trading builds no events (replay discards them anyway). Not state: never
@@ -174,6 +176,7 @@ impl Engine {
             next_contract: 1,
             next_order: 1,
             next_session: 1,
+            invite_key: 0,
             idx: Indexes::default(),
             quiet: false,
         }
@@ -242,6 +245,8 @@ impl Engine {
             Command::CancelPriceAlert { user, alert } => {
                 self.cancel_price_alert(user, alert, events)
             }
+            Command::TwoFactorCode { who, step } => self.two_factor_code(who, step, events),
+            Command::SetInviteKey { key } => self.set_invite_key(key),
         }
     }
 

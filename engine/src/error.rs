@@ -142,6 +142,31 @@ pub enum EngineError {
     /// No such waiting price alert of this user.
     #[error("price alert not found")]
     PriceAlertNotFound,
+    /// Too many wrong authenticator codes: codes are refused until then.
+    #[error("two-factor actions paused")]
+    TwoFactorLocked {
+        /// When codes are accepted again (ms).
+        until_ms: u64,
+    },
+    /// The account has no two-factor authentication turned on.
+    #[error("two-factor authentication is not on")]
+    TwoFactorNotEnabled,
+    /// The invite key is set once.
+    #[error("invite key already set")]
+    InviteKeySet,
+    /// A rule and the referral reward rates together would let a matched Up and Down pair of
+    /// contracts gain (decisions §5).
+    #[error("a matched up/down pair could gain")]
+    PairCouldGain {
+        /// The rule's duration.
+        duration_secs: u32,
+        /// Its payout rate.
+        payout_rate: Decimal,
+        /// The three generations' reward rates together.
+        reward_rates: Decimal,
+        /// Its fee rate.
+        fee_rate: Decimal,
+    },
     /// A catalogue or table is full.
     #[error("limit reached")]
     LimitReached,
@@ -195,6 +220,10 @@ impl EngineError {
             EngineError::TooManyAddresses => "TOO_MANY_ADDRESSES",
             EngineError::TooManyPriceAlerts => "TOO_MANY_PRICE_ALERTS",
             EngineError::PriceAlertNotFound => "PRICE_ALERT_NOT_FOUND",
+            EngineError::TwoFactorLocked { .. } => "TWO_FACTOR_LOCKED",
+            EngineError::TwoFactorNotEnabled => "TOTP_NOT_ENABLED",
+            EngineError::InviteKeySet => "VALIDATION",
+            EngineError::PairCouldGain { .. } => "PAIR_COULD_GAIN",
             EngineError::LimitReached => "LIMIT_REACHED",
             EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
         }

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 
 use crate::types::{
     AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, OrderStatus,
-    Outcome, PriceAlert, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
+    Outcome, PriceAlert, Principal, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
 };
 
 /// The successful answer to a command.
@@ -50,6 +50,15 @@ pub enum Reply {
     AlertCreated {
         /// The alert as the engine keeps it (number, direction, time).
         alert: Box<PriceAlert>,
+    },
+    /// An authenticator code was accepted (its time step can never be used again).
+    TwoFactorAccepted,
+    /// A wrong or reused authenticator code was counted.
+    TwoFactorRejected {
+        /// The code was right but its time step was used already.
+        reused: bool,
+        /// This failure paused two-factor actions until then (ms); none if it did not.
+        locked_until_ms: Option<u64>,
     },
     /// A tick or timer was applied.
     Clock {
@@ -220,6 +229,15 @@ pub enum Event {
     NoticeWithdrawn {
         /// The notice's id.
         notice: u64,
+    },
+    /// Too many wrong authenticator codes: two-factor actions of this account are paused.
+    TwoFactorLocked {
+        /// Whose account.
+        who: Principal,
+        /// Until when (ms).
+        until_ms: u64,
+        /// Wrong codes since the last right one.
+        failures: u32,
     },
     /// Products, rules or settings changed.
     CatalogueChanged,

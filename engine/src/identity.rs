@@ -8,7 +8,8 @@ use crate::constants::{
 };
 use crate::event::{CommandResult, Event, Reply};
 use crate::types::{
-    Account, AccountKind, Chain, Profile, SavedAddress, Session, SessionId, User, UserId,
+    Account, AccountKind, Chain, Profile, SavedAddress, Session, SessionId, TwoFactorGuard, User,
+    UserId,
 };
 use crate::{Engine, EngineError};
 
@@ -17,14 +18,43 @@ const INVITE_ALPHABET: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 /// Longest a session may last (30 days).
 const SESSION_TTL_MAX_MS: u64 = 30 * 24 * 3_600 * 1_000;
 
-/// The invite code of a user id: a bijection of the id onto 8 base-32 characters, so codes are
-/// unique without a random source and do not reveal sign-up order at a glance.
+/// Bits of an invite code: 8 characters of 5 bits.
+const INVITE_BITS: u32 = 40;
+/// Rounds of the keyed permutation (a balanced Feistel network is a permutation for any
+/// number of rounds; six make every output bit depend on every input and key bit).
+const INVITE_ROUNDS: u64 = 6;
+
+/// The invite code of a user id in an install without an invite key: a fixed bijection of the
+/// id onto 8 base-32 characters. Every such install gives UID 1 the same code, which is why
+/// new installs draw a key ([`invite_code_keyed`]); users who signed up before their install
+/// had one keep the code they were given.
 pub fn invite_code_for(id: UserId) -> String {
-    const MASK: u64 = (1 << 40) - 1;
+    const MASK: u64 = (1 << INVITE_BITS) - 1;
     let mut x = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1)) & MASK;
     x ^= x >> 20;
     x = x.wrapping_mul(0x2545_F491_4F6C_DD1D | 1) & MASK;
     x ^= x >> 17;
+    encode_invite(x)
+}
+
+/// A keyed permutation of the 40-bit code space: a Feistel network over two 20-bit halves
+/// whose round function is xxh3 seeded with the install's key. Distinct inputs give distinct
+/// codes, and without the key the code of a UID cannot be told.
+pub fn invite_permute(key: u64, x: u64) -> u64 {
+    const HALF: u32 = INVITE_BITS / 2;
+    const HALF_MASK: u64 = (1 << HALF) - 1;
+    let (mut left, mut right) = ((x >> HALF) & HALF_MASK, x & HALF_MASK);
+    for round in 0..INVITE_ROUNDS {
+        let mut input = [0u8; 16];
+        input[..8].copy_from_slice(&right.to_le_bytes());
+        input[8..].copy_from_slice(&round.to_le_bytes());
+        let f = xxhash_rust::xxh3::xxh3_64_with_seed(&input, key) & HALF_MASK;
+        (left, right) = (right, left ^ f);
+    }
+    (left << HALF) | right
+}
+
+fn encode_invite(x: u64) -> String {
     (0..INVITE_CODE_LENGTH)
         .map(|i| char::from(INVITE_ALPHABET[((x >> (5 * i)) & 31) as usize]))
         .collect()
@@ -117,7 +147,7 @@ impl Engine {
         }
 
         let id = self.users.len() as UserId + 1;
-        let invite_code = invite_code_for(id);
+        let invite_code = self.new_invite_code(id);
         self.idx.username.insert(username_key, id);
         if let Some(e) = email_key {
             self.idx.email.insert(e, id);
@@ -150,6 +180,7 @@ impl Engine {
             invitees: Vec::new(),
             email_verified: r.email_verified,
             totp_secret: None,
+            two_factor: TwoFactorGuard::default(),
             password_changed_ms: 0,
             created_ms: self.now_ms,
             last_login_ms: 0,
@@ -160,6 +191,38 @@ impl Engine {
         });
         self.wallet_event(id, AccountKind::Demo, None, demo, 0, events);
         Ok(Reply::Registered { user: id, invite_code })
+    }
+
+    /// A code no user has: the keyed permutation of the id, walked on (the permutation applied
+    /// again) past codes given before the key was set. Without a key, the fixed bijection.
+    fn new_invite_code(&self, id: UserId) -> String {
+        if self.invite_key == 0 {
+            return invite_code_for(id);
+        }
+        let mut x = invite_permute(self.invite_key, u64::from(id));
+        loop {
+            let code = encode_invite(x);
+            if !self.idx.invite.contains_key(&code) {
+                return code;
+            }
+            x = invite_permute(self.invite_key, x);
+        }
+    }
+
+    pub(crate) fn set_invite_key(&mut self, key: u64) -> CommandResult {
+        if self.invite_key != 0 {
+            return Err(EngineError::InviteKeySet);
+        }
+        if key == 0 {
+            return Err(EngineError::Invalid("key"));
+        }
+        self.invite_key = key;
+        Ok(Reply::Done)
+    }
+
+    /// True once the install has its invite key.
+    pub fn has_invite_key(&self) -> bool {
+        self.invite_key != 0
     }
 
     /// Validates session details and builds the session, without storing it.
@@ -287,7 +350,11 @@ impl Engine {
         if secret.as_deref().is_some_and(|s| !valid_totp_secret(s)) {
             return Err(EngineError::Invalid("secret"));
         }
-        self.user_mut(user).totp_secret = secret;
+        let u = self.user_mut(user);
+        // A new secret starts a new count of wrong codes; the newest step stays, so a code
+        // used to turn 2FA off cannot serve again.
+        u.two_factor.failures = 0;
+        u.totp_secret = secret;
         events.push(Event::UserUpdated { user });
         Ok(Reply::Done)
     }
@@ -386,6 +453,59 @@ mod tests {
             assert!(code.bytes().all(|b| INVITE_ALPHABET.contains(&b)), "{code}");
             assert!(seen.insert(code), "duplicate code for {id}");
         }
+    }
+
+    #[test]
+    fn keyed_invite_codes_are_unique_and_depend_on_the_key() {
+        let mut seen = std::collections::HashSet::new();
+        for id in 1..=200_000u64 {
+            assert!(seen.insert(encode_invite(invite_permute(0x5eed, id))), "duplicate for {id}");
+        }
+        // Two installs give UID 1 different codes, and neither is the unkeyed one.
+        let a = encode_invite(invite_permute(0x5eed, 1));
+        let b = encode_invite(invite_permute(0xbeef, 1));
+        assert_ne!(a, b);
+        assert_ne!(a, invite_code_for(1));
+    }
+
+    #[test]
+    fn a_new_key_never_gives_a_code_a_user_already_has() {
+        use crate::command::{Command, Register};
+        use crate::engine::Stamp;
+        let mut engine = Engine::new();
+        let mut index = 0;
+        let mut run = |engine: &mut Engine, command| {
+            index += 1;
+            engine.apply(Stamp { index, time_ms: 1 }, command, &mut Vec::new())
+        };
+        let register = |name: &str| {
+            Command::Register(Box::new(Register {
+                username: name.into(),
+                email: Some(format!("{name}@example.com")),
+                password_hash: Some("hash".into()),
+                wallet: None,
+                invite_code: None,
+                email_verified: false,
+            }))
+        };
+        run(&mut engine, register("before")).unwrap();
+        assert_eq!(engine.user(1).unwrap().invite_code, invite_code_for(1));
+        let key = 7;
+        run(&mut engine, Command::SetInviteKey { key }).unwrap();
+        assert_eq!(
+            run(&mut engine, Command::SetInviteKey { key: 9 }),
+            Err(EngineError::InviteKeySet)
+        );
+        // Plant the collision directly: the code user 2 would get is taken by user 1.
+        let planned = encode_invite(invite_permute(key, 2));
+        let old = std::mem::replace(&mut engine.users[0].invite_code, planned.clone());
+        engine.idx.invite.remove(&old);
+        engine.idx.invite.insert(planned.clone(), 1);
+        run(&mut engine, register("after")).unwrap();
+        let code = engine.user(2).unwrap().invite_code.clone();
+        assert_ne!(code, planned);
+        assert_eq!(code, encode_invite(invite_permute(key, invite_permute(key, 2))));
+        assert_eq!(engine.user_by_invite_code(&code).unwrap().id, 2);
     }
 
     #[test]

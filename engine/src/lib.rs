@@ -8,7 +8,7 @@
 //! - [`error`]: [`EngineError`], a typed refusal with a stable code. A refused command changes nothing.
 //! - [`types`]: users, wallets, products, rules, contracts, orders.
 //! - [`engine`]: the state and the `apply` dispatch, plus read accessors.
-//! - `identity`, `trading`, `funds`, `admin`: the handlers, one area each.
+//! - `identity`, `two_factor`, `trading`, `funds`, `admin`: the handlers, one area each.
 //! - [`snapshot`]: canonical rkyv snapshots, restore, and the state hash.
 //! - `invariants`: conservation and consistency checks used by the tests.
 //! - [`constants`]: every bound; [`defaults`]: the embedded rules and settings.
@@ -34,6 +34,7 @@ mod limits;
 pub mod machine;
 mod slab;
 mod trading;
+mod two_factor;
 
 pub use command::{
     AdminAction, Command, NewSession, PlaceOrder, Register, RequestDeposit, SessionInfo,

@@ -16,7 +16,7 @@ use crate::types::{
 use crate::Engine;
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 4;
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 /// The persisted part of the engine.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
@@ -63,6 +63,8 @@ struct Snapshot {
     next_order: OrderId,
     /// Next session id.
     next_session: SessionId,
+    /// The invite-code key.
+    invite_key: u64,
 }
 
 /// The same layout as [`Snapshot`], serialised from borrowed state. `Inline` archives a
@@ -103,6 +105,7 @@ struct SnapshotRef<'a> {
     next_contract: ContractId,
     next_order: OrderId,
     next_session: SessionId,
+    invite_key: u64,
 }
 
 /// Why snapshot bytes could not be restored.
@@ -156,6 +159,7 @@ impl Engine {
             next_contract: self.next_contract,
             next_order: self.next_order,
             next_session: self.next_session,
+            invite_key: self.invite_key,
         };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
@@ -200,6 +204,7 @@ impl Engine {
             next_contract: s.next_contract,
             next_order: s.next_order,
             next_session: s.next_session,
+            invite_key: s.invite_key,
             idx: Indexes::default(),
             quiet: false,
         };
@@ -323,6 +328,7 @@ mod tests {
             next_contract: engine.next_contract,
             next_order: engine.next_order,
             next_session: engine.next_session,
+            invite_key: engine.invite_key,
         };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);

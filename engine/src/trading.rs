@@ -280,7 +280,9 @@ impl Engine {
             _ => (Some(BillType::Refund), fee),
         };
         self.wallet_event(contract.user, contract.account, bill, amount, id, events);
-        if contract.account == AccountKind::Real && !outcome.is_void() {
+        // Rewards come out of what the house took in: a returned stake (tie, void) earns none.
+        if contract.account == AccountKind::Real && matches!(outcome, Outcome::Win | Outcome::Loss)
+        {
             self.pay_rewards(&contract, events);
         }
         if self.quiet {

@@ -559,6 +559,31 @@ pub struct Profile {
 }
 }
 
+archived_copy! {
+/// Whose authenticator code a command is about.
+pub enum Principal {
+    /// A trader.
+    User(UserId),
+    /// A back-office account.
+    Admin(AdminId),
+}
+}
+
+archived! {
+/// What the engine remembers of a principal's authenticator codes, so that it holds after a
+/// restart and on every cluster member: the newest time step accepted (a code is good once),
+/// and the wrong codes in a row with the pause they caused.
+#[derive(Default)]
+pub struct TwoFactorGuard {
+    /// The newest accepted 30-second time step; a code of this step or an older one is refused.
+    pub last_step: u64,
+    /// Wrong (or reused) codes since the last accepted one.
+    pub failures: u32,
+    /// Codes are refused until this time (ms), after too many wrong ones; 0 = never locked.
+    pub locked_until_ms: u64,
+}
+}
+
 archived! {
 /// The cold part of a user: identity, security and profile.
 pub struct User {
@@ -580,6 +605,8 @@ pub struct User {
     pub email_verified: bool,
     /// Base32 TOTP secret when 2FA is on.
     pub totp_secret: Option<String>,
+    /// Each authenticator code once, and a pause after wrong ones.
+    pub two_factor: TwoFactorGuard,
     /// When the password last changed (ms), for the 24 h withdrawal block; 0 = never.
     pub password_changed_ms: u64,
     /// Sign-up time (ms).
@@ -614,6 +641,8 @@ pub struct Admin {
     pub sessions: Vec<Session>,
     /// Base32 TOTP secret when two-factor sign-in is on.
     pub totp_secret: Option<String>,
+    /// Each authenticator code once, and a pause after wrong ones.
+    pub two_factor: TwoFactorGuard,
     /// When the password was last changed (ms; 0 if never since creation).
     pub password_changed_ms: u64,
 }
