@@ -527,7 +527,7 @@ fn a_bad_line_refuses_the_file_naming_file_line_and_what_was_expected() {
         ("2017-04-19 10:00,1.07160,null,1.07120,1.07200,10", 3, "high is empty but other prices are not"),
         ("2017-04-19 10:00,1.07160,1.07240,1.07120,1.07200,-1", 3, "volume -1 is negative"),
         ("2017-04-19 10:00,0.000001,1.07240,0.000001,1.07200,1", 3, "is 0 at EURUSD's 5 decimals"),
-        ("2017-04-19 09:00:00,1.07160,1.07240,1.07120,1.07200,10", 3, "a second EURUSD candle opening at 2017-04-19T09:00:00Z (the first is on line 2)"),
+        ("2017-04-19 09:00:00,1.07160,1.07240,1.07120,1.07200,10", 3, "a second EURUSD candle at 2017-04-19T09:00:00Z (the first is on line 2)"),
         ("2017-04-19 08:00:00,1.07160,1.07240,1.07120,1.07200,10", 3, "before the previous row's 2017-04-19T09:00:00Z (line 2); the file looks newest first"),
         ("2017-04-19 10:00:00,1.07160,1.07240,1.07120,1.07200,10\n2017-04-19 11:00:00,1.07160,1.07240,1.07120,1.07200,10\n2017-04-19 10:30:00,1.07160,1.07240,1.07120,1.07200,10", 5, "before the previous row's 2017-04-19T11:00:00Z (line 4)"),
     ];

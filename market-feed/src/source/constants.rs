@@ -42,7 +42,8 @@ pub const REPLAY_CANDLE_DEFAULT_MS: u64 = 60_000;
 pub const REPLAY_FILE_BYTES_MAX: u64 = 256 * 1_024 * 1_024;
 /// Longest line of a replay file, its newline included (a Binance kline row is about 130 bytes).
 pub const REPLAY_LINE_BYTES_MAX: usize = 1_024;
-/// Longest candle a replay file may hold: a calendar month (monthly files) or this many ms.
+/// Longest candle a replay file may hold: a calendar month (monthly files) or this many ms;
+/// only a calendar quarter (quarterly files) is longer.
 pub const REPLAY_CANDLE_MAX_MS: u64 = 31 * 24 * 3_600_000;
 /// Gaps kept (and logged one by one) per replay file; the rest are only counted.
 pub const REPLAY_GAPS_KEPT_MAX: usize = 20;

@@ -21,12 +21,30 @@
 //! length): open, low, high, close for a rising candle (close >= open) and open, high, low,
 //! close for a falling one (the shorter path through the four prices), each with a quarter of
 //! the volume (the last takes the remainder, so they add up exactly). A candle's length is
-//! Binance's close time where the file has it, else the file's period: `#period=`, or the
-//! smallest step between consecutive candles of a symbol; steps of 28 to 31 days are calendar
-//! months (each candle then lasts its own month); steps within an hour of a day or a week are
-//! that (daylight saving moves offset-aware opens by an hour). A single candle lasts
+//! Binance's close time where the file has it, else the file's period: `#period=`, or, for
+//! each product, dates all at month starts or all at month ends (the first or last day or
+//! weekday of each month) stepping by one calendar month (monthly) or by three (quarterly),
+//! else the smallest step between consecutive candles: 28 to 31 days is a calendar month,
+//! within an hour of a day or a week is that (daylight saving moves offset-aware opens by an
+//! hour). A single candle lasts
 //! [`REPLAY_CANDLE_DEFAULT_MS`](super::constants::REPLAY_CANDLE_DEFAULT_MS), or a day when the
-//! file has dates without times. Periods run up to a month.
+//! file has dates without times. Periods run up to a month, or a calendar quarter.
+//!
+//! Which end of its candle a time names is told by the dates, or said by `#label=start|end`
+//! (which always wins), as `replay/labels.rs` details. Times of day open their candles. Dates
+//! at month ends (last day, or last weekday: pandas' `M`, `ME`, `BM`, `Q`, `BQ`) close theirs,
+//! and the candle is the whole calendar month or quarter it closes: 2012-02-29 plays over February
+//! 2012, from 2012-02-01T00:00 to 2012-03-01T00:00, and `BM`'s 2012-03-30 over March. Dates at
+//! month starts (first day or weekday: `MS`, `BMS`, `QS`, Yahoo) open their calendar month or
+//! quarter. Weekly dates on Fridays, Saturdays or Sundays (pandas' `W-FRI`, `W-SAT`, and `W`,
+//! which is `W-SUN`) close their week: Sunday 2024-03-10 covers the seven days that end with
+//! it, Monday 2024-03-04T00:00 to Monday 2024-03-11T00:00; on Mondays to Thursdays they open it
+//! (Yahoo's, TradingView's and Binance's weeks start on Mondays). Nothing in a weekly file can
+//! confirm the weekday convention, so the guess is logged naming `#label=`, but not refused:
+//! both readings play the same prices at the same pace, six days apart in recorded time.
+//! Everything else opens at its time, as before. A candle dated by its end on day `d` covers
+//! the period that ends as `d` does (pandas' right-closed bins take in the labelled day); said
+//! of a time of day (`#label=end`), it covers the period that ends at that time.
 //!
 //! Validation is strict and happens before the first tick plays: the whole file is read (at
 //! most [`ReplayOptions::limits`]: rows, decompressed bytes, line length) and the first bad
@@ -54,6 +72,7 @@
 
 mod dates;
 mod input;
+mod labels;
 mod layout;
 mod rows;
 
@@ -128,15 +147,21 @@ impl ReplayFormat {
 pub enum CandlePeriod {
     /// This many milliseconds each.
     Fixed(u64),
-    /// A calendar month each (UTC).
+    /// A calendar month each (on the file's clock).
     Month,
+    /// Three calendar months each (on the file's clock).
+    Quarter,
 }
 
 impl CandlePeriod {
-    /// `30s`, `1m`, `15m`, `1h`, `4h`, `1d`, `1w`, or `1M` (also `1mo`) for a calendar month.
+    /// `30s`, `1m`, `15m`, `1h`, `4h`, `1d`, `1w`, `1M` (also `1mo`) for a calendar month, or
+    /// `1Q` (also `3M`, `3mo`) for three.
     pub fn parse(text: &str) -> Option<CandlePeriod> {
         if matches!(text, "1M" | "1mo" | "1month") {
             return Some(CandlePeriod::Month);
+        }
+        if matches!(text, "1Q" | "3M" | "3mo" | "1quarter") {
+            return Some(CandlePeriod::Quarter);
         }
         let split = text.find(|c: char| !c.is_ascii_digit())?;
         let count: u64 = text[..split].parse().ok().filter(|n| *n > 0)?;
@@ -156,12 +181,33 @@ impl std::fmt::Display for CandlePeriod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             CandlePeriod::Month => f.write_str("a month"),
+            CandlePeriod::Quarter => f.write_str("a quarter"),
             CandlePeriod::Fixed(ms) if ms % dates::DAY_MS == 0 => {
                 write!(f, "{}d", ms / dates::DAY_MS)
             }
             CandlePeriod::Fixed(ms) if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
             CandlePeriod::Fixed(ms) if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
             CandlePeriod::Fixed(ms) => write!(f, "{ms} ms"),
+        }
+    }
+}
+
+/// Which end of its period a candle's time names (`#label=`; otherwise told by the file's
+/// dates, as this module's documentation says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CandleLabel {
+    /// The time opens the candle (Yahoo, TradingView, Binance, MetaTrader, pandas' `MS`).
+    Start,
+    /// The time closes it: a date is the candle's last day (pandas' `M`, `BM`, `W`, `Q`).
+    End,
+}
+
+impl CandleLabel {
+    /// The name `#label=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            CandleLabel::Start => "start",
+            CandleLabel::End => "end",
         }
     }
 }
@@ -202,13 +248,16 @@ pub struct ReplayOptions {
     pub utc_offset_ms: i64,
     /// `#period=1h`: the candles' length (otherwise inferred).
     pub period: Option<CandlePeriod>,
+    /// `#label=start|end`: which end of its candle a time names (otherwise told by the dates,
+    /// else the start).
+    pub label: Option<CandleLabel>,
     /// Bounds on the file.
     pub limits: ReplayLimits,
 }
 
 impl ReplayOptions {
     /// Parses `key=value` pairs separated by commas: `format=binance,time=us,dates=dmy,
-    /// tz=-05:00,period=1h`.
+    /// tz=-05:00,period=1h,label=end`.
     pub fn parse(text: &str) -> Result<ReplayOptions, String> {
         let mut options = ReplayOptions::default();
         for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -245,12 +294,25 @@ impl ReplayOptions {
                 }
                 "period" => {
                     options.period = Some(CandlePeriod::parse(value).ok_or_else(|| {
-                        format!("period={value}: expected e.g. 1m, 15m, 1h, 4h, 1d, 1w or 1M")
+                        format!("period={value}: expected e.g. 1m, 15m, 1h, 4h, 1d, 1w, 1M or 1Q")
                     })?);
+                }
+                "label" => {
+                    options.label = Some(match value {
+                        "start" => CandleLabel::Start,
+                        "end" => CandleLabel::End,
+                        _ => {
+                            return Err(format!(
+                                "label={value}: expected start (each time opens its candle) \
+                                 or end (each time closes it)"
+                            ))
+                        }
+                    });
                 }
                 _ => {
                     return Err(format!(
-                        "unknown option {key:?}; options are format, time, dates, tz and period"
+                        "unknown option {key:?}; options are format, time, dates, tz, period \
+                         and label"
                     ))
                 }
             }
@@ -334,6 +396,8 @@ pub struct ReplayFile {
     gaps: Vec<Gap>,
     /// Every gap.
     gap_count: u64,
+    /// Which end of its candles each product's times name (none for ticks).
+    labels: Vec<(Symbol, CandleLabel)>,
 }
 
 /// The ticks of a [`ReplayFile`], in time order.
@@ -443,6 +507,7 @@ impl ReplayFile {
             rounded_prices: read.rounded_prices,
             gaps: read.gaps,
             gap_count: read.gap_count,
+            labels: read.labels,
         };
         file.log();
         Ok(file)
@@ -451,9 +516,21 @@ impl ReplayFile {
     /// Says what was read, and every gap kept.
     fn log(&self) {
         let file = self.path.display();
+        let mut names: Vec<&str> = self.labels.iter().map(|(_, l)| l.name()).collect();
+        names.dedup();
+        let labels = match names[..] {
+            [] => String::new(),
+            [one] => one.to_owned(),
+            _ => {
+                let each: Vec<String> =
+                    self.labels.iter().map(|(s, l)| format!("{s} {}", l.name())).collect();
+                each.join(", ")
+            }
+        };
         tracing::info!(
             %file,
             format = self.format.name(),
+            %labels,
             ticks = self.tick_count(),
             from = %dates::show(self.span_ms.0),
             to = %dates::show(self.span_ms.1),
@@ -528,6 +605,12 @@ impl ReplayFile {
     /// How many gaps the file has.
     pub fn gap_count(&self) -> u64 {
         self.gap_count
+    }
+
+    /// Which end of its candles each product's times name, products in the order the file
+    /// first has them; empty for a tick file.
+    pub fn labels(&self) -> &[(Symbol, CandleLabel)] {
+        &self.labels
     }
 
     /// Where the file was read from.

@@ -92,6 +92,10 @@ pub(crate) struct Parsed {
     pub readings: Readings,
     /// It was a date alone, with no time of day.
     pub date_only: bool,
+    /// The UTC offset it was read in (its own, else the file's; 0 for Unix times), in ms east
+    /// of UTC: reading + offset is the time on the file's own clock, whose midnights and
+    /// calendar months end-dated candles are placed by.
+    pub offset_ms: i64,
 }
 
 /// Reads time fields with a file's settings.
@@ -126,16 +130,18 @@ impl TimeParser {
             }
             None => (0, None),
         };
-        let readings = combine(days, time_ms, offset_ms.unwrap_or(self.offset_ms))?;
-        Ok(Parsed { readings, date_only: time.is_none() })
+        let offset_ms = offset_ms.unwrap_or(self.offset_ms);
+        let readings = combine(days, time_ms, offset_ms)?;
+        Ok(Parsed { readings, date_only: time.is_none(), offset_ms })
     }
 
     /// A date in one field and a time of day in another (MetaTrader's `2017.04.19,09:00`).
     pub fn parse_pair(&self, date: &str, time: &str) -> Result<Parsed, String> {
         let days = self.date(date.trim())?;
         let (clock, offset) = split_offset(time.trim())?;
-        let readings = combine(days, time_of_day(clock)?, offset.unwrap_or(self.offset_ms))?;
-        Ok(Parsed { readings, date_only: false })
+        let offset_ms = offset.unwrap_or(self.offset_ms);
+        let readings = combine(days, time_of_day(clock)?, offset_ms)?;
+        Ok(Parsed { readings, date_only: false, offset_ms })
     }
 
     /// A Unix time in the file's unit.
@@ -156,7 +162,7 @@ impl TimeParser {
             .to_ms(value)
             .filter(|&ms| ms <= REPLAY_TIME_MAX_MS)
             .ok_or_else(|| format!("time {field} {} is too late", unit.as_str()))?;
-        Ok(Parsed { readings: [Some(ms); 2], date_only: false })
+        Ok(Parsed { readings: [Some(ms); 2], date_only: false, offset_ms: 0 })
     }
 
     /// Days since 1970-01-01 of a date, in each reading.
@@ -315,21 +321,76 @@ pub(crate) fn show(ms: u64) -> String {
         .unwrap_or_else(|| format!("{ms} ms"))
 }
 
-/// Months since January 1970 of a UTC time (for monthly candles).
-pub(crate) fn month_index(ms: u64) -> Option<i64> {
-    let t = utc(ms)?;
-    Some(i64::from(t.year()) * 12 + i64::from(u8::from(t.month())) - 1)
+/// Milliseconds in a day, signed (for times on a file's own clock, which may fall before 1970).
+const DAY: i64 = 86_400_000;
+
+/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar, any year (Howard
+/// Hinnant's `days_from_civil`; total, unlike `time`'s dates, which end at year 9999).
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((i64::from(month) + 9) % 12) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
-/// Length in ms of the calendar month (UTC) a time falls in.
-pub(crate) fn month_length_ms(ms: u64) -> Option<u64> {
-    let t = utc(ms)?;
-    Some(u64::from(time::util::days_in_month(t.month(), t.year())) * DAY_MS)
+/// The date (year, month 1 to 12, day 1 to 31) of a day since 1970-01-01.
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = u32::try_from(day_of_year - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
-fn utc(ms: u64) -> Option<OffsetDateTime> {
-    let nanos = i128::from(ms).checked_mul(1_000_000)?;
-    OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()
+/// Days in `month` (1 to 12) of `year`.
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Day of the week of a day since 1970-01-01: 0 Monday to 6 Sunday (1970-01-01 was a Thursday).
+pub(crate) fn weekday(days: i64) -> u32 {
+    u32::try_from((days + 3).rem_euclid(7)).unwrap_or(0)
+}
+
+/// The day (since 1970-01-01) a time on a file's clock falls on.
+pub(crate) fn day_of(local_ms: i64) -> i64 {
+    local_ms.div_euclid(DAY)
+}
+
+/// Months since January 1970 of a time on a file's clock.
+pub(crate) fn month_index(local_ms: i64) -> i64 {
+    let (year, month, _) = civil_from_days(day_of(local_ms));
+    (year - 1970) * 12 + i64::from(month) - 1
+}
+
+/// Midnight starting the first day of month `index` (months since January 1970), in ms.
+pub(crate) fn month_start(index: i64) -> i64 {
+    let month = u32::try_from(index.rem_euclid(12)).unwrap_or(0) + 1;
+    days_from_civil(1970 + index.div_euclid(12), month, 1) * DAY
+}
+
+/// `local_ms` moved by `months` calendar months, at the same time of day and on the same day
+/// of the month, or on the month's last day if it is shorter (Jan 31 + 1 month = Feb 29).
+pub(crate) fn add_months(local_ms: i64, months: i64) -> i64 {
+    let (year, month, day) = civil_from_days(day_of(local_ms));
+    let index = year * 12 + i64::from(month) - 1 + months;
+    let (year, month) =
+        (index.div_euclid(12), u32::try_from(index.rem_euclid(12)).unwrap_or(0) + 1);
+    let day = day.min(days_in_month(year, month));
+    days_from_civil(year, month, day) * DAY + local_ms.rem_euclid(DAY)
 }
 
 #[cfg(test)]
@@ -442,12 +503,46 @@ mod tests {
         }
     }
 
+    fn local(text: &str) -> i64 {
+        i64::try_from(one(text)).expect("small")
+    }
+
     #[test]
     fn months_have_their_calendar_lengths() {
-        let feb_2017 = one("2017-02-01");
-        assert_eq!(month_length_ms(feb_2017), Some(28 * DAY_MS));
-        assert_eq!(month_length_ms(one("2016-02-01")), Some(29 * DAY_MS));
-        assert_eq!(month_index(one("2017-03-01")), month_index(feb_2017).map(|m| m + 1));
+        let feb_2017 = local("2017-02-01");
+        assert_eq!(add_months(feb_2017, 1) - feb_2017, 28 * DAY);
+        assert_eq!(add_months(local("2016-02-01"), 1), local("2016-03-01"));
+        assert_eq!(add_months(local("2016-01-31 09:00"), 1), local("2016-02-29 09:00"));
+        assert_eq!(add_months(local("2016-03-31"), -1), local("2016-02-29"));
+        assert_eq!(add_months(local("2016-12-15"), 3), local("2017-03-15"));
+        assert_eq!(month_index(local("2017-03-01")), month_index(feb_2017) + 1);
+        assert_eq!(month_start(month_index(local("2017-03-17 12:00"))), local("2017-03-01"));
+        assert_eq!(month_index(-1), -1, "1969-12-31T23:59:59.999");
         assert_eq!(show(APRIL_19_9H), "2017-04-19T09:00:00Z");
+    }
+
+    #[test]
+    fn the_civil_calendar_agrees_with_the_time_crate() {
+        // Every day from 1970 to 2100 (and days before 1970, for times on a clock west of UTC).
+        for days in -400..47_500 {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(days_from_civil(year, month, day), days);
+            assert!(day >= 1 && day <= days_in_month(year, month));
+            if days >= 0 {
+                let date = Date::from_julian_day(
+                    i32::try_from(days + UNIX_EPOCH_JULIAN_DAY).expect("small"),
+                )
+                .expect("valid");
+                assert_eq!(
+                    (date.year(), u8::from(date.month()), date.day()),
+                    (
+                        i32::try_from(year).expect("small"),
+                        u8::try_from(month).expect("small"),
+                        u8::try_from(day).expect("small")
+                    )
+                );
+                assert_eq!(weekday(days), u32::from(date.weekday().number_days_from_monday()));
+            }
+        }
     }
 }

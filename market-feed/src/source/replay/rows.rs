@@ -13,8 +13,9 @@ use rust_decimal::{Decimal, RoundingStrategy};
 
 use super::dates::{self, Readings, TimeUnit, DAY_MS};
 use super::input::Records;
+use super::labels::{self, Series, Verdict, Why};
 use super::layout::{self, CandleColumns, Layout, LayoutError, TimeColumns};
-use super::{CandlePeriod, Gap, PlayCandle, Recording, ReplayFormat, ReplayOptions};
+use super::{CandleLabel, CandlePeriod, Gap, PlayCandle, Recording, ReplayFormat, ReplayOptions};
 use crate::catalogue::Instrument;
 use crate::source::at_precision;
 use crate::source::constants::{
@@ -43,6 +44,8 @@ pub(super) struct Loaded {
     pub gaps: Vec<Gap>,
     /// Every gap.
     pub gap_count: u64,
+    /// Which end of its candles each product's times name.
+    pub labels: Vec<(Symbol, CandleLabel)>,
 }
 
 /// Reads and checks a whole file.
@@ -92,6 +95,7 @@ pub(super) fn read(
         rounded_prices: 0,
         gaps: Vec::new(),
         gap_count: 0,
+        labels: Vec::new(),
     };
     let mut seen: HashMap<Symbol, u64> = HashMap::new();
     match &layout.candles {
@@ -110,9 +114,10 @@ pub(super) fn read(
             }
             let hours = instruments.iter().map(|i| (i.symbol, i.hours())).collect();
             let settle = Settle { path, options, columns, hours, date_only };
-            let (candles, gaps, gap_count) = settle.run(parsed)?;
-            read.recording = Recording::Candles(candles);
-            (read.gaps, read.gap_count) = (gaps, gap_count);
+            let settled = settle.run(parsed)?;
+            read.recording = Recording::Candles(settled.candles);
+            (read.gaps, read.gap_count) = (settled.gaps, settled.gap_count);
+            read.labels = settled.labels;
         }
     }
     if seen.is_empty() {
@@ -276,8 +281,10 @@ fn read_ticks(
 struct Row {
     /// Its line.
     line: u64,
-    /// Its open time's readings.
+    /// Its time's readings (the candle's open, unless it is dated by its end).
     open: Readings,
+    /// The UTC offset its time was read in (ms east): the file's clock, for calendar dates.
+    offset_ms: i64,
     /// Product.
     symbol: Symbol,
     /// Open, high, low, close (at the precision).
@@ -302,19 +309,21 @@ fn read_candles(
     let names = ["open", "high", "low", "close"];
     while let Some(record) = rows.next(records, layout.fields)? {
         let field = |at: usize| record.get(at).unwrap_or("");
-        let open = match columns.time {
+        let (open, offset_ms) = match columns.time {
             TimeColumns::Millis(at) => {
                 date_only = false;
-                [Some(rows.millis(field(at), "open_ms")?); 2]
+                ([Some(rows.millis(field(at), "open_ms")?); 2], 0)
             }
             TimeColumns::One(at) => {
                 let time = layout.times.parse(field(at)).map_err(|e| rows.bad(e))?;
                 date_only &= time.date_only;
-                time.readings
+                (time.readings, time.offset_ms)
             }
             TimeColumns::Pair(date, time) => {
                 date_only = false;
-                layout.times.parse_pair(field(date), field(time)).map_err(|e| rows.bad(e))?.readings
+                let time =
+                    layout.times.parse_pair(field(date), field(time)).map_err(|e| rows.bad(e))?;
+                (time.readings, time.offset_ms)
             }
         };
         let (symbol, precision) = match (columns.symbol, only) {
@@ -385,7 +394,7 @@ fn read_candles(
                 Some(close_ms - open_ms + unit_ms)
             }
         };
-        parsed.push(Row { line: rows.line, open, symbol, ohlc, volume, length_ms });
+        parsed.push(Row { line: rows.line, open, offset_ms, symbol, ohlc, volume, length_ms });
     }
     let date_only = date_only && !parsed.is_empty();
     Ok((parsed, date_only))
@@ -405,42 +414,78 @@ struct Settle<'a> {
     date_only: bool,
 }
 
+/// What pass two gives.
+pub(super) struct Settled {
+    /// The candles, in order of their opens (the file's order where they tie).
+    pub candles: Vec<PlayCandle>,
+    /// The first gaps.
+    pub gaps: Vec<Gap>,
+    /// Every gap.
+    pub gap_count: u64,
+    /// Which end of its candles each product's times name.
+    pub labels: Vec<(Symbol, CandleLabel)>,
+}
+
+/// A UTC time (ms) on a clock `offset_ms` east of UTC.
+fn local(utc_ms: u64, offset_ms: i64) -> i64 {
+    i64::try_from(utc_ms).unwrap_or(i64::MAX).saturating_add(offset_ms)
+}
+
 impl Settle<'_> {
     fn bad(&self, line: u64, reason: impl Into<String>) -> SourceError {
         SourceError::BadRow { path: self.path.to_path_buf(), line, reason: reason.into() }
     }
 
-    /// Settles the date order, checks the order of times, measures each candle, finds gaps.
-    fn run(&self, rows: Vec<Row>) -> Result<(Vec<PlayCandle>, Vec<Gap>, u64), SourceError> {
+    /// The file's columns say its times are opens: our `open_ms`, or Binance's open time with
+    /// its close time.
+    fn times_are_opens(&self) -> bool {
+        self.columns.ours || self.columns.close_time.is_some()
+    }
+
+    /// Settles the date order, checks the order of times, places each candle in time (which
+    /// end its time names, how long it lasts), checks overlaps, finds gaps.
+    fn run(&self, rows: Vec<Row>) -> Result<Settled, SourceError> {
+        if self.options.label == Some(CandleLabel::End) && self.times_are_opens() {
+            let whose = if self.columns.ours {
+                "opens (open_ms)"
+            } else {
+                "opens (Binance's open time; its close time says when each candle ends)"
+            };
+            return Err(SourceError::Config(format!(
+                "{}: #label=end does not apply: the file's times are {whose}",
+                self.path.display()
+            )));
+        }
         let reading = self.date_order(&rows)?;
-        let opens: Vec<u64> =
+        // Each row's time as written: its candle's open, or its end when dated by it.
+        let dated: Vec<u64> =
             rows.iter().map(|r| r.open[reading].expect("the chosen reading is valid")).collect();
         // Times never go back over the whole file; a symbol's candles never repeat a time.
         let mut last: HashMap<Symbol, usize> = HashMap::new();
         // Symbols in the order they first appear, so errors do not depend on hashing.
         let mut by_symbol: Vec<(Symbol, Vec<usize>)> = Vec::new();
         for (k, row) in rows.iter().enumerate() {
-            if k > 0 && opens[k] < opens[k - 1] {
+            if k > 0 && dated[k] < dated[k - 1] {
                 let hint =
                     if k == 1 { "; the file looks newest first: sort it oldest first" } else { "" };
                 return Err(self.bad(
                     row.line,
                     format!(
                         "time {} is before the previous row's {} (line {}){hint}",
-                        self.show(opens[k]),
-                        self.show(opens[k - 1]),
+                        self.show(dated[k]),
+                        self.show(dated[k - 1]),
                         rows[k - 1].line
                     ),
                 ));
             }
             if let Some(&before) = last.get(&row.symbol) {
-                if opens[before] == opens[k] {
+                if dated[before] == dated[k] {
                     return Err(self.bad(
                         row.line,
                         format!(
-                            "a second {} candle opening at {} (the first is on line {})",
+                            "a second {} candle at {} (the first is on line {})",
                             row.symbol,
-                            self.show(opens[k]),
+                            self.show(dated[k]),
                             rows[before].line
                         ),
                     ));
@@ -456,21 +501,47 @@ impl Settle<'_> {
                 None => by_symbol.push((row.symbol, vec![k])),
             }
         }
+        let mut opens = vec![0u64; rows.len()];
         let mut lengths = vec![0u64; rows.len()];
         let mut gaps = Vec::new();
         let mut gap_count = 0;
+        let mut labels = Vec::new();
         for (symbol, members) in &by_symbol {
-            let period = self.period(&rows, &opens, members)?;
-            for &k in members {
-                lengths[k] = match (rows[k].length_ms, period) {
-                    (Some(length), _) => length,
-                    (None, CandlePeriod::Fixed(ms)) => ms,
-                    (None, CandlePeriod::Month) => {
-                        dates::month_length_ms(opens[k]).unwrap_or(31 * DAY_MS)
+            let locals: Vec<i64> =
+                members.iter().map(|&k| local(dated[k], rows[k].offset_ms)).collect();
+            let series =
+                if self.times_are_opens() { Series::default() } else { Series::of(&locals) };
+            let period = self.period(&rows, &dated, members, &series)?;
+            let verdict = match self.options.label {
+                Some(label) => Verdict { label, why: Why::Said },
+                None if self.times_are_opens() => {
+                    Verdict { label: CandleLabel::Start, why: Why::Columns }
+                }
+                None => labels::detect(&series, period),
+            };
+            if let Why::Guessed(note) = &verdict.why {
+                tracing::info!("{}: {symbol}: {note}", self.path.display());
+            }
+            labels.push((*symbol, verdict.label));
+            for (&k, &at) in members.iter().zip(&locals) {
+                let row = &rows[k];
+                let (from, to) = match row.length_ms {
+                    Some(length) => (dated[k], dated[k] + length),
+                    None => {
+                        let (from, to) = labels::span(at, verdict.label, period, &series);
+                        let utc = |ms: i64| {
+                            u64::try_from(ms.saturating_sub(row.offset_ms)).map_err(|_| {
+                                self.bad(row.line, "this candle would open before 1970-01-01 UTC")
+                            })
+                        };
+                        (utc(from)?, utc(to)?)
                     }
                 };
-                if lengths[k] > REPLAY_CANDLE_MAX_MS {
-                    return Err(self.bad(rows[k].line, "a candle longer than a month"));
+                (opens[k], lengths[k]) = (from, to.saturating_sub(from));
+                // Calendar quarters are the one period longer than a month.
+                let quarter = period == CandlePeriod::Quarter && row.length_ms.is_none();
+                if lengths[k] > REPLAY_CANDLE_MAX_MS && !quarter {
+                    return Err(self.bad(row.line, "a candle longer than a month"));
                 }
             }
             for pair in members.windows(2) {
@@ -478,20 +549,41 @@ impl Settle<'_> {
                 let end = opens[a] + lengths[a];
                 let slack = if lengths[a] >= DAY_MS { REPLAY_DST_SLACK_MS } else { 0 };
                 if opens[b] + slack < end {
-                    let said =
-                        if self.options.period.is_some() { "; is #period= right?" } else { "" };
+                    let dated_end =
+                        verdict.label == CandleLabel::End && rows[b].length_ms.is_none();
+                    let which = if dated_end {
+                        format!(" (dated {}, its end)", self.show(dated[b]))
+                    } else {
+                        String::new()
+                    };
+                    let mut hints = String::new();
+                    if self.options.period.is_some() {
+                        hints.push_str("; is #period= right?");
+                    }
+                    match (&verdict.why, verdict.label) {
+                        (Why::Said, _) => hints.push_str("; is #label= right?"),
+                        (Why::Guessed(_), CandleLabel::Start) => hints.push_str(
+                            "; if each date is the last day of its candle, say #label=end",
+                        ),
+                        (Why::Guessed(_), CandleLabel::End) => {
+                            hints.push_str("; if each date opens its candle, say #label=start");
+                        }
+                        _ => {}
+                    }
                     return Err(self.bad(
                         rows[b].line,
                         format!(
-                            "this {symbol} candle opens at {}, before the one on line {} \
-                             ends at {}{said}",
+                            "this {symbol} candle{which} opens at {}, before the one on line {} \
+                             ends at {}{hints}",
                             self.show(opens[b]),
                             rows[a].line,
                             self.show(end)
                         ),
                     ));
                 }
-                let missing = self.missing(*symbol, opens[a], opens[b], lengths[a], period);
+                let offsets = (rows[a].offset_ms, rows[b].offset_ms);
+                let missing =
+                    self.missing(*symbol, (opens[a], opens[b]), offsets, lengths[a], period);
                 if missing > 0 {
                     gap_count += 1;
                     gaps.push(Gap {
@@ -506,7 +598,7 @@ impl Settle<'_> {
         }
         gaps.sort_by_key(|g| g.line);
         gaps.truncate(REPLAY_GAPS_KEPT_MAX);
-        let candles = rows
+        let mut candles: Vec<PlayCandle> = rows
             .into_iter()
             .zip(opens)
             .zip(lengths)
@@ -524,7 +616,10 @@ impl Settle<'_> {
                 }
             })
             .collect();
-        Ok((candles, gaps, gap_count))
+        // Candles dated by their ends open a period earlier, and products of different periods
+        // by different amounts: playing merges candles in order of their opens.
+        candles.sort_by_key(|c| c.open_ms);
+        Ok(Settled { candles, gaps, gap_count, labels })
     }
 
     /// Our schemas' times are shown as they are written; others' as dates.
@@ -572,12 +667,14 @@ impl Settle<'_> {
         }
     }
 
-    /// The candles' period for one symbol: said, or inferred from the steps between opens.
+    /// The candles' period for one symbol: said, or inferred from the steps between their
+    /// times (in calendar months for dates at month starts or ends).
     fn period(
         &self,
         rows: &[Row],
-        opens: &[u64],
+        dated: &[u64],
         members: &[usize],
+        series: &Series,
     ) -> Result<CandlePeriod, SourceError> {
         if let Some(period) = self.options.period {
             return Ok(period);
@@ -587,11 +684,22 @@ impl Settle<'_> {
         if let Some(shortest) = members.iter().filter_map(|&k| rows[k].length_ms).min() {
             return Ok(CandlePeriod::Fixed(shortest));
         }
-        let steps = members.windows(2).map(|p| (opens[p[1]] - opens[p[0]], p[1]));
+        let steps = members.windows(2).map(|p| (dated[p[1]] - dated[p[0]], p[1]));
         let Some((step, at)) = steps.min_by_key(|(step, _)| *step) else {
             let single = if self.date_only { DAY_MS } else { REPLAY_CANDLE_DEFAULT_MS };
             return Ok(CandlePeriod::Fixed(single));
         };
+        if let Some(calendar) = series.calendar_period() {
+            return calendar.map_err(|(months, k)| {
+                self.bad(
+                    rows[members[k + 1]].line,
+                    format!(
+                        "consecutive candles are {months} months apart, neither a month nor a \
+                         quarter; if the file has gaps, say the period (#period=1M or #period=1Q)"
+                    ),
+                )
+            });
+        }
         let near = |target: u64| step.abs_diff(target) <= REPLAY_DST_SLACK_MS;
         Ok(if (28 * DAY_MS..=31 * DAY_MS + REPLAY_DST_SLACK_MS).contains(&step) {
             CandlePeriod::Month
@@ -604,7 +712,8 @@ impl Settle<'_> {
                 rows[at].line,
                 format!(
                     "consecutive candles are at least {} days apart: candles longer than a month \
-                     are not played; if the file has gaps, say the period (#period=1d)",
+                     are not played, except calendar quarters dated on their first or last days; \
+                     if the file has gaps, say the period (#period=1d)",
                     step / DAY_MS
                 ),
             ));
@@ -613,19 +722,25 @@ impl Settle<'_> {
         })
     }
 
-    /// Candles missing between two opens while the market was open at their middle.
+    /// Candles missing between two opens `(from, to)` (UTC, read at `offsets` east of it)
+    /// while the market was open at their middle.
     fn missing(
         &self,
         symbol: Symbol,
-        from: u64,
-        to: u64,
+        (from, to): (u64, u64),
+        offsets: (i64, i64),
         length: u64,
         period: CandlePeriod,
     ) -> u64 {
-        if period == CandlePeriod::Month && self.columns.close_time.is_none() {
-            let months =
-                dates::month_index(to).zip(dates::month_index(from)).map_or(0, |(b, a)| b - a);
-            return u64::try_from(months - 1).unwrap_or(0);
+        let months = match period {
+            CandlePeriod::Month => 1,
+            CandlePeriod::Quarter => 3,
+            CandlePeriod::Fixed(_) => 0,
+        };
+        if months > 0 && self.columns.close_time.is_none() {
+            let apart = dates::month_index(local(to, offsets.1))
+                - dates::month_index(local(from, offsets.0));
+            return u64::try_from(apart / months - 1).unwrap_or(0);
         }
         if length == 0 {
             return 0;
