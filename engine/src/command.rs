@@ -439,8 +439,9 @@ impl AdminAction {
         }
     }
 
-    /// Every action's [`AdminAction::name`], for filters.
-    pub const NAMES: [&'static str; 20] = [
+    /// Every action's [`AdminAction::name`], and the engine's own audit record of an admin's
+    /// two-factor pause, for filters.
+    pub const NAMES: [&'static str; 21] = [
         "create_admin",
         "set_user_frozen",
         "adjust_balance",
@@ -461,6 +462,7 @@ impl AdminAction {
         "change_own_password",
         "set_own_totp",
         "withdraw_notice",
+        "two_factor_locked",
     ];
 
     /// The area this action acts in; `None` for an admin's own account, which every role

@@ -11,7 +11,7 @@
 use crate::constants::{
     TWO_FACTOR_FAILURES_PER_LOCK, TWO_FACTOR_LOCK_FIRST_MS, TWO_FACTOR_LOCK_MAX_MS,
 };
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{AuditRecord, CommandResult, Event, Reply};
 use crate::types::{Principal, TwoFactorGuard};
 use crate::{Engine, EngineError};
 
@@ -71,12 +71,23 @@ impl Engine {
         let guard = self.two_factor_guard_mut(who);
         guard.failures = guard.failures.saturating_add(1);
         let failures = guard.failures;
-        let locked_until_ms = (failures % TWO_FACTOR_FAILURES_PER_LOCK == 0).then(|| {
+        let locked_until_ms = failures.is_multiple_of(TWO_FACTOR_FAILURES_PER_LOCK).then(|| {
             let until_ms = now + lock_ms(failures / TWO_FACTOR_FAILURES_PER_LOCK);
             guard.locked_until_ms = until_ms;
             events.push(Event::TwoFactorLocked { who, until_ms, failures });
             until_ms
         });
+        // An admin's pause is for the super admins to see, in the audit log.
+        if let (Principal::Admin(admin), Some(until_ms)) = (who, locked_until_ms) {
+            events.push(Event::Audit(Box::new(AuditRecord {
+                admin,
+                action: "two_factor_locked",
+                detail: format!("failures={failures} until={until_ms}"),
+                refused: None,
+                index: self.applied_index,
+                time_ms: now,
+            })));
+        }
         Ok(Reply::TwoFactorRejected { reused, locked_until_ms })
     }
 }

@@ -5,7 +5,9 @@
 //! so that nobody can keep an account's owner out by failing on purpose.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -152,11 +154,85 @@ fn login_delay_ms(count: u32) -> u64 {
     (LOGIN_DELAY_FIRST_MS << doublings).min(LOGIN_DELAY_MAX_MS)
 }
 
+/// Failed sign-ins an account may take from devices it has never signed in on, whatever their
+/// addresses: this many at once, then one every hour / this many.
+pub const ACCOUNT_FAILURES_PER_HOUR: u64 = 20;
+/// Buckets of [`AccountBudget`]: a fixed table, so no number of accounts can grow it or push
+/// an account out of it.
+const ACCOUNT_BUDGET_BUCKETS: usize = 1 << 20;
+
+/// A per-account budget of failed sign-ins, across every address: what holds back a guesser
+/// who spreads their tries over many addresses (each of which [`LoginGuard`] sees only a few
+/// times). Past the budget the password is not even looked at: the account signs in with an
+/// e-mail code, or from a device that signed in before (its device token), until the budget
+/// refills at [`ACCOUNT_FAILURES_PER_HOUR`] an hour. So a distributed guesser gets a bounded
+/// number of tries per hour per account, and can never keep the owner out.
+///
+/// Accounts map to a fixed table of GCRA cells by a keyed hash (SipHash with a random key per
+/// process). Two accounts sharing a cell share a budget; with 2^20 cells that is rare, and an
+/// attacker cannot aim for it without the key.
+#[derive(Clone, Debug)]
+pub struct AccountBudget {
+    /// Per cell: the time (ms) at which its budget is whole again ("theoretical arrival time").
+    cells: Arc<[AtomicU64]>,
+    /// Picks the cell of an account.
+    hasher: RandomState,
+    /// Off for load tests (`--no-rate-limits`).
+    enabled: bool,
+}
+
+impl AccountBudget {
+    /// Milliseconds one failure costs.
+    const COST_MS: u64 = 3_600_000 / ACCOUNT_FAILURES_PER_HOUR;
+    /// How far ahead of now a cell may run before sign-ins wait.
+    const ALLOWANCE_MS: u64 = 3_600_000 - Self::COST_MS;
+
+    fn new(enabled: bool) -> AccountBudget {
+        let cells = if enabled { ACCOUNT_BUDGET_BUCKETS } else { 1 };
+        AccountBudget {
+            cells: (0..cells).map(|_| AtomicU64::new(0)).collect(),
+            hasher: RandomState::new(),
+            enabled,
+        }
+    }
+
+    fn cell(&self, account: &str) -> &AtomicU64 {
+        let hash = self.hasher.hash_one(account.to_lowercase());
+        &self.cells[(hash as usize) % self.cells.len()]
+    }
+
+    /// `Err(ms)`: the account's budget is spent; one more try is allowed in that long.
+    pub fn check(&self, account: &str, now_ms: u64) -> Result<(), u64> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let ahead = self.cell(account).load(Ordering::Relaxed).saturating_sub(now_ms);
+        match ahead.checked_sub(Self::ALLOWANCE_MS) {
+            Some(wait) if wait > 0 => Err(wait),
+            _ => Ok(()),
+        }
+    }
+
+    /// Spends one failure of the account's budget.
+    pub fn failed(&self, account: &str, now_ms: u64) {
+        if self.enabled {
+            let cell = self.cell(account);
+            let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |tat| {
+                Some(tat.max(now_ms) + Self::COST_MS)
+            });
+        }
+    }
+}
+
 /// Every limiter of the API.
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// Failed password sign-ins per account and address.
     pub login_guard: LoginGuard,
+    /// Failed sign-ins per account, from any address.
+    pub account_budget: AccountBudget,
+    /// Recipient lookups (a UID's masked name) per user.
+    pub recipient_lookup: Limiter,
     /// Password changes per account.
     pub login_account: Limiter,
     /// Sign-ins (any kind), registrations and code checks per client address.
@@ -174,6 +250,8 @@ impl Limits {
     pub fn standard() -> Limits {
         Limits {
             login_guard: LoginGuard::new(true),
+            account_budget: AccountBudget::new(true),
+            recipient_lookup: Limiter::per_minute(10, 10),
             login_account: Limiter::per_minute(10, 10),
             login_address: Limiter::per_minute(60, 60),
             code_address: Limiter::per_minute(10, 5),
@@ -187,6 +265,8 @@ impl Limits {
         let huge = 1_000_000_000;
         Limits {
             login_guard: LoginGuard::new(false),
+            account_budget: AccountBudget::new(false),
+            recipient_lookup: Limiter::per_minute(huge, huge),
             login_account: Limiter::per_minute(huge, huge),
             login_address: Limiter::per_minute(huge, huge),
             code_address: Limiter::per_minute(huge, huge),
@@ -198,9 +278,14 @@ impl Limits {
     /// Forgets idle keys of every limiter.
     pub fn purge(&self) {
         self.login_guard.purge(wal::pipeline::system_time_ms());
-        for limiter in
-            [&self.login_account, &self.login_address, &self.code_address, &self.code_check]
-        {
+        let limiters = [
+            &self.login_account,
+            &self.login_address,
+            &self.code_address,
+            &self.code_check,
+            &self.recipient_lookup,
+        ];
+        for limiter in limiters {
             limiter.purge();
         }
     }
@@ -238,6 +323,36 @@ mod tests {
         assert!(guard.check("dave", "10.0.0.1", now).is_err());
         now += LOGIN_FORGET_AFTER_MS;
         assert_eq!(guard.failed("dave", "10.0.0.1", now), 0);
+    }
+
+    #[test]
+    fn an_account_budget_holds_whatever_the_addresses_and_refills_by_the_hour() {
+        let budget = AccountBudget::new(true);
+        let mut now = 5_000_000;
+        let mut tries = 0;
+        while budget.check("Dave", now).is_ok() {
+            budget.failed("dave", now);
+            tries += 1;
+            assert!(tries <= ACCOUNT_FAILURES_PER_HOUR, "the budget never ran out");
+        }
+        assert_eq!(tries, ACCOUNT_FAILURES_PER_HOUR);
+        assert_eq!(budget.check("DAVE", now), Err(AccountBudget::COST_MS));
+        assert_eq!(budget.check("erin", now), Ok(()), "another account");
+        // Over a day of steady guessing: one try per COST_MS, so the hourly rate holds.
+        let day_end = now + 24 * 3_600_000;
+        let mut later = 0;
+        while now < day_end {
+            match budget.check("dave", now) {
+                Ok(()) => {
+                    budget.failed("dave", now);
+                    later += 1;
+                }
+                Err(wait) => now += wait,
+            }
+        }
+        assert!(
+            (24 * ACCOUNT_FAILURES_PER_HOUR..=24 * ACCOUNT_FAILURES_PER_HOUR + 1).contains(&later)
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use engine::command::Command;
-use engine::{Engine, Reply};
+use engine::{Engine, EngineError, Reply};
 use market_feed::archive::{ArchiveError, TickArchive};
 use wal::pipeline::cluster::{ClusterConfig, ClusterNode, ClusterStatus, StatusSource};
 use wal::raft::network::ClusterSecret;
@@ -341,11 +341,32 @@ impl Drop for Node {
     }
 }
 
-/// Creates the first admin if there is none. Returns the generated password, if one was made.
+/// Gives the install its invite-code key if it has none (a new install, or one from before
+/// keys), drawn from the OS: another install's users cannot tell this one's codes.
+fn ensure_invite_key(handle: &Handle<Engine>) -> Result<(), NodeError> {
+    if handle.query(|e: &Engine| e.has_invite_key())? {
+        return Ok(());
+    }
+    let key = loop {
+        let key: u64 = rand::random();
+        if key != 0 {
+            break key;
+        }
+    };
+    match handle.submit_blocking(Command::SetInviteKey { key })? {
+        // Another member set it first: that key stands.
+        Ok(_) | Err(EngineError::InviteKeySet) => Ok(()),
+        Err(e) => Err(NodeError::Bootstrap(e)),
+    }
+}
+
+/// Creates the first admin if there is none, and the invite-code key. Returns the generated
+/// password, if one was made.
 fn bootstrap_admin(
     handle: &Handle<Engine>,
     config: &NodeConfig,
 ) -> Result<Option<String>, NodeError> {
+    ensure_invite_key(handle)?;
     if handle.query(|e: &Engine| e.admin_count())? > 0 {
         return Ok(None);
     }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
+use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, Principal, TickRef};
 use engine::{Engine, Event, Settlement};
 use market_feed::archive::TickArchive;
 use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
@@ -49,6 +49,8 @@ const AUDIT: u8 = b'a';
 const UPLOAD: u8 = b'u';
 const ALERT: u8 = b'p';
 const UPLOAD_USAGE: u8 = b'U';
+/// A user's security history beyond sign-ins (two-factor pauses), by the pause's end.
+const SECURITY: u8 = b'S';
 /// A user's name and e-mail for the back-office's search, under `USER ++ uid`.
 const USER: u8 = b'y';
 /// The search index: `USER_GRAM ++ three bytes ++ uid` for every three consecutive bytes of
@@ -299,6 +301,28 @@ pub struct LoginRow {
     pub started_at: u64,
     /// Ended at (sign-out, revocation), if ended.
     pub ended_at: Option<u64>,
+}
+
+/// An event of a user's security history, beside their sign-ins.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRow {
+    /// `twoFactorLocked`: too many wrong authenticator codes paused two-factor actions (sign-in,
+    /// turning 2FA off, transfers, withdrawals).
+    pub kind: String,
+    /// When it happened (ms).
+    pub time: u64,
+    /// When the pause ends (ms); also the event's id.
+    pub until: u64,
+    /// Wrong codes in a row that led to it.
+    pub failures: u32,
+}
+
+impl SecurityRow {
+    /// A two-factor pause of the account.
+    pub fn two_factor_locked(time: u64, until: u64, failures: u32) -> SecurityRow {
+        SecurityRow { kind: "twoFactorLocked".into(), time, until, failures }
+    }
 }
 
 /// A system notice.
@@ -821,6 +845,15 @@ impl ReadModel {
     /// A user's sign-ins, newest first.
     pub fn logins(&self, user: u32, page: Paging) -> Result<Page<LoginRow>, ReadModelError> {
         self.list(self.user_scan(LOGIN, user)?, |_| true, page)
+    }
+
+    /// A user's security events (two-factor pauses), newest first.
+    pub fn security_events(
+        &self,
+        user: u32,
+        page: Paging,
+    ) -> Result<Page<SecurityRow>, ReadModelError> {
+        self.list(self.user_scan(SECURITY, user)?, |_| true, page)
     }
 
     /// A user's fired price alerts, newest first.
@@ -1378,6 +1411,12 @@ impl<'a, 't> Writer<'a, 't> {
             Event::PriceAlertFired { alert, tick } => {
                 self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
             }
+            Event::TwoFactorLocked { who: Principal::User(user), until_ms, failures } => {
+                let row = SecurityRow::two_factor_locked(now, *until_ms, *failures);
+                self.put(&key(SECURITY, *user, *until_ms), &row)?;
+            }
+            // An admin's pause is in the audit log (the engine's audit record).
+            Event::TwoFactorLocked { who: Principal::Admin(_), .. } => {}
             Event::Notice { id, title, body, lang } => {
                 let row = NoticeRow {
                     id: *id,

@@ -225,6 +225,54 @@ pub fn code_in(text: &str) -> String {
     digits.first().expect("a 6-digit code").to_string()
 }
 
+/// An authenticator app for tests: each code it gives is of a later 30-second step than the
+/// one before, as the server takes each step once. It gives the current step, then the next
+/// (the server accepts one step of drift either way), then waits for the clock to move on.
+#[derive(Debug)]
+pub struct Authenticator {
+    totp: totp_rs::TOTP,
+    last: Option<u64>,
+}
+
+impl Authenticator {
+    pub fn new(secret: &str) -> Authenticator {
+        let bytes = totp_rs::Secret::Encoded(secret.to_owned()).to_bytes().unwrap();
+        let totp =
+            totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, bytes, None, String::new())
+                .unwrap();
+        Authenticator { totp, last: None }
+    }
+
+    fn step_now() -> u64 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+        now.as_secs() / 30
+    }
+
+    /// The next unused code.
+    pub fn code(&mut self) -> String {
+        let step = self.last.map_or(Self::step_now(), |last| (last + 1).max(Self::step_now()));
+        while step > Self::step_now() + 1 {
+            // The clock itself is what is awaited here: a code of a later step is not valid yet.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        self.last = Some(step);
+        self.totp.generate(step * 30)
+    }
+
+    /// A code that matches none of the steps the server would accept now.
+    pub fn wrong_code(&self) -> String {
+        let now = Self::step_now();
+        let valid: Vec<String> =
+            [now - 1, now, now + 1].iter().map(|step| self.totp.generate(step * 30)).collect();
+        (0..).map(|n| format!("{n:06}")).find(|code| !valid.contains(code)).unwrap()
+    }
+
+    /// A code of the step last given (already used).
+    pub fn last_code(&self) -> String {
+        self.totp.generate(self.last.expect("a code was given") * 30)
+    }
+}
+
 #[path = "api/auth.rs"]
 mod auth;
 #[path = "api/backoffice.rs"]

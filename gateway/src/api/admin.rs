@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use engine::command::SessionInfo;
-use engine::types::{Access, Area, MarketHours, Role, Rule, Settings, Symbol};
+use engine::types::{Access, Area, MarketHours, Principal, Role, Rule, Settings, Symbol};
 use engine::{AdminAction, Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,8 @@ use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
 use super::dto::{self, ContractStatus, OrderQuery, OrderStatus, PageQuery};
 use super::i18n::LANGUAGES;
 use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
-use super::users::{check_totp, user_view, UserView};
+use super::two_factor;
+use super::users::{user_view, UserView};
 use super::wallet::{team_of, Generation};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{
@@ -98,6 +99,9 @@ pub struct AdminView {
 pub struct AdminLogin {
     /// Bearer token for admin calls.
     pub token: String,
+    /// Proof that this browser signed in as this admin, for later sign-ins (see the users').
+    #[serde(rename = "deviceToken")]
+    pub device_token: String,
     /// The admin.
     pub admin: AdminView,
 }
@@ -115,6 +119,9 @@ pub struct AdminLoginBody {
     /// Authenticator code, required when the admin turned two-factor sign-in on.
     #[schema(pattern = "^[0-9]{6}$")]
     pub totp_code: Option<String>,
+    /// The device token of an earlier sign-in of this admin on this device, if any.
+    #[schema(max_length = 1024)]
+    pub device_token: Option<String>,
 }
 
 /// Administrator sign-in.
@@ -130,7 +137,7 @@ async fn login(
     if !state.limits.login_address.allow(&client.ip) {
         return Err(ApiError::rate_limited());
     }
-    let guard = &state.limits.login_guard;
+    let (guard, budget) = (&state.limits.login_guard, &state.limits.account_budget);
     let account = format!("admin:{username}");
     guard.check(&account, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();
@@ -142,14 +149,24 @@ async fn login(
             })
         })
         .await?;
+    let device = state.tokens.device_of(body.device_token.as_deref(), "admin");
+    let known_device = found.as_ref().is_some_and(|f| device == Some(f.0));
+    // As for users: past the budget the password is not looked at.
+    if !known_device {
+        budget.check(&account, state.now()).map_err(ApiError::password_sign_in_paused)?;
+    }
     let hash = found.as_ref().map(|f| f.1.clone());
     let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
     let Some((id, _, role, username, totp_secret)) = found.filter(|_| matches) else {
         guard.failed(&account, &client.ip, state.now());
+        if !known_device {
+            budget.failed(&account, state.now());
+        }
         return Err(ApiError::bad("ADMIN_LOGIN_FAILED"));
     };
     if let Some(secret) = totp_secret {
-        if let Err(error) = check_totp(&secret, body.totp_code.as_deref()) {
+        let (who, code) = (Principal::Admin(id), body.totp_code.as_deref());
+        if let Err(error) = two_factor::verify(&state, who, &secret, code, client.language).await {
             // Asking for the code is a step, a wrong code is a failure.
             if error.code == "INVALID_TOTP" {
                 guard.failed(&account, &client.ip, state.now());
@@ -164,9 +181,11 @@ async fn login(
     let Reply::SessionCreated { session, expires_ms } = reply else {
         return Err(ApiError::internal("unexpected reply"));
     };
-    let token = state.tokens.issue(id, session, "admin", state.now(), expires_ms);
+    let now = state.now();
+    let token = state.tokens.issue(id, session, "admin", now, expires_ms);
     ok(AdminLogin {
         token,
+        device_token: state.tokens.issue_device(id, "admin", now),
         admin: AdminView {
             id,
             username,

@@ -3,7 +3,7 @@
 //! role and records every change in the audit log; secrets never reach it.
 
 use axum::extract::State;
-use engine::types::{Area, Role};
+use engine::types::{Area, Principal, Role};
 use engine::AdminAction;
 use serde::{Deserialize, Serialize};
 use totp_rs::Secret;
@@ -12,10 +12,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::admin::{act, permissions};
+use super::auth::Client;
 use super::auth::{Admin, Body, PathValue};
 use super::dto::{self, RoleParam};
+use super::two_factor::{self, totp};
 use super::users::{
-    check_totp, totp, ChangePasswordBody, TwoFactorBody, TwoFactorSetup, TwoFactorState,
+    check_own_password, ChangePasswordBody, TwoFactorBody, TwoFactorOffBody, TwoFactorSetup,
+    TwoFactorState,
 };
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
 
@@ -209,22 +212,29 @@ async fn two_factor_enable(
     if secret.len() < 16 || secret.len() > 64 {
         return Err(ApiError::invalid("secret", "body"));
     }
-    check_totp(&secret, Some(&body.code))?;
+    let step = two_factor::setup_step(&secret, &body.code, state.now())?;
     act(&state, &admin, AdminAction::SetOwnTotp { secret: Some(secret) }).await?;
+    two_factor::spend_setup_step(&state, Principal::Admin(admin.id), step).await?;
     ok(TwoFactorState { enabled: true })
 }
 
-/// Turn two-factor sign-in off, confirmed by a current code.
-#[utoipa::path(post, path = "/api/admin/2fa/disable", tag = "admin", security(("admin" = [])), request_body = TwoFactorBody,
-    responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+/// Turn two-factor sign-in off, confirmed by one's password and a current code.
+#[utoipa::path(post, path = "/api/admin/2fa/disable", tag = "admin", security(("admin" = [])), request_body = TwoFactorOffBody,
+    responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn two_factor_disable(
     State(state): State<AppState>,
     admin: Admin,
-    Body(body): Body<TwoFactorBody>,
+    client: Client,
+    Body(body): Body<TwoFactorOffBody>,
 ) -> Answer<TwoFactorState> {
+    let id = admin.id;
+    let found = state.query(move |e| e.admin(id).map(|a| a.password_hash.clone())).await?;
+    let hash = found.ok_or_else(ApiError::unauthorized)?;
     let secret = own_secret(&state, &admin).await?;
     let secret = secret.ok_or_else(|| ApiError::bad("TOTP_NOT_ENABLED"))?;
-    check_totp(&secret, Some(&body.code))?;
+    check_own_password(&state, &format!("admin:{id}"), hash, &body.password).await?;
+    let who = Principal::Admin(id);
+    two_factor::verify(&state, who, &secret, Some(&body.code), client.language).await?;
     act(&state, &admin, AdminAction::SetOwnTotp { secret: None }).await?;
     ok(TwoFactorState { enabled: false })
 }

@@ -24,6 +24,8 @@ pub const SESSION_REMEMBER_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1_000;
 pub const ADMIN_SESSION_TTL_MS: u64 = 12 * 60 * 60 * 1_000;
 /// Password-reset tokens live this long after the e-mail code was checked.
 pub const RESET_TTL_MS: u64 = 15 * 60 * 1_000;
+/// How long a device token proves an earlier sign-in (renewed at every sign-in).
+pub const DEVICE_TTL_MS: u64 = 180 * 24 * 60 * 60 * 1_000;
 /// Longest user agent kept for the device history.
 const DEVICE_CHARS_MAX: usize = 120;
 
@@ -96,6 +98,19 @@ impl Tokens {
             Claims { sub, sid, kind: kind.into(), exp: expires_ms / 1_000, iat: now_ms / 1_000 };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing cannot fail")
+    }
+
+    /// A device token for `sub` (a user, or an admin with `kind` "admin"): proof, on this
+    /// device's later sign-ins, that it signed in to that account before.
+    pub fn issue_device(&self, sub: u32, kind: &str, now_ms: u64) -> String {
+        let kind = format!("device-{kind}");
+        self.issue(sub, rand::random(), &kind, now_ms, now_ms + DEVICE_TTL_MS)
+    }
+
+    /// The account a device token of `kind` proves, if it is valid.
+    pub fn device_of(&self, token: Option<&str>, kind: &str) -> Option<u32> {
+        let token = token.filter(|t| t.len() <= 1_024)?;
+        self.check(token, &format!("device-{kind}")).map(|claims| claims.sub)
     }
 
     /// The claims of a valid, unexpired token of `kind`.
@@ -237,6 +252,9 @@ pub struct Client {
     pub ip: String,
     /// User agent, shortened.
     pub device: String,
+    /// The caller's language (position in the catalogues), for what is sent outside the
+    /// answer, such as an e-mail.
+    pub language: usize,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Client {
@@ -253,7 +271,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("unknown");
         let device: String = agent.chars().take(DEVICE_CHARS_MAX).collect();
-        Ok(Client { ip, device })
+        let language = super::i18n::language_of(&parts.headers);
+        Ok(Client { ip, device, language })
     }
 }
 

@@ -81,6 +81,16 @@ impl ApiError {
         error
     }
 
+    /// 429: the account took as many failed sign-ins as it may from unknown devices; the
+    /// password was not checked. The message names the ways in that remain (an e-mail code,
+    /// a device that signed in before) and when one more try is allowed.
+    pub fn password_sign_in_paused(wait_ms: u64) -> ApiError {
+        let seconds = wait_ms.div_ceil(1000).max(1);
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "PASSWORD_SIGN_IN_PAUSED")
+            .arg("minutes", seconds.div_ceil(60))
+            .arg("seconds", seconds)
+    }
+
     /// The `Retry-After` of a 429, in seconds.
     pub fn retry_after_seconds(&self) -> Option<&str> {
         if self.status != StatusCode::TOO_MANY_REQUESTS {
@@ -120,6 +130,7 @@ impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> ApiError {
         let code = error.code();
         let status = match &error {
+            EngineError::TwoFactorLocked { .. } => StatusCode::TOO_MANY_REQUESTS,
             EngineError::Forbidden
             | EngineError::AccountFrozen
             | EngineError::SelfExcluded { .. } => StatusCode::FORBIDDEN,
@@ -156,6 +167,22 @@ impl From<EngineError> for ApiError {
                 api = api.arg("min", min).arg("max", max);
             }
             EngineError::SelfExcluded { until_ms } => api = api.arg("until", utc_minute(until_ms)),
+            EngineError::TwoFactorLocked { until_ms } => {
+                let wait_ms = until_ms.saturating_sub(wal::pipeline::system_time_ms());
+                api = api
+                    .arg("until", utc_minute(until_ms))
+                    .arg("seconds", wait_ms.div_ceil(1_000).max(1));
+            }
+            EngineError::PairCouldGain { duration_secs, payout_rate, reward_rates, fee_rate } => {
+                let percent = |rate: rust_decimal::Decimal| {
+                    (rate * rust_decimal::Decimal::ONE_HUNDRED).normalize()
+                };
+                api = api
+                    .arg("duration", duration_secs)
+                    .arg("payout", percent(payout_rate))
+                    .arg("rewards", percent(reward_rates))
+                    .arg("fee", percent(fee_rate));
+            }
             EngineError::Invalid(field) => {
                 api.key = "api.error.VALIDATION".into();
                 api.args.push(("field", field.to_string()));

@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod limits;
 pub mod system;
 pub mod trade;
+pub mod two_factor;
 pub mod uploads;
 pub mod users;
 pub mod wallet;

@@ -3,10 +3,11 @@
 //! change, 2FA, sessions, profile and notification settings.
 
 use engine::command::{NewSession, Register, SessionInfo};
+use engine::types::Principal;
 use engine::types::{Chain, Profile, WalletBinding};
 use engine::{Command, EngineError, Reply};
 use serde::{Deserialize, Serialize};
-use totp_rs::{Algorithm, Secret, TOTP};
+use totp_rs::Secret;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -15,9 +16,10 @@ use super::auth::{
     Body, Client, PathValue, User, RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS,
 };
 use super::dto::{self, ChainParam, PageQuery};
+use super::two_factor::{self, totp};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Empty};
 use crate::mail::{CodeError, Purpose};
-use crate::readmodel::{LoginRow, Page};
+use crate::readmodel::{LoginRow, Page, SecurityRow};
 use axum::extract::State;
 use axum::http::StatusCode;
 
@@ -44,6 +46,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(sessions))
         .routes(routes!(end_session))
         .routes(routes!(login_history))
+        .routes(routes!(security_events))
         .routes(routes!(notification_settings, update_notification_settings))
 }
 
@@ -117,6 +120,9 @@ pub struct LoginData {
     pub is_new_user: bool,
     /// Token expiry (ms).
     pub expires_at: u64,
+    /// Proof that this browser signed in to this account: sent with later password sign-ins,
+    /// it lets them past the account's budget of failed sign-ins (a guesser has none).
+    pub device_token: String,
 }
 
 /// `POST /api/login/login`: either account fields or e-mail fields.
@@ -139,6 +145,9 @@ pub struct LoginBody {
     pub totp_code: Option<String>,
     /// Remember me: a 30-day session instead of 24 hours.
     pub remember: bool,
+    /// The device token of an earlier sign-in to this account on this device, if any.
+    #[schema(max_length = 1024)]
+    pub device_token: Option<String>,
 }
 
 async fn start_session(
@@ -154,28 +163,12 @@ async fn start_session(
     let Reply::SessionCreated { session, expires_ms } = reply else {
         return Err(ApiError::internal("unexpected reply to CreateSession"));
     };
-    let token = state.tokens.issue(user, session, "user", state.now(), expires_ms);
+    let now = state.now();
+    let token = state.tokens.issue(user, session, "user", now, expires_ms);
+    let device_token = state.tokens.issue_device(user, "user", now);
     let view =
         state.query(move |e| user_view(e, user)).await?.ok_or_else(ApiError::unauthorized)?;
-    Ok(LoginData { token, user: view, is_new_user, expires_at: expires_ms })
-}
-
-pub(super) fn check_totp(secret: &str, code: Option<&str>) -> ApiResult<()> {
-    let Some(code) = code.map(str::trim).filter(|c| !c.is_empty()) else {
-        return Err(ApiError::bad("TOTP_REQUIRED"));
-    };
-    if totp(secret, "user")?.check_current(code).unwrap_or(false) {
-        Ok(())
-    } else {
-        Err(ApiError::bad("INVALID_TOTP"))
-    }
-}
-
-pub(super) fn totp(secret: &str, account: &str) -> ApiResult<TOTP> {
-    let bytes =
-        Secret::Encoded(secret.to_owned()).to_bytes().map_err(|_| ApiError::bad("INVALID_TOTP"))?;
-    TOTP::new(Algorithm::SHA1, 6, 1, 30, bytes, Some("Trading Pro".into()), account.to_owned())
-        .map_err(|_| ApiError::bad("INVALID_TOTP"))
+    Ok(LoginData { token, user: view, is_new_user, expires_at: expires_ms, device_token })
 }
 
 fn limit(allowed: bool) -> ApiResult<()> {
@@ -200,7 +193,7 @@ async fn login(
     }
     let username = dto::username(body.username.as_deref().unwrap_or(""))?;
     let password = dto::password("password", body.password.as_deref().unwrap_or(""))?;
-    let guard = &state.limits.login_guard;
+    let (guard, budget) = (&state.limits.login_guard, &state.limits.account_budget);
     guard.check(&username, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();
     let found = state
@@ -209,15 +202,26 @@ async fn login(
                 .map(|u| (u.id, u.password_hash.clone(), u.totp_secret.clone()))
         })
         .await?;
+    let device = state.tokens.device_of(body.device_token.as_deref(), "user");
+    let known_device = found.as_ref().is_some_and(|(id, ..)| device == Some(*id));
+    // Past the account's budget the password is not looked at, right or wrong, so the answer
+    // tells a guesser nothing.
+    if !known_device {
+        budget.check(&username, state.now()).map_err(ApiError::password_sign_in_paused)?;
+    }
     let hash = found.as_ref().and_then(|(_, hash, _)| hash.clone());
     let matches = state.hasher.verify(password, hash).await.map_err(|_| ApiError::busy())?;
     let Some((id, _, totp_secret)) = found.filter(|_| matches) else {
         guard.failed(&username, &client.ip, state.now());
+        if !known_device {
+            budget.failed(&username, state.now());
+        }
         return Err(ApiError::bad("INVALID_CREDENTIALS"));
     };
     if let Some(secret) = totp_secret {
         let code = body.totp_code.as_deref();
-        if let Err(error) = check_totp(&secret, code) {
+        let who = Principal::User(id);
+        if let Err(error) = two_factor::verify(&state, who, &secret, code, client.language).await {
             // Asking for the code is a step, a wrong code is a failure.
             if error.code == "INVALID_TOTP" {
                 guard.failed(&username, &client.ip, state.now());
@@ -249,7 +253,8 @@ async fn email_login(state: AppState, client: Client, body: LoginBody) -> Answer
         .await?;
     let (id, verified, totp_secret) = found.ok_or_else(|| ApiError::bad("INVALID_CODE"))?;
     if let Some(secret) = totp_secret {
-        check_totp(&secret, body.totp_code.as_deref())?;
+        let code = body.totp_code.as_deref();
+        two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
     if !verified {
         // The code reached this mailbox: the address is proven.
@@ -953,25 +958,69 @@ async fn two_factor_enable(
     if secret.len() < 16 || secret.len() > 64 {
         return Err(ApiError::invalid("secret", "body"));
     }
-    check_totp(&secret, Some(&body.code))?;
+    let step = two_factor::setup_step(&secret, &body.code, state.now())?;
     state.submit(Command::SetTotp { user: id, secret: Some(secret) }).await?;
+    two_factor::spend_setup_step(&state, Principal::User(id), step).await?;
     ok(TwoFactorState { enabled: true })
 }
 
-/// Turn 2FA off, confirmed by a current code.
-#[utoipa::path(post, path = "/api/user/2fa/disable", tag = "account", security(("user" = [])), request_body = TwoFactorBody,
-    responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+/// `{code, password}`: turning two-factor authentication off.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct TwoFactorOffBody {
+    /// A current 6-digit code from the app.
+    #[schema(required = true, pattern = "^[0-9]{6}$")]
+    pub code: String,
+    /// The account's password: a stolen session alone cannot turn 2FA off.
+    #[schema(required = true, min_length = 6, max_length = 128)]
+    pub password: String,
+}
+
+/// Turn 2FA off, confirmed by the password and a current code.
+#[utoipa::path(post, path = "/api/user/2fa/disable", tag = "account", security(("user" = [])), request_body = TwoFactorOffBody,
+    responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn two_factor_disable(
     State(state): State<AppState>,
     user: User,
-    Body(body): Body<TwoFactorBody>,
+    client: Client,
+    Body(body): Body<TwoFactorOffBody>,
 ) -> Answer<TwoFactorState> {
     let id = user.id;
-    let secret = state.query(move |e| e.user(id).and_then(|u| u.totp_secret.clone())).await?;
+    let found =
+        state.query(move |e| e.user(id).map(|u| (u.totp_secret.clone(), u.password_hash.clone())));
+    let (secret, hash) = found.await?.ok_or_else(ApiError::unauthorized)?;
     let secret = secret.ok_or_else(|| ApiError::bad("TOTP_NOT_ENABLED"))?;
-    check_totp(&secret, Some(&body.code))?;
+    let hash = hash.ok_or_else(|| ApiError::bad("NO_PASSWORD"))?;
+    check_own_password(&state, &format!("uid:{id}"), hash, &body.password).await?;
+    two_factor::verify(&state, Principal::User(id), &secret, Some(&body.code), client.language)
+        .await?;
     state.submit(Command::SetTotp { user: id, secret: None }).await?;
     ok(TwoFactorState { enabled: false })
+}
+
+/// Checks a signed-in principal's own password (`WRONG_PASSWORD`), a few tries a minute
+/// per account (`RATE_LIMITED`): a stolen session cannot guess its way on.
+pub(super) async fn check_own_password(
+    state: &AppState,
+    account: &str,
+    hash: String,
+    password: &str,
+) -> ApiResult<()> {
+    if password.is_empty() {
+        return Err(ApiError::invalid("password", "password_required"));
+    }
+    if !state.limits.login_account.allow(account) {
+        return Err(ApiError::rate_limited());
+    }
+    let matches =
+        state.hasher.verify(password.to_owned(), Some(hash)).await.map_err(|_| ApiError::busy())?;
+    if matches {
+        Ok(())
+    } else {
+        let mut error = ApiError::bad("WRONG_PASSWORD");
+        error.field = Some("password");
+        Err(error)
+    }
 }
 
 /// A live session.
@@ -1040,6 +1089,17 @@ async fn login_history(
     super::auth::Params(query): super::auth::Params<PageQuery>,
 ) -> Answer<Page<LoginRow>> {
     ok(state.history().await?.logins(user.id, query.paging()?)?)
+}
+
+/// Security history beside sign-ins: two-factor actions paused after wrong codes.
+#[utoipa::path(get, path = "/api/user/security-events", tag = "account", security(("user" = [])), params(PageQuery),
+    responses((status = 200, body = Envelope<Page<SecurityRow>>), (status = 401, body = ErrorEnvelope)))]
+async fn security_events(
+    State(state): State<AppState>,
+    user: User,
+    super::auth::Params(query): super::auth::Params<PageQuery>,
+) -> Answer<Page<SecurityRow>> {
+    ok(state.history().await?.security_events(user.id, query.paging()?)?)
 }
 
 /// Notification preferences (account centre).

@@ -4,7 +4,7 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use engine::command::RequestDeposit;
-use engine::types::{AccountKind, Destination};
+use engine::types::{AccountKind, Destination, Principal};
 use engine::{Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -12,12 +12,13 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Body, Params, PathValue, User};
+use super::auth::{Body, Client, Params, PathValue, User};
 use super::dto::{
     self, AccountParam, BillType, ChainParam, OrderQuery, OrderStatus, PageQuery, PayMethodParam,
     WithdrawMethod,
 };
 use super::i18n::{language_of, LANGUAGES};
+use super::two_factor;
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
 use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel};
 
@@ -402,6 +403,7 @@ pub struct WithdrawBody {
 async fn create_withdrawal(
     State(state): State<AppState>,
     user: User,
+    client: Client,
     Body(body): Body<WithdrawBody>,
 ) -> Answer<OrderCreated> {
     let id = user.id;
@@ -438,7 +440,8 @@ async fn create_withdrawal(
     };
     let amount = dto::amount("amount", &body.amount)?;
     if let Some(secret) = totp_secret {
-        super::users::check_totp(&secret, body.totp_code.as_deref())?;
+        let code = body.totp_code.as_deref();
+        two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
     let reply = state
         .submit(Command::RequestWithdrawal { user: id, amount, destination: Box::new(destination) })
@@ -531,6 +534,7 @@ pub struct TransferBody {
 async fn transfer(
     State(state): State<AppState>,
     user: User,
+    client: Client,
     Body(body): Body<TransferBody>,
 ) -> Answer<Empty> {
     if body.to_uid == 0 {
@@ -540,7 +544,8 @@ async fn transfer(
     let id = user.id;
     let secret = state.query(move |e| e.user(id).and_then(|u| u.totp_secret.clone())).await?;
     if let Some(secret) = secret {
-        super::users::check_totp(&secret, body.totp_code.as_deref())?;
+        let code = body.totp_code.as_deref();
+        two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
     state.submit(Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
     ok(Empty {})

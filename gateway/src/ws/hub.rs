@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use engine::event::Event;
-use engine::types::{AdminId, SessionId, UserId};
+use engine::types::{AdminId, Principal, SessionId, UserId};
 use engine::Engine;
 use market_feed::candles::CandleUpdate;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -347,6 +347,9 @@ impl Hub {
                 Event::Wallet(change) => self.to_user(change.user, || protocol::balance(change)),
                 Event::PriceAlertFired { alert, tick } => {
                     self.to_user(alert.user, || protocol::price_alert(alert, *tick));
+                }
+                Event::TwoFactorLocked { who: Principal::User(user), until_ms, failures } => {
+                    self.to_user(*user, || protocol::security(batch.time_ms, *until_ms, *failures));
                 }
                 Event::OrderResolved { order, user, withdrawal, status, remark } => {
                     self.to_user(*user, || {

@@ -540,6 +540,17 @@ pub fn price_alert(alert: &engine::types::PriceAlert, tick: engine::types::TickR
     frame("priceAlert", None, crate::readmodel::AlertRow::fired(alert, tick))
 }
 
+/// `{"type":"security","data":{kind, time, until, failures}}`: an event of the user's security
+/// history (the same row `GET /api/user/security-events` lists): too many wrong authenticator
+/// codes paused their two-factor actions until `until`.
+pub fn security(time_ms: u64, until_ms: u64, failures: u32) -> Bytes {
+    frame(
+        "security",
+        None,
+        crate::readmodel::SecurityRow::two_factor_locked(time_ms, until_ms, failures),
+    )
+}
+
 /// A system notice.
 #[derive(Serialize)]
 struct NoticeView<'a> {

@@ -253,34 +253,144 @@ fn two_factor_protects_sign_in() {
     let setup = h.post("/api/user/2fa/setup", Some(&token), json!({}));
     let secret = setup.ok()["secret"].as_str().unwrap().to_owned();
     assert!(setup.ok()["otpauthUrl"].as_str().unwrap().starts_with("otpauth://totp/"));
-    let totp = |secret: &str| {
-        let bytes = totp_rs::Secret::Encoded(secret.to_owned()).to_bytes().unwrap();
-        totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, bytes, None, String::new())
-            .unwrap()
-            .generate_current()
-            .unwrap()
-    };
+    let mut app = crate::Authenticator::new(&secret);
     h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": "000000x"}))
         .fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
-    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": totp(&secret)}))
+    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": app.code()}))
         .ok();
     assert_eq!(h.get("/api/user/2fa", Some(&token)).ok()["enabled"], true);
-    h.post("/api/login/login", None, json!({"username": "gina", "password": "secret1"}))
-        .fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
-    h.post(
-        "/api/login/login",
-        None,
-        json!({"username": "gina", "password": "secret1", "totpCode": "12345x"}),
-    )
-    .fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
-    h.post(
-        "/api/login/login",
-        None,
-        json!({"username": "gina", "password": "secret1", "totpCode": totp(&secret)}),
-    )
-    .ok();
-    h.post("/api/user/2fa/disable", Some(&token), json!({"code": totp(&secret)})).ok();
+    // The code that turned 2FA on cannot sign in.
+    let sign_in = |code: Option<String>| {
+        let mut body = json!({"username": "gina", "password": "secret1"});
+        if let Some(code) = code {
+            body["totpCode"] = json!(code);
+        }
+        h.post("/api/login/login", None, body)
+    };
+    sign_in(Some(app.last_code())).fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    sign_in(None).fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
+    sign_in(Some("12345x".into())).fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    let code = app.code();
+    sign_in(Some(code.clone())).ok();
+    // A code signs in once: the same code a second time is refused.
+    sign_in(Some(code)).fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    // Turning 2FA off needs the password as well as a code; a wrong one spends no code.
+    let off = |password: &str, code: String| {
+        h.post("/api/user/2fa/disable", Some(&token), json!({"code": code, "password": password}))
+    };
+    let refused = off("wrong-password", app.code());
+    refused.fails(StatusCode::BAD_REQUEST, "WRONG_PASSWORD");
+    assert_eq!(refused.body["field"], "password");
+    h.post("/api/user/2fa/disable", Some(&token), json!({"code": app.last_code()}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    off("secret1", app.last_code()).ok();
     h.post("/api/login/login", None, json!({"username": "gina", "password": "secret1"})).ok();
+}
+
+/// Wrong authenticator codes are counted per account, whatever the address and wherever the
+/// code is asked: after five, every two-factor action of the account waits (429 with the time),
+/// the owner gets an e-mail, and the pause is in their security history; it holds after a
+/// restart of the server.
+#[test]
+fn wrong_codes_pause_every_two_factor_action_of_the_account() {
+    let h = start();
+    let (_, token) = h.user("hugo");
+    let secret = h.post("/api/user/2fa/setup", Some(&token), json!({})).ok()["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut app = crate::Authenticator::new(&secret);
+    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": app.code()}))
+        .ok();
+    let wrong = |i: u8| {
+        let body = json!({"username": "hugo", "password": "secret1", "totpCode": app.wrong_code()});
+        let mut request = axum::http::Request::post("/api/login/login")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let address = std::net::SocketAddr::from(([127, 0, 3, i], 40_000));
+        request.extensions_mut().insert(axum::extract::ConnectInfo(address));
+        h.request(request)
+    };
+    for i in 1..5 {
+        wrong(i).fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    }
+    let paused = wrong(5);
+    paused.fails(StatusCode::TOO_MANY_REQUESTS, "TWO_FACTOR_LOCKED");
+    let retry: u64 = paused.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((14 * 60..=15 * 60).contains(&retry), "{retry}");
+    assert!(paused.message().contains("UTC"), "{}", paused.message());
+    // A right code is refused too, for a transfer as for a sign-in.
+    let transfer = json!({"toUid": 1, "amount": "1", "totpCode": app.code()});
+    h.post("/api/wallet/transfers", Some(&token), transfer)
+        .fails(StatusCode::TOO_MANY_REQUESTS, "TWO_FACTOR_LOCKED");
+    // The owner is told by e-mail and in their security history.
+    let outbox = std::fs::read_dir(h.dir.path().join("outbox")).unwrap();
+    let mails: Vec<String> =
+        outbox.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("hugo@example.com") && m.contains("wrong authenticator codes")),
+        "{mails:?}"
+    );
+    let history = h.get("/api/user/security-events", Some(&token));
+    let items = history.ok()["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["kind"], "twoFactorLocked");
+    assert_eq!(items[0]["failures"], 5);
+}
+
+/// Guesses spread over many addresses are held by a budget per account: past it the password
+/// is not looked at, right or wrong, and the owner still signs in from a device that signed
+/// in before, or with an e-mail code.
+#[test]
+fn password_guesses_from_many_addresses_are_bounded_per_account() {
+    let h = start();
+    h.register("iris", None);
+    let first =
+        h.post("/api/login/login", None, json!({"username": "iris", "password": "secret1"}));
+    let device = first.ok()["deviceToken"].as_str().unwrap().to_owned();
+    let from = |i: u32, body: Value| {
+        let mut request = axum::http::Request::post("/api/login/login")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let [a, b] = (i as u16).to_be_bytes();
+        let address = std::net::SocketAddr::from(([127, 1, a, b], 40_000));
+        request.extensions_mut().insert(axum::extract::ConnectInfo(address));
+        h.request(request)
+    };
+    let guess = json!({"username": "iris", "password": "guess-123"});
+    let mut refused_at = None;
+    for i in 1..=100 {
+        let answer = from(i, guess.clone());
+        if answer.status == StatusCode::TOO_MANY_REQUESTS {
+            answer.fails(StatusCode::TOO_MANY_REQUESTS, "PASSWORD_SIGN_IN_PAUSED");
+            assert!(answer.headers.contains_key("retry-after"));
+            refused_at = Some(i);
+            break;
+        }
+        answer.fails(StatusCode::BAD_REQUEST, "INVALID_CREDENTIALS");
+    }
+    assert_eq!(refused_at, Some(21), "twenty guesses an hour per account, from any address");
+    // Past the budget even the right password from a new device gets the same answer.
+    let right = json!({"username": "iris", "password": "secret1"});
+    from(500, right.clone()).fails(StatusCode::TOO_MANY_REQUESTS, "PASSWORD_SIGN_IN_PAUSED");
+    // The owner's device that signed in before still signs in.
+    let mut known = right.clone();
+    known["deviceToken"] = json!(device);
+    from(501, known).ok();
+    // Another account's device token is no key to this one.
+    h.register("jack", None);
+    let jack = h.post("/api/login/login", None, json!({"username": "jack", "password": "secret1"}));
+    let mut other = right.clone();
+    other["deviceToken"] = json!(jack.ok()["deviceToken"].as_str().unwrap());
+    from(502, other).fails(StatusCode::TOO_MANY_REQUESTS, "PASSWORD_SIGN_IN_PAUSED");
+    // And an e-mail code signs the owner in.
+    h.post("/api/login/send-code", None, json!({"email": "iris@example.com"})).ok();
+    let code = h.outbox_code();
+    h.post("/api/login/login", None, json!({"email": "iris@example.com", "code": code})).ok();
 }
 
 fn npm_sign(chain: &str, private_key: &str, message: &str) -> (String, String) {

@@ -246,26 +246,24 @@ fn an_admin_changes_its_password_and_turns_two_factor_on() {
     let setup = h.post("/api/admin/2fa/setup", Some(&ops), json!({}));
     let secret = setup.ok()["secret"].as_str().unwrap().to_owned();
     assert!(setup.ok()["otpauthUrl"].as_str().unwrap().starts_with("otpauth://totp/"));
-    let totp = totp_rs::TOTP::new(
-        totp_rs::Algorithm::SHA1,
-        6,
-        1,
-        30,
-        totp_rs::Secret::Encoded(secret.clone()).to_bytes().unwrap(),
-        None,
-        "x".into(),
-    )
-    .unwrap();
-    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": "000000"}))
+    let mut app = crate::Authenticator::new(&secret);
+    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": "000000x"}))
         .fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
-    let code = totp.generate_current().unwrap();
-    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": code})).ok();
+    h.post("/api/admin/2fa/enable", Some(&ops), json!({"secret": secret, "code": app.code()})).ok();
     let without = json!({"username": "ops2", "password": "second-pass"});
     h.post("/api/admin/login", None, without).fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
-    let with = json!({"username": "ops2", "password": "second-pass", "totpCode": code});
-    h.post("/api/admin/login", None, with).ok();
+    let reused =
+        json!({"username": "ops2", "password": "second-pass", "totpCode": app.last_code()});
+    h.post("/api/admin/login", None, reused).fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
+    let with = json!({"username": "ops2", "password": "second-pass", "totpCode": app.code()});
+    let signed_in = h.post("/api/admin/login", None, with);
+    assert!(signed_in.ok()["deviceToken"].as_str().is_some_and(|t| !t.is_empty()));
     assert_eq!(h.get("/api/admin/2fa", Some(&ops)).ok()["enabled"], true);
-    h.post("/api/admin/2fa/disable", Some(&ops), json!({"code": code})).ok();
+    let off = |password: &str, code: String| {
+        h.post("/api/admin/2fa/disable", Some(&ops), json!({"code": code, "password": password}))
+    };
+    off("not-my-password", app.code()).fails(StatusCode::BAD_REQUEST, "WRONG_PASSWORD");
+    off("second-pass", app.last_code()).ok();
 
     // Audited, without a secret.
     let audit = h.get("/api/admin/audit?admin=2", Some(&admin));

@@ -446,23 +446,22 @@ fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
         .as_str()
         .unwrap()
         .to_owned();
-    let totp = || {
-        let bytes = totp_rs::Secret::Encoded(secret.clone()).to_bytes().unwrap();
-        totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, bytes, None, String::new())
-            .unwrap()
-            .generate_current()
-            .unwrap()
-    };
-    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": totp()})).ok();
+    let mut app = crate::Authenticator::new(&secret);
+    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": app.code()}))
+        .ok();
     let send = |body: Value| h.post("/api/wallet/transfers", Some(&token), body);
     send(json!({"toUid": other_uid, "amount": "5"}))
         .fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");
-    send(json!({"toUid": other_uid, "amount": "5", "totpCode": totp()})).ok();
+    let code = app.code();
+    send(json!({"toUid": other_uid, "amount": "5", "totpCode": code})).ok();
+    // The same code cannot move money twice.
+    send(json!({"toUid": other_uid, "amount": "5", "totpCode": code}))
+        .fails(StatusCode::BAD_REQUEST, "INVALID_TOTP");
 
     let change =
         json!({"oldPassword": "secret1", "newPassword": "secret2", "confirmPassword": "secret2"});
     h.post("/api/user/password", Some(&token), change).ok();
-    let blocked = send(json!({"toUid": other_uid, "amount": "5", "totpCode": totp()}));
+    let blocked = send(json!({"toUid": other_uid, "amount": "5", "totpCode": app.code()}));
     blocked.fails(StatusCode::BAD_REQUEST, "TRANSFER_BLOCKED");
     assert_eq!(
         blocked.message(),
