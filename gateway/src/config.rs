@@ -84,7 +84,8 @@ pub struct Args {
     /// them by default).
     #[arg(long, env = "TRADING_ALLOW_REAL_MONEY_ON_SIMULATED_PRICES")]
     pub allow_real_money_on_simulated_prices: bool,
-    /// Public origin for invitation links [default: http://localhost:8080].
+    /// Public origin for invitation links, e.g. https://trade.example.com [default: the
+    /// address the trader's page was loaded from].
     #[arg(long, env = "TRADING_PUBLIC_ORIGIN")]
     pub public_origin: Option<String>,
     /// argon2id threads [default: 1].
@@ -120,6 +121,13 @@ pub struct Args {
     /// Most websocket connections from one IP address [default: 1000].
     #[arg(long, env = "TRADING_WS_CONNECTIONS_PER_IP_MAX")]
     pub ws_connections_per_ip_max: Option<usize>,
+    /// Seconds a connection may take to send a whole request head, also between keep-alive
+    /// requests; then it is closed [default: 5].
+    #[arg(long, env = "TRADING_HTTP_HEAD_TIMEOUT_SECS")]
+    pub http_head_timeout_secs: Option<u64>,
+    /// Most plain HTTP connections from one IP address (IPv6: one /64) [default: 256].
+    #[arg(long, env = "TRADING_HTTP_CONNECTIONS_PER_IP_MAX")]
+    pub http_connections_per_ip_max: Option<usize>,
     /// Run as a member of a Raft cluster (needs --node-id, --peers and --cluster-secret)
     /// instead of one node alone.
     #[arg(long, env = "TRADING_CLUSTER")]
@@ -164,6 +172,8 @@ pub struct FileConfig {
     ws_messages_per_second: Option<u32>,
     ws_connections_max: Option<usize>,
     ws_connections_per_ip_max: Option<usize>,
+    http_head_timeout_secs: Option<u64>,
+    http_connections_per_ip_max: Option<usize>,
     cluster: Option<bool>,
     node_id: Option<u64>,
     peers: Option<String>,
@@ -206,8 +216,8 @@ pub struct Config {
     pub upload_quota: crate::api::UploadQuota,
     /// Real money allowed on simulated prices.
     pub real_money_on_simulated_prices: bool,
-    /// Origin for invitation links.
-    pub public_origin: String,
+    /// Origin for invitation links, when the operator set one.
+    pub public_origin: Option<String>,
     /// argon2id threads.
     pub hash_threads: usize,
     /// SMTP, if configured.
@@ -216,6 +226,8 @@ pub struct Config {
     pub rate_limits: bool,
     /// Websocket limits.
     pub ws: WsConfig,
+    /// The HTTP listener's limits (its socket cap is set from the descriptor limit at start).
+    pub listen_limits: crate::http::ListenConfig,
     /// Cluster mode: this member's place; `None` runs one node alone.
     pub cluster: Option<crate::node::ClusterOptions>,
 }
@@ -235,11 +247,12 @@ impl Config {
             log_format: LogFormat::Text,
             upload_quota: crate::api::UploadQuota::default(),
             real_money_on_simulated_prices: false,
-            public_origin: "http://localhost:8080".into(),
+            public_origin: None,
             hash_threads: 1,
             smtp: None,
             rate_limits: true,
             ws: WsConfig::default(),
+            listen_limits: crate::http::ListenConfig::default(),
             cluster: None,
         }
     }
@@ -320,10 +333,10 @@ impl Config {
             },
             real_money_on_simulated_prices: args.allow_real_money_on_simulated_prices
                 || file.allow_real_money_on_simulated_prices.unwrap_or(false),
-            public_origin: args
-                .public_origin
-                .or(file.public_origin)
-                .unwrap_or(defaults.public_origin),
+            public_origin: match args.public_origin.or(file.public_origin) {
+                Some(origin) => Some(public_origin(&origin)?),
+                None => None,
+            },
             hash_threads: args
                 .hash_threads
                 .or(file.hash_threads)
@@ -336,7 +349,33 @@ impl Config {
                 args.ws_connections_max.or(file.ws_connections_max),
                 args.ws_connections_per_ip_max.or(file.ws_connections_per_ip_max),
             ),
+            listen_limits: crate::http::ListenConfig {
+                head_timeout: args
+                    .http_head_timeout_secs
+                    .or(file.http_head_timeout_secs)
+                    .map_or(defaults.listen_limits.head_timeout, |s| {
+                        std::time::Duration::from_secs(s.max(1))
+                    }),
+                connections_per_ip_max: args
+                    .http_connections_per_ip_max
+                    .or(file.http_connections_per_ip_max)
+                    .unwrap_or(defaults.listen_limits.connections_per_ip_max)
+                    .max(1),
+                ..defaults.listen_limits
+            },
         })
+    }
+}
+
+/// An origin as invitation links use it: `http(s)://host[:port]`, without a path.
+fn public_origin(origin: &str) -> Result<String, String> {
+    let origin = origin.trim().trim_end_matches('/');
+    let rest = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains(['/', '?', '#', ' ']) => {
+            Ok(origin.to_owned())
+        }
+        _ => Err(format!("--public-origin {origin}: use http(s)://host[:port], without a path")),
     }
 }
 

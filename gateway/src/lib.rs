@@ -5,6 +5,8 @@
 //! - [`config`]: options from flags, environment and a TOML file.
 //! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
 //! - [`readmodel`]: history projected from engine events into sled.
+//! - [`http`]: the HTTP listener (request-head timeout, connection caps, drain);
+//!   [`admission`]: connection caps per address and in all (HTTP and websockets).
 //! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document.
 //! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
 //! - [`limits`]: brute-force rate limits; [`mail`]: e-mail codes and delivery;
@@ -16,10 +18,12 @@
 //! - [`feeds`]: `--feed` specifications.
 #![allow(clippy::float_arithmetic)] // only in latency histograms (seconds as f64)
 
+pub mod admission;
 pub mod api;
 pub mod config;
 pub mod feeds;
 pub mod hasher;
+pub mod http;
 pub mod limits;
 pub mod mail;
 pub mod metrics;

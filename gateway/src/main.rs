@@ -43,6 +43,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             real_money_on_simulated_prices: config.real_money_on_simulated_prices,
             metrics_listen: config.metrics_listen,
             upload_quota: config.upload_quota,
+            listen_limits: config.listen_limits,
         }),
     })
 }
@@ -85,13 +86,17 @@ fn init_logging(format: LogFormat) {
 fn main() -> ExitCode {
     let config = Config::resolve(Args::parse());
     init_logging(config.as_ref().map_or(LogFormat::Text, |c| c.log_format));
-    let config = match config.and_then(server_config) {
+    let mut config = match config.and_then(server_config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
+    let descriptors = gateway::http::raise_descriptor_limit();
+    if let Some(http) = config.http.as_mut() {
+        http.listen_limits.sockets_max = gateway::http::sockets_max_for(descriptors);
+    }
     let (stop_tx, stop_rx) = std::sync::mpsc::sync_channel::<()>(1);
     if let Err(e) = ctrlc::set_handler(move || {
         let _ = stop_tx.try_send(());

@@ -248,7 +248,7 @@ impl Metrics {
         }
         let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let load = |v: &std::sync::atomic::AtomicU64| clamp(v.load(Ordering::Relaxed));
-        self.ws_connections.set(clamp(ws.connections.load(Ordering::Relaxed) as u64));
+        self.ws_connections.set(clamp(ws.connections.open() as u64));
         self.ws_coalesced.set(load(&ws.coalesced));
         self.ws_resyncs.set(load(&ws.resyncs));
         self.ws_messages_in.set(load(&ws.messages_in));

@@ -437,7 +437,8 @@ mod tests {
 
         let (node, startup) = Node::start(config(dir.path(), Some("ignored-now"))).unwrap();
         assert_eq!(startup.generated_admin_password, None);
-        assert_eq!(startup.records_replayed, 1);
+        // The install's invite key and the admin.
+        assert_eq!(startup.records_replayed, 2);
         assert_eq!(node.handle().query(|e: &Engine| e.admin_count()).unwrap(), 1);
         node.shutdown().unwrap();
     }

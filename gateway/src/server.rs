@@ -17,8 +17,6 @@ use crate::limits::Limits;
 use crate::mail::{Mailer, SmtpConfig};
 use crate::node::{Node, NodeConfig, NodeError, Startup};
 
-/// In-flight requests get this long to finish at shutdown.
-const HTTP_DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often idle rate-limit keys are forgotten.
 const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
 
@@ -27,8 +25,9 @@ const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
 pub struct HttpConfig {
     /// Listen address (port 0 picks a free one).
     pub listen: SocketAddr,
-    /// Origin for invitation links.
-    pub public_origin: String,
+    /// Origin for invitation links, when the operator set one (otherwise the app uses the
+    /// address its page came from).
+    pub public_origin: Option<String>,
     /// argon2id threads.
     pub hash_threads: usize,
     /// SMTP, else the outbox.
@@ -43,6 +42,8 @@ pub struct HttpConfig {
     pub metrics_listen: Option<SocketAddr>,
     /// How much each user may upload.
     pub upload_quota: api::UploadQuota,
+    /// The listener's limits: request-head timeout, connections per address, sockets in all.
+    pub listen_limits: crate::http::ListenConfig,
 }
 
 /// Worker threads of the async runtime (the engine and journal have their own threads).
@@ -224,6 +225,7 @@ impl Server {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let limits = state.limits.clone();
         let send_buffer = state.ws.config.socket_send_buffer_bytes;
+        let listen = config.listen_limits;
         let task = runtime.spawn(async move {
             let listener = match tokio::net::TcpListener::from_std(listener) {
                 Ok(listener) => listener,
@@ -236,20 +238,17 @@ impl Server {
                     limits.purge();
                 }
             });
-            let service = app.into_make_service_with_connect_info::<SocketAddr>();
-            let listener = axum::serve::ListenerExt::tap_io(listener, move |tcp| {
+            let tap = move |tcp: &tokio::net::TcpStream| {
                 // Small frames go out at once (websocket ticks and answers).
                 let _ = tcp.set_nodelay(true);
                 if let Some(bytes) = send_buffer {
-                    let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(bytes);
+                    let _ = socket2::SockRef::from(tcp).set_send_buffer_size(bytes);
                 }
-            });
-            let served = axum::serve(listener, service).with_graceful_shutdown(async move {
+            };
+            let shutdown = async move {
                 let _ = stopped.await;
-            });
-            if let Err(error) = served.await {
-                tracing::error!(%error, "HTTP server failed");
-            }
+            };
+            crate::http::serve(listener, app, listen, tap, shutdown).await;
             purge.abort();
         });
         tracing::info!(%address, "HTTP API listening");
@@ -320,8 +319,10 @@ impl Server {
                 state.ws.shutdown();
             }
             let _ = stop.send(());
-            let _ =
-                runtime.block_on(async { tokio::time::timeout(HTTP_DRAIN_TIMEOUT, task).await });
+            // The listener drains for at most `http::DRAIN_TIMEOUT` itself; the margin covers
+            // the task's own end.
+            let bound = crate::http::DRAIN_TIMEOUT + Duration::from_secs(1);
+            let _ = runtime.block_on(async { tokio::time::timeout(bound, task).await });
         }
         self.state = None;
         if let Some(market) = self.market.take() {

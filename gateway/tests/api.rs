@@ -65,7 +65,8 @@ fn start_configured(
         feeds,
         http: Some(HttpConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
-            public_origin: "https://trade.example".into(),
+            public_origin: Some("https://trade.example".into()),
+            listen_limits: Default::default(),
             hash_threads: 1,
             smtp,
             rate_limits: true,
@@ -279,6 +280,8 @@ mod auth;
 mod backoffice;
 #[path = "api/docs.rs"]
 mod docs;
+#[path = "api/listener.rs"]
+mod listener;
 #[path = "api/money.rs"]
 mod money;
 #[path = "api/ws.rs"]

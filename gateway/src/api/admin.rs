@@ -351,7 +351,7 @@ async fn dashboard_days(
 async fn dashboard(State(state): State<AppState>, admin: Admin) -> Answer<Dashboard> {
     admin.reads(Area::Dashboard)?;
     let totals = state.history().await?.totals()?;
-    let online = state.ws.counters.connections.load(std::sync::atomic::Ordering::Relaxed);
+    let online = state.ws.counters.connections.open();
     let figures = state
         .query(move |e| {
             let l = e.ledger();

@@ -117,8 +117,9 @@ pub struct Shared {
     pub upload_quota: UploadQuota,
     /// Prometheus metrics.
     pub metrics: Metrics,
-    /// Public origin for invitation links, e.g. `https://trade.example.com`.
-    pub public_origin: String,
+    /// Public origin for invitation links, e.g. `https://trade.example.com`, when the operator
+    /// set one; otherwise the app builds them on the address its page came from.
+    pub public_origin: Option<String>,
     /// Real-money orders accepted on simulated prices (the operator said so).
     pub real_money_on_simulated_prices: bool,
     /// The websocket service.

@@ -106,7 +106,7 @@ async fn tell_owner(state: &AppState, user: u32, until_ms: u64, language: usize)
 mod tests {
     use super::*;
 
-    const SECRET: &str = "JBSWY3DPEHPK3PXPJBSWY3DP";
+    const SECRET: &str = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
     #[test]
     fn a_code_matches_its_own_step_and_its_neighbours_only() {

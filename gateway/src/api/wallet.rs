@@ -636,8 +636,9 @@ async fn bills(
 pub struct Invite {
     /// 8 characters.
     pub code: String,
-    /// `{origin}/login/register?code=CODE`.
-    pub link: String,
+    /// `{origin}/login/register?code=CODE` on the origin the operator set (`--public-origin`);
+    /// null when none is set: the app then uses the address its page came from.
+    pub link: Option<String>,
     /// Reward rate per generation (1, 2, 3) on invitees' settled real stakes.
     pub reward_rates: Vec<String>,
 }
@@ -658,7 +659,8 @@ async fn invite(State(state): State<AppState>, user: User) -> Answer<Invite> {
         })
         .await?;
     let (code, reward_rates) = found.ok_or_else(ApiError::unauthorized)?;
-    let link = format!("{}/login/register?code={code}", state.public_origin.trim_end_matches('/'));
+    let link =
+        state.public_origin.as_ref().map(|origin| format!("{origin}/login/register?code={code}"));
     ok(Invite { code, link, reward_rates })
 }
 

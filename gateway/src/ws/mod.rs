@@ -15,8 +15,8 @@ pub mod hub;
 pub mod outbox;
 pub mod protocol;
 
-use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +26,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
+use crate::admission::{ConnectionCaps, Refused};
 use crate::api::{i18n, ApiError, AppState};
 use outbox::Close;
 
@@ -97,83 +98,32 @@ impl Default for WsConfig {
 }
 
 /// What the websocket counts (exported at `/metrics`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WsCounters {
-    /// Open connections.
-    pub connections: AtomicUsize,
+    /// Open connections, under their caps.
+    pub connections: Arc<ConnectionCaps>,
     /// Market frames replaced in a slow client's outbox before they were sent.
     pub coalesced: AtomicU64,
     /// Connections closed with [`CLOSE_RESYNC`].
     pub resyncs: AtomicU64,
     /// Client messages read.
     pub messages_in: AtomicU64,
-    /// Open connections per IP address (only addresses with one or more).
-    per_ip: std::sync::Mutex<rustc_hash::FxHashMap<IpAddr, usize>>,
+}
+
+impl Default for WsCounters {
+    /// The counters of the default limits.
+    fn default() -> Self {
+        WsCounters::new(&WsConfig::default())
+    }
 }
 
 impl WsCounters {
-    fn per_ip(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashMap<IpAddr, usize>> {
-        self.per_ip.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// Whose share a peer address counts against: an IPv4 address (also when IPv6-mapped), or an
-/// IPv6 /64, the block one subscriber is usually given (one address each would be no cap).
-fn address_block(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-    }
-}
-
-/// A connection's place under the connection caps, given back when dropped.
-struct Admission {
-    counters: Arc<WsCounters>,
-    ip: Option<IpAddr>,
-}
-
-impl Admission {
-    /// A place for a connection from `ip` (none when served without a socket), or 503 when
-    /// the server is full, 429 when that address (or IPv6 /64) already holds its share.
-    fn take(ws: &Ws, ip: Option<IpAddr>) -> Result<Admission, ApiError> {
-        let open = ws.counters.connections.fetch_add(1, Ordering::AcqRel);
-        let mut admission = Admission { counters: ws.counters.clone(), ip: None };
-        if open >= ws.config.connections_max {
-            return Err(ApiError::busy());
-        }
-        if let Some(ip) = ip.map(address_block) {
-            let mut per_ip = ws.counters.per_ip();
-            let count = per_ip.entry(ip).or_default();
-            if *count >= ws.config.connections_per_ip_max {
-                if *count == 0 {
-                    per_ip.remove(&ip);
-                }
-                return Err(ApiError::rate_limited());
-            }
-            *count += 1;
-            admission.ip = Some(ip);
-        }
-        Ok(admission)
-    }
-}
-
-impl Drop for Admission {
-    fn drop(&mut self) {
-        self.counters.connections.fetch_sub(1, Ordering::AcqRel);
-        if let Some(ip) = self.ip {
-            let mut per_ip = self.counters.per_ip();
-            if let Some(count) = per_ip.get_mut(&ip) {
-                *count -= 1;
-                if *count == 0 {
-                    per_ip.remove(&ip);
-                }
-            }
+    fn new(config: &WsConfig) -> WsCounters {
+        WsCounters {
+            connections: ConnectionCaps::new(config.connections_max, config.connections_per_ip_max),
+            coalesced: AtomicU64::new(0),
+            resyncs: AtomicU64::new(0),
+            messages_in: AtomicU64::new(0),
         }
     }
 }
@@ -195,7 +145,8 @@ impl Ws {
     /// The service and the hub's end of its control channel (give it to [`hub::spawn`]).
     pub fn new(config: WsConfig) -> (Ws, mpsc::Receiver<hub::Control>) {
         let (control, requests) = mpsc::channel(HUB_CONTROL_QUEUE_MAX);
-        let ws = Ws { config, control, next_id: AtomicU64::new(1), counters: Arc::default() };
+        let counters = Arc::new(WsCounters::new(&config));
+        let ws = Ws { config, control, next_id: AtomicU64::new(1), counters };
         (ws, requests)
     }
 
@@ -227,7 +178,12 @@ pub async fn upgrade(
         return Err(ApiError::new(StatusCode::UPGRADE_REQUIRED, "UPGRADE_REQUIRED"));
     }
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
-    let admission = Admission::take(&state.ws, peer)?;
+    // A place under the websocket caps: 503 when the server is full, 429 when that address (or
+    // IPv6 /64) already holds its share.
+    let admission = state.ws.counters.connections.take(peer).map_err(|refused| match refused {
+        Refused::Full => ApiError::busy(),
+        Refused::AddressFull => ApiError::rate_limited(),
+    })?;
     let language = query
         .language
         .as_deref()
@@ -246,19 +202,4 @@ pub async fn upgrade(
         drop(admission);
     });
     Ok(response.into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_per_address_cap_counts_ipv4_alone_and_ipv6_by_its_64_block() {
-        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
-        assert_eq!(address_block(ip("203.0.113.7")), ip("203.0.113.7"));
-        assert_eq!(address_block(ip("::ffff:203.0.113.7")), ip("203.0.113.7"));
-        assert_eq!(address_block(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
-        assert_eq!(address_block(ip("2001:db8:1:2:bbbb::9")), address_block(ip("2001:db8:1:2::5")));
-        assert_ne!(address_block(ip("2001:db8:1:3::1")), address_block(ip("2001:db8:1:2::1")));
-    }
 }
