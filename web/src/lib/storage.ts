@@ -15,6 +15,10 @@ export const StorageKey = {
   noticeSeen: 'noticeSeen',
   /** Beyond the spec: per UID, the newest fired price alert already in the notification centre. */
   priceAlertsSeen: 'priceAlertsSeen',
+  /** Beyond the spec: the device tokens of the users who signed in on this browser, newest first. */
+  deviceTokens: 'deviceTokens',
+  /** Beyond the spec: the same for the admins, kept apart from the users'. */
+  adminDeviceTokens: 'adminDeviceTokens',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

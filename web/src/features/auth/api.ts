@@ -7,6 +7,8 @@ export interface LoginData {
   user: User;
   isNewUser: boolean;
   expiresAt: number;
+  /** Proof that this browser signed in to this account, for its later password sign-ins. */
+  deviceToken: string;
 }
 
 export interface CodeSent {
@@ -16,7 +18,8 @@ export interface CodeSent {
 export type WalletChain = 'eth' | 'trust' | 'tron';
 
 export const authApi = {
-  login: (body: { username: string; password: string; remember: boolean; totpCode?: string }) =>
+  /** `deviceToken`: this browser's proof of an earlier sign-in to the account, if it has one. */
+  login: (body: { username: string; password: string; remember: boolean; totpCode?: string; deviceToken?: string }) =>
     api.post<LoginData>('/login/login', body),
   emailLogin: (body: { email: string; code: string; remember: boolean; totpCode?: string }) =>
     api.post<LoginData>('/login/login', body),

@@ -7,14 +7,19 @@ import { useSession } from '@/stores/session';
 import { toast } from '@/stores/toast';
 
 import { type LoginData, authApi } from './api';
+import { rememberDevice } from './device-tokens';
 
-/** Stores the token and user, greets a new wallet user, and goes to `/` (spec §4). */
+/**
+ * Stores the token and user (and the device token, for this account's later password
+ * sign-ins), greets a new wallet user, and goes to `/` (spec §4).
+ */
 export function useFinishLogin() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   return useCallback(
     (data: LoginData) => {
       useSession.getState().signIn(data.token, data.user);
+      rememberDevice('user', data.user.username, data.deviceToken);
       if (data.isNewUser && data.user.username.startsWith('wallet_')) toast.success(t('auth.wallet.newUser'));
       navigate('/', { replace: true });
     },
@@ -22,7 +27,10 @@ export function useFinishLogin() {
   );
 }
 
-/** Ends the session on the server, then here (even when the server cannot be reached). */
+/**
+ * Ends the session on the server, then here (even when the server cannot be reached). The
+ * device token stays: it proves this browser, not the session.
+ */
 export async function signOutUser(reason: 'logout' | 'wallet-changed' = 'logout'): Promise<void> {
   const session = useSession.getState();
   if (!session.token) return;

@@ -90,3 +90,49 @@ describe('the admin sign-in with two-factor sign-in on', () => {
     expect(api.calls.at(-1)?.body).toEqual({ username: 'fionax', password: 'wrong-one' });
   });
 });
+
+describe('the admin sign-in on a known device', () => {
+  beforeEach(() => useAdminSession.getState().signOut());
+
+  it("keeps this admin's device token (apart from users'), sends it with that admin's next sign-in, and keeps it past a sign-out", async () => {
+    let issued = 0;
+    const api = mockApi({
+      'POST /api/admin/login': (body) => {
+        const { username } = body as { username: string };
+        return { data: { token: `admin-token-${username}`, deviceToken: `admin-device-${++issued}`, admin: adminOf('finance', { username }) } };
+      },
+    });
+    const signIn = async (username: string) => {
+      const { user, unmount } = renderAt(<AdminLoginForm onSignedIn={() => {}} />);
+      await user.type(screen.getByLabelText('Username'), username);
+      await user.type(screen.getByLabelText('Password'), 'secret123');
+      await user.click(screen.getByRole('button', { name: 'Login' }));
+      await waitFor(() => expect(useAdminSession.getState().token).toBe(`admin-token-${username}`));
+      unmount();
+      useAdminSession.getState().signOut();
+    };
+    await signIn('fiona');
+    await signIn('Fiona');
+    await signIn('gary_ops');
+    expect(api.calls.map((c) => c.body)).toEqual([
+      { username: 'fiona', password: 'secret123' },
+      { username: 'Fiona', password: 'secret123', deviceToken: 'admin-device-1' },
+      { username: 'gary_ops', password: 'secret123' },
+    ]);
+    // Kept apart from the traders' tokens: a trader of the same name gets no admin's proof.
+    expect(window.localStorage.getItem('deviceTokens')).toBeNull();
+  });
+
+  it("shows the server's message when password sign-in is paused on the account", async () => {
+    const paused = 'Too many wrong passwords were tried on this account. Sign in with a code sent to your e-mail, or on a device you signed in with before, or try again in 3 min';
+    mockApi({ 'POST /api/admin/login': () => ({ status: 429, code: 'PASSWORD_SIGN_IN_PAUSED', message: paused }) });
+    const signedIn = vi.fn();
+    const { user } = renderAt(<AdminLoginForm onSignedIn={signedIn} />);
+    await user.type(screen.getByLabelText('Username'), 'fiona');
+    await user.type(screen.getByLabelText('Password'), 'secret123');
+    await user.click(screen.getByRole('button', { name: 'Login' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(paused);
+    expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled();
+    expect(signedIn).not.toHaveBeenCalled();
+  });
+});

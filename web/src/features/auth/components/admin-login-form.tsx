@@ -4,6 +4,8 @@
  * An admin who turned two-factor sign-in on is asked, as a second step, for the 6-digit code
  * of their authenticator app (the server answers TOTP_REQUIRED, or INVALID_TOTP for a wrong
  * code); the username and password stay as typed, and the sign-in is sent again with the code.
+ * The device token of this admin's earlier sign-ins here is sent along (it lets a sign-in past
+ * the account's budget of failed ones), and each sign-in's new one is kept.
  */
 import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,6 +16,7 @@ import { ApiError, errorMessage } from '@/lib/api-client';
 import { isTotpCode } from '@/lib/validation';
 import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 
+import { deviceTokenFor, rememberDevice } from '../device-tokens';
 import { type FieldErrors, hasErrors, validateLogin } from '../validation';
 import { FormFailure, SubmitButton } from './form-parts';
 
@@ -40,12 +43,16 @@ export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
     setBusy(true);
     setFailure(null);
     try {
-      const answer = await adminApi.post<{ token: string; admin: AdminInfo }>('/admin/login', {
-        username: form.username.trim(),
+      const username = form.username.trim();
+      const deviceToken = deviceTokenFor('admin', username);
+      const answer = await adminApi.post<{ token: string; deviceToken: string; admin: AdminInfo }>('/admin/login', {
+        username,
         password: form.password,
         ...(needsCode ? { totpCode: form.totpCode.trim() } : {}),
+        ...(deviceToken ? { deviceToken } : {}),
       });
       useAdminSession.getState().signIn(answer.token, answer.admin);
+      rememberDevice('admin', answer.admin.username, answer.deviceToken);
       onSignedIn();
     } catch (error) {
       const code = error instanceof ApiError ? error.code : '';

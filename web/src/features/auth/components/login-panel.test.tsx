@@ -1,5 +1,5 @@
 import { act, screen } from '@testing-library/react';
-import { afterEach, beforeEach, vi } from 'vitest';
+import { afterEach, beforeEach, describe, vi } from 'vitest';
 
 import { useSession } from '@/stores/session';
 import { useSite } from '@/stores/site';
@@ -7,6 +7,7 @@ import { mockApi } from '@/testing/api';
 import { siteInfo, testUser } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
+import { signOutUser } from '../session';
 import { AuthPage } from './auth-page';
 
 const USER = testUser();
@@ -130,4 +131,110 @@ test('forgot password: verify the e-mail, then a strong matching password, then 
     password: 'abcdefg1',
     confirmPassword: 'abcdefg1',
   });
+});
+
+describe('known devices', () => {
+  /** The server: every sign-in answers a new device token; e-mail sign-in is by the code 123456. */
+  function server() {
+    let issued = 0;
+    const signedIn = (username: string) => ({ data: { token: `tok-${username}`, user: testUser(username), isNewUser: false, expiresAt: 0, deviceToken: `device-${username}-${++issued}` } });
+    return mockApi({
+      'POST /api/login/login': (body) => {
+        const b = body as { username?: string; email?: string; code?: string };
+        if (b.email) return b.code === '123456' ? signedIn('Alice_1') : { status: 400, code: 'INVALID_CODE', message: 'Wrong code' };
+        return signedIn(b.username!);
+      },
+      'POST /api/login/logout': () => ({ data: {} }),
+    });
+  }
+
+  async function passwordSignIn(username: string) {
+    const view = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+    await view.user.type(screen.getByLabelText('Username'), username);
+    await view.user.type(screen.getByLabelText('Password'), 'secret1');
+    await view.user.click(screen.getByRole('button', { name: 'Login' }));
+    await vi.waitFor(() => expect(view.router.state.location.pathname).toBe('/'));
+    view.unmount();
+  }
+
+  test('a sign-in keeps the device token of that account, a sign-out keeps it too, and the next password sign-in of that name sends it', async () => {
+    const api = server();
+    // Signed in once with an e-mail code: the token is kept under the account's name.
+    const { user, router, unmount } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+    await user.click(await screen.findByRole('tab', { name: 'E-mail' }));
+    await user.type(await screen.findByLabelText('E-mail'), 'alice@example.com');
+    await user.type(screen.getByLabelText('Verification code'), '123456');
+    await user.click(screen.getByRole('button', { name: 'Login' }));
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/'));
+    unmount();
+    await signOutUser();
+    expect(useSession.getState().token).toBeNull();
+
+    // The password, typed in other letters' case: this browser's proof goes with it.
+    await passwordSignIn('alice_1');
+    const sent = () => api.calls.filter((c) => c.key === 'POST /api/login/login').map((c) => (c.body as { deviceToken?: string }).deviceToken);
+    expect(sent()).toEqual([undefined, 'device-Alice_1-1']);
+    // Another account has no proof here; each sign-in's new token replaces the old one.
+    await passwordSignIn('bob_22');
+    await passwordSignIn('ALICE_1');
+    expect(sent()).toEqual([undefined, 'device-Alice_1-1', undefined, 'device-alice_1-2']);
+  });
+
+  test('at most ten accounts are remembered, the oldest sign-in forgotten first', async () => {
+    const api = server();
+    for (let n = 0; n <= 10; n++) await passwordSignIn(`user_${n}`);
+    await passwordSignIn('user_1');
+    await passwordSignIn('user_0');
+    const sent = api.calls.map((c) => (c.body as { deviceToken?: string }).deviceToken);
+    expect(sent.slice(-2)).toEqual(['device-user_1-2', undefined]);
+  });
+});
+
+describe('password sign-in paused on the account', () => {
+  const PAUSED = 'Too many wrong passwords were tried on this account. Sign in with a code sent to your e-mail, or on a device you signed in with before, or try again in 12 min';
+
+  async function refused() {
+    mockApi({ 'POST /api/login/login': () => ({ status: 429, code: 'PASSWORD_SIGN_IN_PAUSED', message: PAUSED }) });
+    const view = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+    await view.user.type(screen.getByLabelText('Username'), 'alice_1');
+    await view.user.type(screen.getByLabelText('Password'), 'secret1');
+    await view.user.click(screen.getByRole('button', { name: 'Login' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(PAUSED);
+    return view;
+  }
+
+  test("the server's message, and a way to the e-mail code sign-in", async () => {
+    const { user } = await refused();
+    await user.click(screen.getByRole('button', { name: 'Sign in with an e-mail code' }));
+    expect(await screen.findByRole('tab', { name: 'E-mail' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByLabelText('E-mail')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Send code' })).toBeInTheDocument();
+  });
+
+  test('without e-mail sign-in on the site, only the message', async () => {
+    useSite.setState({ info: siteInfo({ emailLogin: false }) });
+    await refused();
+    expect(screen.queryByRole('button', { name: 'Sign in with an e-mail code' })).toBeNull();
+  });
+});
+
+test('two-factor actions paused: the sign-in code step shows the server\'s message and stays usable', async () => {
+  const LOCKED = 'Too many wrong authenticator codes: two-factor actions on this account are paused until 2026-11-25 20:15 UTC';
+  const api = mockApi({
+    'POST /api/login/login': (body) =>
+      (body as { totpCode?: string }).totpCode === undefined
+        ? { status: 400, code: 'TOTP_REQUIRED', message: 'Enter the code from your authenticator app' }
+        : { status: 429, code: 'TWO_FACTOR_LOCKED', message: LOCKED },
+  });
+  const { user } = renderAt(<AuthPage tab="login" />, { path: '/login', route: '/login' });
+  await user.type(screen.getByLabelText('Username'), 'alice_1');
+  await user.type(screen.getByLabelText('Password'), 'secret1');
+  await user.click(screen.getByRole('button', { name: 'Login' }));
+  await user.type(await screen.findByLabelText('Authenticator code'), '123456');
+  await user.click(screen.getByRole('button', { name: 'Login' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent(LOCKED);
+  expect(screen.getByLabelText('Authenticator code')).toHaveValue('123456');
+  expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled();
+  expect(api.count('POST /api/login/login')).toBe(2);
+  expect(useSession.getState().token).toBeNull();
 });

@@ -42,7 +42,7 @@ export function LoginPanel({ onForgot }: { onForgot(): void }) {
   return (
     <div>
       {modes.length > 1 && <Tabs<Mode> className="tabs-pills auth-modes" label={t('auth.modes')} value={active} onChange={setMode} items={modes} />}
-      {active === 'account' && <AccountLoginForm remember={remember} extras={extras} />}
+      {active === 'account' && <AccountLoginForm remember={remember} extras={extras} onUseEmailCode={info?.emailLogin ? () => setMode('email') : undefined} />}
       <Suspense fallback={<Spinner />}>
         {active === 'email' && <EmailLoginForm remember={remember} extras={extras} />}
         {active === 'wallet' && <WalletLogin remember={remember} extras={extras} />}

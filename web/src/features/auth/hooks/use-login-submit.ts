@@ -14,6 +14,8 @@ const TOTP_CODES = new Set(['TOTP_REQUIRED', 'INVALID_TOTP']);
 export function useLoginSubmit() {
   const finish = useFinishLogin();
   const [failure, setFailure] = useState<string | null>(null);
+  /** The server's code for the failure shown (`PASSWORD_SIGN_IN_PAUSED`, ...), if it sent one. */
+  const [failureCode, setFailureCode] = useState<string | null>(null);
   const [needsTotp, setNeedsTotp] = useState(false);
   const [busy, setBusy] = useState(false);
 
@@ -21,15 +23,17 @@ export function useLoginSubmit() {
     if (busy) return;
     setBusy(true);
     setFailure(null);
+    setFailureCode(null);
     try {
       finish(await call());
     } catch (error) {
       if (error instanceof ApiError && TOTP_CODES.has(error.code)) setNeedsTotp(true);
+      setFailureCode(error instanceof ApiError ? error.code : null);
       setFailure(errorMessage(error, 'auth.errors.loginFailed'));
     } finally {
       setBusy(false);
     }
   };
 
-  return { failure, setFailure, needsTotp, busy, run };
+  return { failure, failureCode, setFailure, needsTotp, busy, run };
 }
