@@ -15,6 +15,8 @@ export const StorageKey = {
   noticeSeen: 'noticeSeen',
   /** Beyond the spec: per UID, the newest fired price alert already in the notification centre. */
   priceAlertsSeen: 'priceAlertsSeen',
+  /** Beyond the spec: per UID, the newest security event already in the notification centre. */
+  securityEventsSeen: 'securityEventsSeen',
   /** Beyond the spec: the device tokens of the users who signed in on this browser, newest first. */
   deviceTokens: 'deviceTokens',
   /** Beyond the spec: the same for the admins, kept apart from the users'. */

@@ -1,12 +1,14 @@
-import { screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import { IDBFactory } from 'fake-indexeddb';
 import { beforeEach, vi } from 'vitest';
 
+import { formatDateTime } from '@/lib/format';
+import { changeLanguage } from '@/lib/i18n';
 import { useDevice } from '@/stores/device';
 import { renderAt } from '@/testing/render';
 
 import { notificationDb } from '../db';
-import { settlementNotification } from '../hooks/use-notification-feed';
+import { securityNotification, settlementNotification } from '../hooks/use-notification-feed';
 import { useNotifications } from '../stores/notifications';
 import { NotificationBell, badgeText } from './notification-bell';
 import { NotificationDialog } from './notification-dialog';
@@ -97,4 +99,23 @@ test('full screen on a phone', () => {
   useNotifications.setState({ open: true });
   shell();
   expect(screen.getByRole('dialog', { name: 'Notifications' })).toHaveClass('dialog-fullscreen');
+});
+
+test("a two-factor pause reads in the user's language, its end as a date of that language", async () => {
+  const until = Date.UTC(2026, 10, 25, 20, 15);
+  const item = securityNotification({ kind: 'twoFactorLocked', time: until - 15 * 60_000, until, failures: 5 })!;
+  useNotifications.setState({ items: [item], open: true, tab: 'system' });
+  shell();
+  const row = screen.getByText('Two-factor actions paused').closest('li')!;
+  expect(row).toHaveAttribute('data-priority', 'high');
+  expect(within(row).getByText(`Too many wrong authenticator codes were entered. Until ${formatDateTime(until, 'en-US')}, two-factor sign-in, turning it off, transfers and withdrawals are refused. If this was not you, change your password.`)).toBeInTheDocument();
+  try {
+    await act(() => changeLanguage('de-DE'));
+    expect(await screen.findByText('Zwei-Faktor-Aktionen gesperrt')).toBeInTheDocument();
+    expect(screen.getByText(new RegExp(`^Es wurden zu viele falsche Authenticator-Codes eingegeben\\. Bis ${formatDateTime(until, 'de-DE')} `))).toBeInTheDocument();
+  } finally {
+    await act(() => changeLanguage('en-US'));
+  }
+  // A kind this app does not know yet is not announced at all.
+  expect(securityNotification({ kind: 'somethingNew', time: 1, until: 2, failures: 0 })).toBeNull();
 });

@@ -11,11 +11,12 @@ import { Dialog } from '@/components/dialog';
 import { CheckIcon, CloseIcon, SoundOffIcon, SoundOnIcon, TrashIcon } from '@/components/icons';
 import { EmptyState } from '@/components/states';
 import { Tabs } from '@/components/tabs';
-import { formatMoney, relativeTime } from '@/lib/format';
+import { relativeTime } from '@/lib/format';
 import { useDevice } from '@/stores/device';
 
 import { askDesktopPermission, desktopPermission } from '../alerts';
 import type { StoredNotification } from '../db';
+import { displayParams } from '../params';
 import { type NotificationType, unreadCount, useNotifications } from '../stores/notifications';
 
 function useClock(intervalMs: number): number {
@@ -31,12 +32,7 @@ function Item({ item, now }: { item: StoredNotification; now: number }) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const { markRead, remove, setOpen } = useNotifications.getState();
-  const params: Record<string, unknown> = { ...item.params };
-  for (const key of ['amount', 'balance', 'profit'] as const) {
-    if (params[key] !== undefined) params[key] = formatMoney(String(params[key]), i18n.language);
-  }
-  if (typeof params.bill === 'string') params.bill = t(`notifications.bills.${params.bill}`);
-  if (typeof params.account === 'string') params.account = t(`header.${params.account}`);
+  const params = displayParams(item.params, t, i18n.language);
   const title = item.title ?? t(item.titleKey ?? '', params);
   const message = item.message ?? t(item.messageKey ?? '', params);
   const open = () => {

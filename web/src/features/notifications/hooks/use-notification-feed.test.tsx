@@ -1,6 +1,7 @@
 import { act, renderHook } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
+import { formatDateTime } from '@/lib/format';
 import { mockApi } from '@/testing/api';
 import { useSession } from '@/stores/session';
 
@@ -94,4 +95,69 @@ test('a notice for another language is not kept; a withdrawn notice leaves the c
   emit('noticeWithdrawn', { id: 41 });
   expect(useNotifications.getState().items.map((n) => n.id)).toEqual(['notice-42']);
   await vi.waitFor(async () => expect((await notificationDb.all()).map((n) => n.id)).toEqual(['notice-42']));
+});
+
+/** A two-factor pause as the server sends it: 5 wrong codes, 15 minutes from `time`. */
+const paused = (time: number) => ({ kind: 'twoFactorLocked', time, until: time + 15 * 60_000, failures: 5 });
+
+test('a two-factor pause is announced at once, high priority, whatever the switches say, and on the desktop with its end in words', async () => {
+  const shown: Array<{ title: string; body: string }> = [];
+  vi.stubGlobal(
+    'Notification',
+    class {
+      static permission = 'granted';
+      constructor(title: string, options: { body: string }) {
+        shown.push({ title, body: options.body });
+      }
+      close() {}
+    },
+  );
+  mockApi({ 'GET /api/user/notification-settings': () => ({ data: { email: false, priceAlerts: false, trade: false, system: false, marketing: false, newsletter: false } }) });
+  useSession.setState({ user: { uid: 5 } as never });
+  renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  const event = paused(Date.now());
+  const emit = () => act(() => listeners.get('security')!({ type: 'security', data: event }));
+  emit();
+  emit();
+  await vi.waitFor(() => expect(useNotifications.getState().items.map((n) => n.id)).toEqual([`security-${event.until}`]));
+  expect(useNotifications.getState().items[0]).toMatchObject({ type: 'system', priority: 'high', time: event.time, params: { until: event.until, failures: 5 } });
+  expect(shown).toEqual([
+    {
+      title: 'Two-factor actions paused',
+      body: `Too many wrong authenticator codes were entered. Until ${formatDateTime(event.until, 'en-US')}, two-factor sign-in, turning it off, transfers and withdrawals are refused. If this was not you, change your password.`,
+    },
+  ]);
+  expect(JSON.parse(window.localStorage.getItem('securityEventsSeen') ?? '{}')).toEqual({ '5': event.until });
+});
+
+test('security events missed while away are caught up on each authentication: the first time from the last 24 h, then only newer ones', async () => {
+  const now = Date.now();
+  let events = [paused(now - 3_600_000), paused(now - 2 * 86_400_000)];
+  const fetched: string[] = [];
+  mockApi({
+    'GET /api/user/notification-settings': () => settings(true),
+    'GET /api/user/security-events': (_body, url) => {
+      fetched.push(url.search);
+      return { data: { items: events, total: events.length } };
+    },
+  });
+  useSession.setState({ user: { uid: 5 } as never });
+  authenticated = true;
+  const { rerender } = renderHook(() => useNotificationFeed());
+  const ids = () => useNotifications.getState().items.map((n) => n.id);
+  await vi.waitFor(() => expect(ids()).toEqual([`security-${events[0]!.until}`]));
+  expect(fetched).toEqual(['?page=1&pageSize=20']);
+
+  // The user removes it; a reconnect announces only what is newer than the newest shown.
+  await act(() => useNotifications.getState().remove(`security-${events[0]!.until}`));
+  const fresh = paused(now - 60_000);
+  events = [fresh, ...events];
+  authenticated = false;
+  rerender();
+  authenticated = true;
+  rerender();
+  await vi.waitFor(() => expect(ids()).toEqual([`security-${fresh.until}`]));
+  expect(fetched).toHaveLength(2);
+  expect(JSON.parse(window.localStorage.getItem('securityEventsSeen') ?? '{}')).toEqual({ '5': fresh.until });
 });

@@ -8,13 +8,17 @@
  * Price alerts that fired while the app was closed are read from the server each time the
  * private stream is authenticated (after sign-in and every reconnect): those newer than the
  * newest one already shown on this browser (or, the first time, from the last 24 hours).
+ *
+ * Security events (too many wrong authenticator codes paused the account's two-factor
+ * actions) are high priority and always announced, whatever the switches say: live from the
+ * `security` frame, and caught up from the security history on each authentication as price
+ * alerts are.
  */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
-import { formatMoney } from '@/lib/format';
 import { StorageKey, readJson, writeKey } from '@/lib/storage';
 import { useConnectionStatus, useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
@@ -23,6 +27,7 @@ import type { PriceAlert } from '@/types/api';
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
 import { type Notice, noticeIsFor, noticeItemId, noticeNotification } from '../notices';
+import { displayParams } from '../params';
 import { useNotifications } from '../stores/notifications';
 import { type NotificationSettings, usePreferences } from '../stores/preferences';
 
@@ -58,11 +63,23 @@ interface DecisionFrame {
 /** A fired price alert, live (`priceAlert` frame) or from the fired list. */
 type AlertFrame = PriceAlert;
 
-/** Fired alerts read back on each authentication, and the first time how far back. */
-const ALERTS_CATCH_UP = 20;
-const ALERTS_FIRST_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** UIDs remembered in `priceAlertsSeen` (people sharing a browser). */
-const ALERTS_SEEN_USERS_MAX = 20;
+/**
+ * An event of the user's security history, live (`security` frame) or from the list:
+ * `twoFactorLocked` is a pause of two-factor actions after `failures` wrong codes in a row,
+ * from `time` to `until` (ms; also the event's id).
+ */
+export interface SecurityEvent {
+  kind: string;
+  time: number;
+  until: number;
+  failures: number;
+}
+
+/** Fired alerts and security events read back on each authentication, and the first time how far back. */
+const CATCH_UP = 20;
+const FIRST_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** UIDs remembered in `priceAlertsSeen` and `securityEventsSeen` (people sharing a browser). */
+const SEEN_USERS_MAX = 20;
 
 export function alertNotification(a: AlertFrame): StoredNotification {
   const price = a.firedPrice ?? a.price;
@@ -79,15 +96,34 @@ export function alertNotification(a: AlertFrame): StoredNotification {
   };
 }
 
-function alertsSeen(): Record<string, number> {
-  return readJson<Record<string, number>>(StorageKey.priceAlertsSeen) ?? {};
+/** The notification of a security event, or null for a kind this app does not know. */
+export function securityNotification(e: SecurityEvent): StoredNotification | null {
+  if (e.kind !== 'twoFactorLocked') return null;
+  return {
+    id: `security-${e.until}`,
+    type: 'system',
+    priority: 'high',
+    titleKey: 'notifications.security.twoFactorLocked',
+    messageKey: 'notifications.security.twoFactorLockedMessage',
+    // Put into words when shown, in the language of that moment.
+    params: { until: e.until, failures: e.failures },
+    time: e.time,
+    read: false,
+  };
 }
 
-function markAlertSeen(uid: number, id: number): void {
-  const seen = alertsSeen();
+type SeenKey = typeof StorageKey.priceAlertsSeen | typeof StorageKey.securityEventsSeen;
+
+/** Per UID, the newest item of a kind already announced on this browser. */
+function seenOf(key: SeenKey): Record<string, number> {
+  return readJson<Record<string, number>>(key) ?? {};
+}
+
+function markSeen(key: SeenKey, uid: number, id: number): void {
+  const seen = seenOf(key);
   seen[uid] = Math.max(seen[uid] ?? 0, id);
-  const kept = Object.entries(seen).sort((a, b) => b[1] - a[1]).slice(0, ALERTS_SEEN_USERS_MAX);
-  writeKey(StorageKey.priceAlertsSeen, JSON.stringify(Object.fromEntries(kept)));
+  const kept = Object.entries(seen).sort((a, b) => b[1] - a[1]).slice(0, SEEN_USERS_MAX);
+  writeKey(key, JSON.stringify(Object.fromEntries(kept)));
 }
 
 /** Bills already announced by their own notification (settlements, decisions). */
@@ -124,15 +160,16 @@ export function useNotificationFeed(): void {
     else usePreferences.getState().reset();
   }, [signedIn]);
 
-  const announce = (item: StoredNotification, setting: keyof NotificationSettings = item.type, sound = true) => {
+  /** `setting: null`: announced whatever the switches say (security). */
+  const announce = (item: StoredNotification, setting: keyof NotificationSettings | null = item.type, sound = true) => {
     if (!signedIn) return;
     // Notifications the user turned off are neither kept nor sounded.
-    if (!usePreferences.getState().settings[setting]) return;
+    if (setting !== null && !usePreferences.getState().settings[setting]) return;
     if (useNotifications.getState().items.some((n) => n.id === item.id)) return;
     void useNotifications.getState().add(item);
     if (sound && useNotifications.getState().sound) playTone();
     if (item.priority === 'high') {
-      const params = { ...item.params, amount: formatMoney(String(item.params?.amount ?? '0'), i18n.language) };
+      const params = displayParams(item.params, t, i18n.language);
       showDesktop(item.title ?? t(item.titleKey ?? ''), item.message ?? t(item.messageKey ?? '', params));
     }
   };
@@ -140,22 +177,42 @@ export function useNotificationFeed(): void {
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
   useWsEvent<AlertFrame>('priceAlert', ({ data }) => {
     announce(alertNotification(data), 'priceAlerts');
-    if (uid !== null) markAlertSeen(uid, data.id);
+    if (uid !== null) markSeen(StorageKey.priceAlertsSeen, uid, data.id);
+  });
+  useWsEvent<SecurityEvent>('security', ({ data }) => {
+    const item = securityNotification(data);
+    if (item) announce(item, null);
+    if (uid !== null) markSeen(StorageKey.securityEventsSeen, uid, data.until);
   });
 
   useEffect(() => {
     if (!authenticated || uid === null) return undefined;
     let stale = false;
     api
-      .get<Page<AlertFrame>>('/user/price-alerts/fired', { query: { page: 1, pageSize: ALERTS_CATCH_UP } })
+      .get<Page<AlertFrame>>('/user/price-alerts/fired', { query: { page: 1, pageSize: CATCH_UP } })
       .then(({ items }) => {
         if (stale) return;
-        const seen = alertsSeen()[uid];
-        const since = Date.now() - ALERTS_FIRST_WINDOW_MS;
+        const seen = seenOf(StorageKey.priceAlertsSeen)[uid];
+        const since = Date.now() - FIRST_WINDOW_MS;
         const missed = items.filter((a) => (seen === undefined ? (a.firedAt ?? 0) >= since : a.id > seen)).reverse();
         // One tone for the lot, on the newest.
         missed.forEach((a, i) => announce(alertNotification(a), 'priceAlerts', i === missed.length - 1));
-        if (items[0]) markAlertSeen(uid, items[0].id);
+        if (items[0]) markSeen(StorageKey.priceAlertsSeen, uid, items[0].id);
+      })
+      .catch(() => undefined);
+    // Security events the same way, newest first, by the end of the pause (their id).
+    api
+      .get<Page<SecurityEvent>>('/user/security-events', { query: { page: 1, pageSize: CATCH_UP } })
+      .then(({ items }) => {
+        if (stale) return;
+        const seen = seenOf(StorageKey.securityEventsSeen)[uid];
+        const since = Date.now() - FIRST_WINDOW_MS;
+        const missed = items.filter((e) => (seen === undefined ? e.time >= since : e.until > seen)).reverse();
+        missed.forEach((e, i) => {
+          const item = securityNotification(e);
+          if (item) announce(item, null, i === missed.length - 1);
+        });
+        if (items[0]) markSeen(StorageKey.securityEventsSeen, uid, items[0].until);
       })
       .catch(() => undefined);
     return () => {
