@@ -1,4 +1,4 @@
-/** Password, two-factor authentication, live sessions and the sign-in history. */
+/** Password, two-factor authentication, live sessions, the sign-in history and security events. */
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 
@@ -20,6 +20,18 @@ export interface LoginRow {
   endedAt: number | null;
 }
 
+/**
+ * An event of the security history beside sign-ins. `twoFactorLocked`: `failures` wrong
+ * authenticator codes in a row paused two-factor actions (sign-in, turning it off, transfers,
+ * withdrawals) from `time` until `until` (ms).
+ */
+export interface SecurityEventRow {
+  kind: string;
+  time: number;
+  until: number;
+  failures: number;
+}
+
 export const securityApi = {
   changePassword: (body: { oldPassword: string; newPassword: string; confirmPassword: string }) => api.post<unknown>('/user/password', body),
   twoFactor: () => api.get<{ enabled: boolean }>('/user/2fa'),
@@ -30,4 +42,6 @@ export const securityApi = {
   sessions: () => api.get<SessionView[]>('/user/sessions'),
   endSession: (id: number) => api.delete<unknown>(`/user/sessions/${id}`),
   loginHistory: (page: number, pageSize: number) => api.get<Page<LoginRow>>('/user/login-history', { query: { page, pageSize } }),
+  /** Newest first. */
+  securityEvents: (page: number, pageSize: number) => api.get<Page<SecurityEventRow>>('/user/security-events', { query: { page, pageSize } }),
 };

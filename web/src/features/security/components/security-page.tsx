@@ -1,8 +1,12 @@
-/** Security (spec §2): password, two-factor authentication, devices and sessions, sign-in history. */
+/**
+ * Security (spec §2): password, two-factor authentication, devices and sessions, sign-in
+ * history, and security events (two-factor actions paused after wrong codes).
+ */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ChangePassword } from './change-password';
+import { SecurityEvents } from './security-events';
 import { LoginHistory, Sessions } from './sessions';
 import { TwoFactor } from './two-factor';
 
@@ -19,6 +23,7 @@ export function Security() {
       <TwoFactor />
       <Sessions key={`s${generation}`} />
       <LoginHistory key={`h${generation}`} />
+      <SecurityEvents />
     </section>
   );
 }
