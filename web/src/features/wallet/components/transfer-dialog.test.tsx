@@ -43,3 +43,23 @@ test('within 24 h of a password change the transfer is blocked, with its end sho
   expect(await screen.findByRole('alert')).toHaveTextContent(/Transfers are not allowed within 24 hours after the login password is changed\. You can transfer again from/);
   expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
 });
+
+test("two-factor actions paused: the server's 429 message is shown, nothing crashes, and the form stays usable", async () => {
+  const locked = 'Too many wrong authenticator codes: two-factor actions on this account are paused until 2026-11-25 20:15 UTC';
+  const api = mockApi({
+    'GET /api/wallet/withdraw-info': () => ({ data: { ...info, requiresTwoFactor: true } }),
+    'GET /api/wallet/recipient/42': () => ({ data: { uid: 42, name: 'liam' } }),
+    'POST /api/wallet/transfers': () => ({ status: 429, code: 'TWO_FACTOR_LOCKED', message: locked }),
+  });
+  const { user } = renderAt(<TransferDialog open onClose={() => undefined} />);
+  await user.type(await screen.findByLabelText('Recipient UID'), '42');
+  await user.type(screen.getByLabelText('Amount'), '25');
+  await user.type(screen.getByLabelText('Authenticator code'), '123456');
+  await user.click(screen.getByRole('button', { name: 'Next' }));
+  await user.click(await screen.findByRole('button', { name: 'Send' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent(locked);
+  // Back on the form, as typed, to try again once the pause is over.
+  expect(screen.getByLabelText('Recipient UID')).toHaveValue('42');
+  expect(screen.getByRole('button', { name: 'Next' })).toBeEnabled();
+  expect(api.calls.filter((c) => c.key === 'POST /api/wallet/transfers').map((c) => c.body)).toEqual([{ toUid: 42, amount: '25', totpCode: '123456' }]);
+});

@@ -108,3 +108,17 @@ test('a refusal from the server is shown on its field', async () => {
   await user.click(screen.getByRole('button', { name: 'Submit withdrawal' }));
   expect(await screen.findByText('The authenticator code is wrong')).toBeInTheDocument();
 });
+
+test("two-factor actions paused: the server's 429 message is shown, nothing crashes, and the form stays usable", async () => {
+  const locked = 'Too many wrong authenticator codes: two-factor actions on this account are paused until 2026-11-25 20:15 UTC';
+  const { api, user } = await open(info({ requiresTwoFactor: true }), {
+    'POST /api/wallet/withdrawals': () => ({ status: 429, code: 'TWO_FACTOR_LOCKED', message: locked }),
+  });
+  await user.type(screen.getByLabelText('Amount'), '100');
+  await user.type(screen.getByLabelText('Authenticator code'), '123456');
+  await user.click(screen.getByRole('button', { name: 'Submit withdrawal' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent(locked);
+  expect(screen.getByLabelText('Amount')).toHaveValue('100');
+  expect(screen.getByRole('button', { name: 'Submit withdrawal' })).toBeEnabled();
+  expect(api.count('POST /api/wallet/withdrawals')).toBe(1);
+});
