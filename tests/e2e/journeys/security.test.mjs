@@ -1,13 +1,14 @@
 // Security in a real Chromium: ending another session signs that browser out; two-factor
 // authentication is turned on with a code computed here by a TOTP library (otpauth) from the
-// secret the page shows, and is then required at sign-in and at withdrawal.
+// secret the page shows, and is then required at sign-in and at withdrawal. The server takes
+// each 30-second step's code once, so every code is of a later step (lib/totp.mjs): the third
+// one waits for the clock, up to 30 s.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import * as OTPAuth from 'otpauth';
-
 import { DESKTOP, PHONE, launch, openPage } from '../lib/browser.mjs';
 import { Server } from '../lib/server.mjs';
+import { totpCodes } from '../lib/totp.mjs';
 
 
 describe('security: sessions and two-factor authentication', () => {
@@ -15,6 +16,8 @@ describe('security: sessions and two-factor authentication', () => {
   let browser;
   let page;
   let secret;
+  /** The next authenticator code, of a later step than the last (set once 2FA has a secret). */
+  let totp;
 
   /** Signs in through the login form, giving the authenticator code when asked. */
   async function signIn(target, code) {
@@ -23,7 +26,7 @@ describe('security: sessions and two-factor authentication', () => {
     await target.getByLabel('Password', { exact: true }).fill('secret1');
     await target.locator('form').getByRole('button', { name: 'Login', exact: true }).click();
     if (code) {
-      await target.getByLabel('Authenticator code', { exact: true }).fill(code());
+      await target.getByLabel('Authenticator code', { exact: true }).fill(await code());
       await target.locator('form').getByRole('button', { name: 'Login', exact: true }).click();
     }
     await target.waitForURL(/\/stocks$/);
@@ -31,8 +34,6 @@ describe('security: sessions and two-factor authentication', () => {
 
   /** The server's refusals this journey provokes on purpose show in the console as failed loads. */
   const unexpected = (problems) => problems.filter((p) => !p.includes('the server responded with a status of 400'));
-
-  const totp = () => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 
   before(async () => {
     await server.start();
@@ -61,6 +62,7 @@ describe('security: sessions and two-factor authentication', () => {
     await other.waitForURL(/\/login$/, { timeout: 10_000 });
     assert.equal(await other.evaluate(() => localStorage.getItem('token')), null);
     await end.waitFor({ state: 'detached' });
+    await page.getByRole('region', { name: 'Security events' }).getByText('No security events').waitFor();
     assert.deepEqual(other.problems, []);
     await other.context().close();
   });
@@ -70,7 +72,8 @@ describe('security: sessions and two-factor authentication', () => {
     await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
     secret = (await page.getByTestId('twofa-secret').innerText()).trim();
     assert.match(secret, /^[A-Z2-7]{16,}$/);
-    await page.getByLabel('Authenticator code', { exact: true }).fill(totp());
+    totp = totpCodes(secret);
+    await page.getByLabel('Authenticator code', { exact: true }).fill(await totp());
     await page.getByRole('button', { name: 'Confirm and enable' }).click();
     await page.getByTestId('twofa-state').getByText('On', { exact: true }).waitFor();
   });
@@ -80,6 +83,9 @@ describe('security: sessions and two-factor authentication', () => {
     await signIn(fresh, totp);
     assert.deepEqual(unexpected(fresh.problems), []);
     assert.equal(fresh.problems.length, 1, 'the one TOTP_REQUIRED answer');
+    // The sign-in left this browser its proof for the account's later password sign-ins.
+    const devices = JSON.parse(await fresh.evaluate(() => localStorage.getItem('deviceTokens')));
+    assert.deepEqual(devices.map((d) => d.username), ['sam_secure']);
     await fresh.context().close();
   });
 
@@ -107,7 +113,7 @@ describe('security: sessions and two-factor authentication', () => {
     await dialog.getByLabel('Authenticator code', { exact: true }).fill('000000');
     await dialog.getByRole('button', { name: 'Submit withdrawal' }).click();
     await dialog.getByText('The authenticator code is wrong').waitFor();
-    await dialog.getByLabel('Authenticator code', { exact: true }).fill(totp());
+    await dialog.getByLabel('Authenticator code', { exact: true }).fill(await totp());
     await dialog.getByRole('button', { name: 'Submit withdrawal' }).click();
     await dialog.getByText(/Withdrawal order #\d+ submitted\./).waitFor();
   });
