@@ -167,6 +167,9 @@ pub enum EngineError {
         /// Its fee rate.
         fee_rate: Decimal,
     },
+    /// The receipt already backs another deposit.
+    #[error("receipt already used")]
+    ReceiptUsed,
     /// A catalogue or table is full.
     #[error("limit reached")]
     LimitReached,
@@ -224,6 +227,7 @@ impl EngineError {
             EngineError::TwoFactorNotEnabled => "TOTP_NOT_ENABLED",
             EngineError::InviteKeySet => "VALIDATION",
             EngineError::PairCouldGain { .. } => "PAIR_COULD_GAIN",
+            EngineError::ReceiptUsed => "RECEIPT_USED",
             EngineError::LimitReached => "LIMIT_REACHED",
             EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
         }

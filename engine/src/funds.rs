@@ -59,6 +59,11 @@ impl Engine {
             return Err(EngineError::Invalid("bank_name"));
         }
         require_text(&d.receipt, "receipt")?;
+        // One receipt backs one deposit: a second pending order on the same image is refused
+        // here, where two requests cannot both pass (the gateway refuses one already decided).
+        if self.deposits.values().any(|o| o.user == d.user && o.receipt == d.receipt) {
+            return Err(EngineError::ReceiptUsed);
+        }
         let id = self.take_order_id();
         let order = DepositOrder {
             id,

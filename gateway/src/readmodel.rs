@@ -422,6 +422,9 @@ pub struct UploadRow {
     pub kind: String,
     /// MIME type found in the content.
     pub content_type: String,
+    /// The deposit order this receipt backs, once one was asked for with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deposit: Option<u64>,
 }
 
 /// Running totals for the dashboard.
@@ -1316,6 +1319,8 @@ impl<'a, 't> Writer<'a, 't> {
             }
             Event::ContractSettled(settlement) => self.settled(settlement)?,
             Event::DepositRequested(order) => {
+                let receipt = [&[UPLOAD][..], order.receipt.as_bytes()].concat();
+                self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id))?;
                 let details = serde_json::json!({
                     "accountName": order.account_name,
                     "accountNumber": order.account_number,

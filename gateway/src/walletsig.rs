@@ -69,19 +69,41 @@ pub fn address_of(family: Family, key: &VerifyingKey) -> String {
 }
 
 /// Canonical form of a claimed address (EVM: lower case; TRON: as is, after a checksum test),
-/// or `None` if it is not a valid address of the family.
+/// or `None` if it is not a valid address of the family. An EVM address in mixed case must
+/// carry a right EIP-55 checksum (one in a single case has none to check), and the zero
+/// address, which nobody holds the key of, is refused on both chains.
 pub fn normalize_address(family: Family, address: &str) -> Option<String> {
     match family {
         Family::Evm => {
             let hex_part = address.strip_prefix("0x").or_else(|| address.strip_prefix("0X"))?;
-            (hex_part.len() == 40 && hex_part.bytes().all(|b| b.is_ascii_hexdigit()))
-                .then(|| format!("0x{}", hex_part.to_ascii_lowercase()))
+            if hex_part.len() != 40 || !hex_part.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let lower = hex_part.to_ascii_lowercase();
+            let mixed = hex_part != lower && hex_part != hex_part.to_ascii_uppercase();
+            if (mixed && !eip55_checksum_holds(hex_part, &lower))
+                || lower.bytes().all(|b| b == b'0')
+            {
+                return None;
+            }
+            Some(format!("0x{lower}"))
         }
         Family::Tron => {
             let bytes = bs58::decode(address).with_check(None).into_vec().ok()?;
-            (bytes.len() == 21 && bytes[0] == 0x41).then(|| address.to_owned())
+            let valid = bytes.len() == 21 && bytes[0] == 0x41;
+            (valid && bytes[1..].iter().any(|&b| b != 0)).then(|| address.to_owned())
         }
     }
+}
+
+/// EIP-55: a letter is upper case exactly where the matching nibble of keccak-256 of the
+/// lower-case address is 8 or more.
+fn eip55_checksum_holds(hex_part: &str, lower: &str) -> bool {
+    let hash = keccak(&[lower.as_bytes()]);
+    hex_part.bytes().enumerate().all(|(i, c)| {
+        let nibble = (hash[i / 2] >> if i % 2 == 0 { 4 } else { 0 }) & 0x0f;
+        !c.is_ascii_alphabetic() || c.is_ascii_uppercase() == (nibble >= 8)
+    })
 }
 
 /// The signer of `message`, from a 65-byte `r || s || v` signature in hex; `None` if the
@@ -202,6 +224,25 @@ mod tests {
 
     #[test]
     fn addresses_are_checked() {
+        // EIP-55's own examples, then one letter's case flipped.
+        for good in [
+            "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+            "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+        ] {
+            assert!(normalize_address(Family::Evm, good).is_some(), "{good}");
+        }
+        assert!(
+            normalize_address(Family::Evm, "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD").is_none()
+        );
+        // One case throughout carries no checksum.
+        assert!(
+            normalize_address(Family::Evm, "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed").is_some()
+        );
+        assert!(
+            normalize_address(Family::Evm, "0x5AAEB6053F3E94C9B9A09F33669435E7EF1BEAED").is_some()
+        );
+        assert!(normalize_address(Family::Evm, &format!("0x{}", "0".repeat(40))).is_none());
+        assert!(normalize_address(Family::Tron, "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb").is_none());
         assert!(normalize_address(Family::Evm, "0x1234").is_none());
         assert!(normalize_address(Family::Tron, "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHab").is_none());
         assert!(normalize_address(Family::Tron, "TE2H9hWjzYdwzDFRJfx9BFhr4MmjH1CHaz").is_some());

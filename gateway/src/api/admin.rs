@@ -15,7 +15,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
-use super::dto::{self, ContractStatus, OrderQuery, OrderStatus, PageQuery};
+use super::dto::{self, ContractStatus, LinkKind, OrderQuery, OrderStatus, PageQuery};
 use super::i18n::LANGUAGES;
 use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
 use super::two_factor;
@@ -1315,7 +1315,7 @@ async fn update_config(
     let f = body.finance;
     let settings = Settings {
         site_name: dto::text("siteName", &b.site_name, dto::FIELD_CHARS_MAX, "settings")?,
-        logo: dto::optional_text("logo", &b.logo, dto::TEXT_CHARS_MAX)?,
+        logo: dto::optional_link("logo", &b.logo, dto::TEXT_CHARS_MAX, LinkKind::Image)?,
         site_description: dto::optional_text(
             "siteDescription",
             &b.site_description,
@@ -1324,10 +1324,11 @@ async fn update_config(
         email_login: b.email_login,
         wallet_login: b.wallet_login,
         customer_service_enabled: b.customer_service_enabled,
-        customer_service_link: dto::optional_text(
+        customer_service_link: dto::optional_link(
             "customerServiceLink",
             &b.customer_service_link,
             dto::TEXT_CHARS_MAX,
+            LinkKind::Contact,
         )?,
         invite_code_required: b.invite_code_required,
         withdraw_fee_rate: rate("withdrawFeeRate", &f.withdraw_fee_rate)?,
@@ -1348,7 +1349,12 @@ async fn update_config(
             &b.customer_service_hours,
             dto::FIELD_CHARS_MAX,
         )?,
-        provider_link: dto::optional_text("providerLink", &b.provider_link, dto::TEXT_CHARS_MAX)?,
+        provider_link: dto::optional_link(
+            "providerLink",
+            &b.provider_link,
+            dto::TEXT_CHARS_MAX,
+            LinkKind::Web,
+        )?,
     };
     act(&state, &admin, AdminAction::UpdateSettings(Box::new(settings))).await?;
     ok(state.query(|e| config_of(e.settings())).await?)

@@ -312,6 +312,47 @@ pub fn optional_text(field: &'static str, value: &str, max: usize) -> Result<Str
     Ok(value.trim().to_owned())
 }
 
+/// Where a configured link may point: the schemes it may use beside `https:` and `http:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkKind {
+    /// A web page only (the provider's chat).
+    Web,
+    /// A web page, an e-mail address (`mailto:`) or a phone number (`tel:`): customer service.
+    Contact,
+    /// A web address or a path on this site (an uploaded logo, `/api/uploads/...`).
+    Image,
+}
+
+/// An optional link of the system config: empty, or an address a browser opens as a page
+/// (never `javascript:`, `data:` or another scheme that runs or embeds content).
+pub fn optional_link(
+    field: &'static str,
+    value: &str,
+    max: usize,
+    kind: LinkKind,
+) -> Result<String, ApiError> {
+    let link = optional_text(field, value, max)?;
+    if link.is_empty() {
+        return Ok(link);
+    }
+    let lower = link.to_ascii_lowercase();
+    let web = lower.starts_with("https://") || lower.starts_with("http://");
+    let allowed = web
+        || match kind {
+            LinkKind::Web => false,
+            LinkKind::Contact => lower.starts_with("mailto:") || lower.starts_with("tel:"),
+            LinkKind::Image => link.starts_with('/') && !link.starts_with("//"),
+        };
+    let clean = !link.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\\');
+    if allowed && clean {
+        Ok(link)
+    } else if kind == LinkKind::Contact {
+        Err(ApiError::invalid(field, "contact_link"))
+    } else {
+        Err(ApiError::invalid(field, "link"))
+    }
+}
+
 /// `real` (default) or `demo`.
 pub fn account(value: Option<&str>) -> Result<AccountKind, ApiError> {
     match value.unwrap_or("real") {

@@ -97,7 +97,7 @@ async fn store(
         state.readmodel.release_upload(owner, size)?;
         return Err(ApiError::internal(error));
     }
-    let row = UploadRow { owner, kind: kind.into(), content_type: (*mime).into() };
+    let row = UploadRow { owner, kind: kind.into(), content_type: (*mime).into(), deposit: None };
     state.readmodel.put_upload(&name, &row)?;
     Ok(Uploaded {
         url: format!("/api/uploads/{name}"),

@@ -2,7 +2,7 @@
 //! invitations and system notices.
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use engine::command::RequestDeposit;
 use engine::types::{AccountKind, Destination, Principal};
 use engine::{Command, Reply};
@@ -176,7 +176,7 @@ async fn deposit_info(State(state): State<AppState>, _user: User) -> Answer<Depo
 pub struct Recipient {
     /// UID.
     pub uid: u32,
-    /// Nickname, else username.
+    /// Nickname, else username, masked: first and last character (`al***e`).
     pub name: String,
 }
 
@@ -186,22 +186,37 @@ pub struct Recipient {
     responses((status = 200, body = Envelope<Recipient>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn recipient(
     State(state): State<AppState>,
-    _user: User,
+    user: User,
+    client: Client,
     PathValue(uid): PathValue<u32>,
 ) -> Answer<Recipient> {
+    // A lookup shows who a UID is: a few a minute per account and per address, so nobody
+    // lists the users by walking the UIDs.
+    let lookups = &state.limits.recipient_lookup;
+    if !lookups.allow(&format!("uid:{}", user.id)) || !lookups.allow(&format!("ip:{}", client.ip)) {
+        return Err(ApiError::rate_limited());
+    }
     let found = state
         .query(move |e| {
-            e.user(uid).map(|u| Recipient {
-                uid,
-                name: if u.profile.nickname.is_empty() {
-                    u.username.clone()
-                } else {
-                    u.profile.nickname.clone()
-                },
+            e.user(uid).map(|u| {
+                let name =
+                    if u.profile.nickname.is_empty() { &u.username } else { &u.profile.nickname };
+                Recipient { uid, name: masked(name) }
             })
         })
         .await?;
     ok(found.ok_or_else(|| ApiError::from(engine::EngineError::UserNotFound))?)
+}
+
+/// A name as a sender sees it before a transfer: enough to recognise someone they know
+/// (`al***e`), not enough to learn a stranger's.
+pub fn masked(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    match chars.as_slice() {
+        [] => String::new(),
+        [first] | [first, _] => format!("{first}***"),
+        [first, .., last] => format!("{first}***{last}"),
+    }
 }
 
 /// `POST /api/wallet/deposits`.
@@ -260,9 +275,12 @@ async fn create_deposit(
     if receipt.is_empty() {
         return Err(ApiError::invalid("receipt", "receipt"));
     }
-    let upload = state.readmodel.upload(&receipt)?;
-    if !upload.is_some_and(|u| u.owner == user.id && u.kind == "receipt") {
+    let upload = state.history().await?.upload(&receipt)?;
+    let Some(upload) = upload.filter(|u| u.owner == user.id && u.kind == "receipt") else {
         return Err(ApiError::invalid("receipt", "receipt"));
+    };
+    if upload.deposit.is_some() {
+        return Err(receipt_used());
     }
     let request = RequestDeposit {
         user: user.id,
@@ -273,11 +291,21 @@ async fn create_deposit(
         bank_name,
         receipt,
     };
-    let reply = state.submit(Command::RequestDeposit(Box::new(request))).await?;
+    let reply = match state.submit(Command::RequestDeposit(Box::new(request))).await {
+        Err(error) if error.code == "RECEIPT_USED" => return Err(receipt_used()),
+        other => other?,
+    };
     let Reply::OrderCreated { order } = reply else {
         return Err(ApiError::internal("unexpected reply"));
     };
     ok(OrderCreated { order_id: order, status: "pending".into() })
+}
+
+/// 409: the receipt already backs a deposit (field `receipt`).
+fn receipt_used() -> ApiError {
+    let mut error = ApiError::new(StatusCode::CONFLICT, "RECEIPT_USED");
+    error.field = Some("receipt");
+    error
 }
 
 /// A saved withdrawal address.

@@ -189,6 +189,15 @@ struct Reader {
     limit: RateLimit,
 }
 
+/// RFC 6455 §5.1: a server must close the connection on a frame from the client that is not
+/// masked. fastwebsockets reads such a frame without complaint and keeps the mask private;
+/// its header, as `fmt_head` writes it back, carries the mask bit.
+fn masked(frame: &mut fastwebsockets::Frame<'_>) -> bool {
+    let mut head = [0u8; 14];
+    frame.fmt_head(&mut head);
+    head[1] & 0x80 != 0
+}
+
 impl Reader {
     fn new(state: AppState, id: ConnId, language: usize, outbox: Arc<Outbox>) -> Reader {
         let config = &state.ws.config;
@@ -205,10 +214,16 @@ impl Reader {
         let mut no_obligations =
             |_: fastwebsockets::Frame<'_>| std::future::ready(Ok::<(), std::io::Error>(()));
         loop {
-            let frame = match socket.read_frame(&mut no_obligations).await {
+            let mut frame = match socket.read_frame(&mut no_obligations).await {
                 Ok(frame) => frame,
                 Err(error) => return close_for(&error),
             };
+            if !masked(&mut frame) {
+                return Close {
+                    code: CLOSE_PROTOCOL_ERROR,
+                    reason: "a client's frames must be masked",
+                };
+            }
             self.outbox.last_seen_ms.store(self.state.now(), Ordering::Relaxed);
             self.state.ws.counters.messages_in.fetch_add(1, Ordering::Relaxed);
             match frame.opcode {

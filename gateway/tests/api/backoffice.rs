@@ -358,6 +358,39 @@ fn config_keeps_service_hours_the_provider_link_and_an_uploaded_logo() {
     let info = h.get("/api/admin/system/basic-info", None);
     assert_eq!(info.ok()["customerService"]["hours"], "08:00-20:00");
     assert!(info.ok().get("providerLink").is_none(), "the provider is not shown to users");
+    // Links open as pages: no script or embedded content, whatever field.
+    let saved = h.get("/api/admin/system/config", Some(&admin)).ok().clone();
+    let put = |field: &str, value: &str| {
+        let mut config = saved.clone();
+        config["basic"][field] = json!(value);
+        h.call(Method::PUT, "/api/admin/system/config", Some(&admin), Some(config))
+    };
+    for (field, value) in [
+        ("providerLink", "javascript:alert(1)"),
+        ("providerLink", "mailto:ops@example.com"),
+        ("customerServiceLink", "JavaScript:alert(1)"),
+        ("customerServiceLink", "data:text/html,<script>alert(1)</script>"),
+        ("customerServiceLink", "//evil.example/chat"),
+        ("logo", "javascript:alert(1)"),
+        ("logo", "data:image/png;base64,AAAA"),
+    ] {
+        let refused = put(field, value);
+        refused.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_eq!(refused.body["field"], field, "{value}");
+    }
+    for (field, value) in [
+        ("customerServiceLink", "mailto:help@example.com"),
+        ("customerServiceLink", "tel:+4930123456"),
+        ("customerServiceLink", "https://help.example/chat"),
+        ("logo", "/api/uploads/logo.png"),
+    ] {
+        put(field, value).ok();
+    }
+    assert_eq!(
+        h.get("/api/admin/me", Some(&admin)).ok()["providerLink"],
+        "https://provider.example/chat",
+        "a refused change changed nothing"
+    );
     let products = h.get("/api/admin/products", Some(&admin));
     assert_eq!(products.ok()[0]["source"], "simulated");
     // A logo: uploaded by an admin, fetched by anyone.

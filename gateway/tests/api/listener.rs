@@ -10,8 +10,6 @@ use gateway::http::ListenConfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::*;
-
 /// Longest any step below may take; far above what a healthy server needs.
 const PATIENCE: Duration = Duration::from_secs(10);
 

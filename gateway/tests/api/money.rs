@@ -130,9 +130,9 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .iter()
         .any(|r| r["action"] == "set_deposit_accounts"));
 
-    // A transfer's recipient is named before the sender confirms.
+    // A transfer's recipient is named before the sender confirms, masked.
     let named = h.get(&format!("/api/wallet/recipient/{other_uid}"), Some(&token));
-    assert_eq!(named.ok()["name"], "liam");
+    assert_eq!(named.ok()["name"], "l***m");
     h.get("/api/wallet/recipient/99999", Some(&token))
         .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
     h.get("/api/wallet/recipient/abc", Some(&token)).fails(StatusCode::BAD_REQUEST, "VALIDATION");
@@ -147,11 +147,17 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     let order = h.post("/api/wallet/deposits", Some(&token), deposit(&name));
     let order_id = order.ok()["orderId"].as_u64().unwrap();
+    // One receipt backs one deposit: not a second one beside it, nor after it is decided.
+    let again = h.post("/api/wallet/deposits", Some(&token), deposit(&name));
+    again.fails(StatusCode::CONFLICT, "RECEIPT_USED");
+    assert_eq!(again.body["field"], "receipt");
     assert_eq!(h.get("/api/admin/recharge-orders/pending-count", Some(&admin)).ok()["count"], 1);
     h.post(&format!("/api/admin/recharge-orders/{order_id}/approve"), Some(&admin), json!({})).ok();
     h.post(&format!("/api/admin/recharge-orders/{order_id}/approve"), Some(&admin), json!({}))
         .fails(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND");
     assert_eq!(h.get("/api/admin/recharge-orders/pending-count", Some(&admin)).ok()["count"], 0);
+    h.post("/api/wallet/deposits", Some(&token), deposit(&name))
+        .fails(StatusCode::CONFLICT, "RECEIPT_USED");
     let mine = h.get("/api/wallet/deposits", Some(&token));
     assert_eq!(mine.ok()["items"][0]["status"], "completed");
     let balance = h.get("/api/wallet/balance", Some(&token));
@@ -181,6 +187,14 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         withdraw(json!({"method": "bank", "accountName": "K", "amount": "50"})).message(),
         "Please fill in all bank information"
     );
+    // A mixed-case address must carry its EIP-55 checksum; the zero address is nobody's.
+    for bad in
+        ["0x2c7536E3605D9C16a7a3D7b1898e529396a65C23", "0x0000000000000000000000000000000000000000"]
+    {
+        let refused =
+            withdraw(json!({"method": "wallet", "chain": "eth", "address": bad, "amount": "50"}));
+        assert_eq!(refused.message(), "Please enter a valid wallet address", "{bad}");
+    }
     withdraw(json!({"method": "wallet", "chain": "eth", "address": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "amount": "100000"})).fails(StatusCode::BAD_REQUEST, "AMOUNT_OUT_OF_RANGE");
     let address = json!({"label": "main", "chain": "eth", "address": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "isDefault": true});
     let saved = h.post("/api/wallet/addresses", Some(&token), address);
@@ -468,6 +482,27 @@ fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
         "Transfers are not allowed within 24 hours after the login password is changed"
     );
     assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "95");
+}
+
+/// Looking up who a UID is costs: a few a minute, so nobody walks the UIDs to list users.
+#[test]
+fn recipient_lookups_are_rate_limited() {
+    let h = start();
+    let (_, token) = h.user("nora");
+    let (other, _) = h.user("otto");
+    let path = format!("/api/wallet/recipient/{other}");
+    let mut answered = 0;
+    loop {
+        let answer = h.get(&path, Some(&token));
+        if answer.status == StatusCode::TOO_MANY_REQUESTS {
+            answer.fails(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+            break;
+        }
+        assert_eq!(answer.ok()["name"], "o***o");
+        answered += 1;
+        assert!(answered <= 10, "never limited");
+    }
+    assert_eq!(answered, 10);
 }
 
 /// Uploads are bounded per user: a quota of files and bytes, and a rate.

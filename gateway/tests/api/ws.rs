@@ -417,6 +417,14 @@ fn bad_messages_get_clear_localised_errors_and_change_nothing() {
             .await
             .unwrap();
         assert_eq!(f.closed().await, CLOSE_PROTOCOL_ERROR);
+        // A frame the client did not mask is closed with 1002 (RFC 6455 §5.1), not answered.
+        let mut bare = Client::connect(addr).await;
+        bare.ws.set_auto_apply_mask(false);
+        bare.send_raw(OpCode::Text, br#"{"op":"ping","id":"bare"}"#).await;
+        match bare.next().await {
+            Msg::Close(code, _) => assert_eq!(code, CLOSE_PROTOCOL_ERROR),
+            other => panic!("an unmasked frame was answered: {other:?}"),
+        }
     });
 }
 
