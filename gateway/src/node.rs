@@ -444,6 +444,31 @@ mod tests {
     }
 
     #[test]
+    fn two_installs_give_their_first_user_different_invite_codes() {
+        let code_of_uid_1 = || {
+            let dir = tempfile::tempdir().unwrap();
+            let (node, _) = Node::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
+            let register = Command::Register(Box::new(engine::Register {
+                username: "first".into(),
+                email: Some("first@example.com".into()),
+                password_hash: Some("hash".into()),
+                wallet: None,
+                invite_code: None,
+                email_verified: false,
+            }));
+            let reply = node.handle().submit_blocking(register).unwrap();
+            node.shutdown().unwrap();
+            match reply {
+                Ok(Reply::Registered { user: 1, invite_code }) => invite_code,
+                other => panic!("{other:?}"),
+            }
+        };
+        let (a, b) = (code_of_uid_1(), code_of_uid_1());
+        assert_ne!(a, b, "the code of UID 1 is the install's own");
+        assert_ne!(a, engine::invite_code_for(1));
+    }
+
+    #[test]
     fn a_configured_admin_password_is_used() {
         let dir = tempfile::tempdir().unwrap();
         let (node, startup) = Node::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
