@@ -4,7 +4,8 @@
 #   rustfmt, clippy and every Rust test of the workspace,
 #   the web bundle budgets,
 #   the end-to-end journeys in headless Chromium against a real trading-server,
-#   schemathesis over the OpenAPI document a real trading-server serves.
+#   schemathesis over the OpenAPI document a real trading-server serves,
+#   README's "Run the product" command, word for word (scripts/readme-run.sh).
 # Needs the Rust toolchain, Node.js (20.19 or newer) with npm and Python 3 with venv; installs
 # Debian's chromium when it is missing (as root, or through sudo) and schemathesis from PyPI.
 set -euo pipefail
@@ -67,6 +68,9 @@ test -x target/debug/trading-server
 
 echo "== API fuzzing: schemathesis over the served OpenAPI document (tests/api-fuzz)"
 tests/api-fuzz/run.sh 2>&1 | tee "$logs/api-fuzz.log"
+
+echo "== README's run command, as a newcomer runs it"
+scripts/readme-run.sh
 
 # One closing line over every suite.
 rust_passed=$(awk '/^test result:/ {s += $4} END {print s + 0}' "$logs/cargo.log")
