@@ -81,7 +81,11 @@ fn admin_roles_actions_and_audit() {
     let farmable = json!({"duration": 120, "payoutRate": "1", "minAmount": "1", "maxAmount": "100", "feeRate": "0", "enabled": true});
     let refused = h.call(Method::PUT, "/api/admin/rules", Some(&admin), Some(farmable));
     refused.fails(StatusCode::BAD_REQUEST, "PAIR_COULD_GAIN");
-    assert!(refused.message().contains("100 %") && refused.message().contains("1 %"), "{}", refused.message());
+    assert!(
+        refused.message().contains("100 %") && refused.message().contains("1 %"),
+        "{}",
+        refused.message()
+    );
     let mut config = h.get("/api/admin/system/config", Some(&admin)).ok().clone();
     config["basic"]["siteName"] = json!("Rise Fall");
     config["basic"]["walletLogin"] = json!(false);
