@@ -148,6 +148,9 @@ pub struct Args {
     /// the leader's [default: none; a follower refuses writes with NOT_LEADER].
     #[arg(long, env = "TRADING_PEER_APIS")]
     pub peer_apis: Option<String>,
+    /// Raft entries between a member's snapshots [default: 20000].
+    #[arg(long, env = "TRADING_CLUSTER_SNAPSHOT_EVERY")]
+    pub cluster_snapshot_every: Option<u64>,
 }
 
 /// The same options in a file.
@@ -180,6 +183,7 @@ pub struct FileConfig {
     cluster_listen: Option<SocketAddr>,
     cluster_secret: Option<String>,
     peer_apis: Option<String>,
+    cluster_snapshot_every: Option<u64>,
 }
 
 /// How log lines are written.
@@ -291,6 +295,7 @@ impl Config {
                 args.cluster_listen.or(file.cluster_listen),
                 args.cluster_secret.or(file.cluster_secret),
                 args.peer_apis.or(file.peer_apis),
+                args.cluster_snapshot_every.or(file.cluster_snapshot_every),
             )?)
         } else {
             None
@@ -387,6 +392,7 @@ fn cluster_options(
     listen: Option<SocketAddr>,
     secret: Option<String>,
     peer_apis: Option<String>,
+    snapshot_every_entries: Option<u64>,
 ) -> Result<crate::node::ClusterOptions, String> {
     let node_id = node_id.ok_or("--cluster needs --node-id")?;
     let peers = peers.ok_or("--cluster needs --peers ID=HOST:PORT,...")?;
@@ -427,5 +433,12 @@ fn cluster_options(
         }
         apis.insert(id, url.to_owned());
     }
-    Ok(crate::node::ClusterOptions { node_id, listen, members, secret, peer_apis: apis })
+    Ok(crate::node::ClusterOptions {
+        node_id,
+        listen,
+        members,
+        secret,
+        peer_apis: apis,
+        snapshot_every_entries,
+    })
 }

@@ -85,6 +85,8 @@ struct ClusterGauges {
     last_log_index: Gauge,
     committed: Gauge,
     applied: Gauge,
+    snapshot: Gauge,
+    purged: Gauge,
     lag: Family<FollowerLabels, Gauge>,
 }
 
@@ -97,6 +99,8 @@ impl ClusterGauges {
             last_log_index: Gauge::default(),
             committed: Gauge::default(),
             applied: Gauge::default(),
+            snapshot: Gauge::default(),
+            purged: Gauge::default(),
             lag: Family::default(),
         };
         registry.register(
@@ -118,6 +122,16 @@ impl ClusterGauges {
         registry.register("cluster_committed_index", "Raft commit index", gauges.committed.clone());
         registry.register("cluster_applied_index", "Raft index applied", gauges.applied.clone());
         registry.register(
+            "cluster_snapshot_index",
+            "Last Raft index in this member's newest snapshot",
+            gauges.snapshot.clone(),
+        );
+        registry.register(
+            "cluster_purged_index",
+            "Last Raft index purged from this member's log",
+            gauges.purged.clone(),
+        );
+        registry.register(
             "cluster_follower_lag",
             "On the leader: entries each follower's log is behind",
             gauges.lag.clone(),
@@ -135,6 +149,8 @@ impl ClusterGauges {
         self.last_log_index.set(clamp(status.last_log_index.unwrap_or(0)));
         self.committed.set(clamp(status.committed.unwrap_or(0)));
         self.applied.set(clamp(status.applied.unwrap_or(0)));
+        self.snapshot.set(clamp(status.snapshot.unwrap_or(0)));
+        self.purged.set(clamp(status.purged.unwrap_or(0)));
         // Only the leader knows its followers' lag: a former leader's figures go.
         self.lag.clear();
         for (follower, lag) in &status.lag {

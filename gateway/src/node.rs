@@ -68,6 +68,8 @@ pub struct ClusterOptions {
     pub secret: String,
     /// Each member's public address (`http://host:port`), where a follower forwards writes.
     pub peer_apis: std::collections::BTreeMap<u64, String>,
+    /// Raft entries between this member's snapshots; `None` keeps the default (20 000).
+    pub snapshot_every_entries: Option<u64>,
 }
 
 impl NodeConfig {
@@ -133,6 +135,9 @@ fn start_member(
     );
     if let Some(Clock(clock)) = &config.clock {
         member.clock = Arc::clone(clock);
+    }
+    if let Some(every) = cluster.snapshot_every_entries {
+        member.snapshot_every_entries = every.max(1);
     }
     let (node, handle, live) = ClusterNode::start(member, runtime, Engine::new, Some(follower))?;
     Ok((node, handle, live.expect("a follower was given")))

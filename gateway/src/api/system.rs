@@ -43,6 +43,10 @@ pub struct ClusterHealth {
     pub committed: Option<u64>,
     /// Index applied to this node's engine.
     pub applied: Option<u64>,
+    /// Last log index in this node's newest snapshot.
+    pub snapshot: Option<u64>,
+    /// Last log index purged from this node's log.
+    pub purged: Option<u64>,
     /// On the leader: entries each follower's log is behind, by node id.
     pub lag: std::collections::BTreeMap<String, u64>,
 }
@@ -61,6 +65,8 @@ async fn health(State(state): State<AppState>) -> Answer<Health> {
             last_log_index: s.last_log_index,
             committed: s.committed,
             applied: s.applied,
+            snapshot: s.snapshot,
+            purged: s.purged,
             lag: s.lag.iter().map(|(id, lag)| (id.to_string(), *lag)).collect(),
         }
     });

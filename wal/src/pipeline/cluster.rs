@@ -204,6 +204,11 @@ pub struct ClusterStatus {
     pub committed: Option<u64>,
     /// Applied index.
     pub applied: Option<u64>,
+    /// Last log index in this member's newest snapshot.
+    pub snapshot: Option<u64>,
+    /// Last log index purged from this member's log (kept behind the snapshot its durable
+    /// projections would restart from).
+    pub purged: Option<u64>,
     /// On the leader: how far behind each follower's log is (entries).
     pub lag: BTreeMap<u64, u64>,
 }
@@ -223,7 +228,8 @@ impl<M: StateMachine> ClusterNode<M> {
         (ClusterNode<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Event>>>>),
         PipelineError,
     > {
-        let store = SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), 2)?;
+        let store =
+            SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), SNAPSHOTS_KEPT)?;
         let followed = follower.as_ref().map_or(u64::MAX, |f| f.applied_index);
         let load = match &follower {
             Some(f) => store.load_latest_at_or_before(f.applied_index)?,
@@ -273,8 +279,15 @@ impl<M: StateMachine> ClusterNode<M> {
             last_applied: meta.as_ref().and_then(|m| m.last_log_id),
             membership: meta.as_ref().map(|m| m.last_membership.clone()).unwrap_or_default(),
             newest_snapshot: machine.applied_index(),
+            kept_snapshots: meta
+                .as_ref()
+                .and_then(|m| m.last_log_id)
+                .map(|id| (machine.applied_index(), id))
+                .into_iter()
+                .collect(),
             requests,
         };
+        let machine_state = Arc::new(Mutex::new(machine_state));
         let engine = engine::Engine::<M> {
             machine,
             batches: batches_rx,
@@ -291,18 +304,26 @@ impl<M: StateMachine> ClusterNode<M> {
             shared: Arc::clone(&shared),
         };
         let engine = spawn_named("wal-engine", move || engine.run())?;
+        let purge_limit: crate::raft::log_store::PurgeLimit = {
+            let (state, shared) = (Arc::clone(&machine_state), Arc::clone(&shared));
+            Arc::new(move || {
+                let followed = shared.followed.load(Ordering::Acquire);
+                state.lock().unwrap_or_else(|p| p.into_inner()).purge_limit(followed)
+            })
+        };
         let log = LogStore::open(
             Arc::new(crate::storage::FsStorage),
             config.data_dir.join("raft"),
             config.segment_size_max_bytes,
-        )?;
+        )?
+        .with_purge_limit(purge_limit);
         let state_machine = EngineMachine {
             node_id: config.node_id,
             to_engine: batches,
             control: engine_control,
             pending: Arc::clone(&pending),
             store,
-            state: Arc::new(Mutex::new(machine_state)),
+            state: machine_state,
             shared: Arc::clone(&shared),
         };
         let raft_config = openraft::Config {
@@ -516,6 +537,8 @@ fn status_of(m: &openraft::RaftMetrics<TypeConfig>) -> ClusterStatus {
         last_log_index: m.last_log_index,
         committed: m.cluster_committed.map(|l| l.index),
         applied: m.last_applied.map(|l| l.index),
+        snapshot: m.snapshot.map(|l| l.index),
+        purged: m.purged.map(|l| l.index),
         lag,
     }
 }
@@ -631,10 +654,39 @@ struct MachineState {
     membership: StoredMembership,
     /// Command index of the newest snapshot saved.
     newest_snapshot: u64,
+    /// The snapshots kept on disk, oldest first: command index and the last log id each
+    /// covers (the log is purged only behind one of them; see [`MachineState::purge_limit`]).
+    kept_snapshots: std::collections::VecDeque<(u64, LogId)>,
     /// The most recent request ids applied, with where: replicated state (in snapshots), so
     /// every member answers a retry the same way.
     requests: RequestTable,
 }
+
+impl MachineState {
+    /// A snapshot was saved (built here, or installed from the leader).
+    fn snapshot_saved(&mut self, index: u64, last_log_id: Option<LogId>) {
+        self.newest_snapshot = self.newest_snapshot.max(index);
+        if let Some(log_id) = last_log_id {
+            self.kept_snapshots.push_back((index, log_id));
+            while self.kept_snapshots.len() > SNAPSHOTS_KEPT {
+                self.kept_snapshots.pop_front();
+            }
+        }
+    }
+
+    /// How far the log may be purged: to the newest kept snapshot at or before `followed`,
+    /// the position every durable projection (the read model, the tick archive) has made
+    /// durable. A restart restores that snapshot (or a newer one at or before the projections)
+    /// and replays the log after it, so the projections get every event they had not made
+    /// durable: purging further would lose them (a member's archive once lost 36 s of ticks
+    /// that way, and its settlement proofs with them).
+    fn purge_limit(&self, followed: u64) -> Option<LogId> {
+        self.kept_snapshots.iter().rev().find(|(index, _)| *index <= followed).map(|&(_, id)| id)
+    }
+}
+
+/// Snapshots kept on disk: one at or before the projections' durable position always remains.
+const SNAPSHOTS_KEPT: usize = 2;
 
 /// Request ids remembered, at most: a retry comes within seconds; this covers minutes of
 /// orders at full speed.
@@ -798,7 +850,7 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
         .map_err(io::Error::other)?
         .map_err(io::Error::other)?;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.newest_snapshot = state.newest_snapshot.max(self.index);
+        state.snapshot_saved(self.index, self.meta.last_log_id);
         Ok(Snapshot { meta: self.meta.clone(), snapshot: bytes })
     }
 }
@@ -900,12 +952,20 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
         state.last_applied = meta.last_log_id;
         state.membership = meta.last_membership.clone();
         state.newest_snapshot = index;
+        state.snapshot_saved(index, meta.last_log_id);
         state.requests = requests;
         Ok(())
     }
 
+    /// The newest snapshot at or before the durable projections, not the newest of all:
+    /// openraft installs this one at start when it is ahead of the machine, and a machine
+    /// moved past what the projections hold would never give them the events in between
+    /// (a restarted member's tick archive lost its unwritten ticks that way). Sent to a
+    /// lagging follower, it is older than it could be, and the log after it is kept.
     async fn get_current_snapshot(&mut self) -> Result<Option<Snapshot>, io::Error> {
-        let Some(stored) = self.store.load_latest().map_err(io::Error::other)?.snapshot else {
+        let followed = self.shared.followed.load(Ordering::Acquire);
+        let load = self.store.load_latest_at_or_before(followed).map_err(io::Error::other)?;
+        let Some(stored) = load.snapshot else {
             return Ok(None);
         };
         let (meta, bytes) = split_snapshot(&stored.bytes).map_err(io::Error::other)?;

@@ -71,11 +71,16 @@ struct Inner {
     batch: Batch,
 }
 
+/// The newest log id a purge may reach, asked at each purge; `None` purges nothing.
+pub type PurgeLimit = Arc<dyn Fn() -> Option<LogId> + Send + Sync>;
+
 /// openraft's log storage (and, cloned, its log reader) over our segments.
 #[derive(Clone)]
 pub struct LogStore {
     inner: Arc<Mutex<Inner>>,
     syncs: Arc<Syncs>,
+    /// How far purges may reach (none: as far as openraft asks).
+    purge_limit: Option<PurgeLimit>,
 }
 
 /// One append's sync, for the sync thread.
@@ -180,7 +185,16 @@ impl LogStore {
             path: dir.clone(),
             source,
         })?;
-        Ok(LogStore { inner: Arc::new(Mutex::new(inner)), syncs })
+        Ok(LogStore { inner: Arc::new(Mutex::new(inner)), syncs, purge_limit: None })
+    }
+
+    /// Purges stop at `limit`: the log keeps what a restart still needs to replay beyond it
+    /// (a member's durable projections rebuild from the log after the snapshot they restart
+    /// from). openraft may ask to purge further; the rest goes at a later purge. openraft
+    /// allows a lazy purge: it only needs no hole, and reads no entry it asked to purge.
+    pub fn with_purge_limit(mut self, limit: PurgeLimit) -> LogStore {
+        self.purge_limit = Some(limit);
+        self
     }
 
     /// Time of the last entry in the log (ms; 0 for an empty log): a new leader never stamps
@@ -388,7 +402,19 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn purge(&mut self, log_id: LogId) -> Result<(), io::Error> {
+        let upto = match &self.purge_limit {
+            Some(limit) => match limit() {
+                Some(limit) if limit.index < log_id.index => limit,
+                Some(_) => log_id,
+                None => return Ok(()),
+            },
+            None => log_id,
+        };
         self.syncs.wait_all();
-        self.lock().purge(log_id)
+        let mut inner = self.lock();
+        if inner.state.purged.is_some_and(|purged| purged.index >= upto.index) {
+            return Ok(()); // purged that far already
+        }
+        inner.purge(upto)
     }
 }
