@@ -2,8 +2,9 @@
 //! reads its own write here next (read-your-writes).
 //!
 //! Reads are served locally. A write is any `/api/` request other than GET, HEAD or OPTIONS.
-//! The leader's public address comes from `--peer-apis`; without it, or with no leader known,
-//! the write is refused with NOT_LEADER (503) and the client may try again. The leader tells
+//! The leader's public address comes from `--peer-apis`; without it, with no leader known, or
+//! with no connection to it, the write is refused with NOT_LEADER (503) and the client may try
+//! again; once the request may have reached the leader, a failure is OUTCOME_UNKNOWN. The leader tells
 //! how far its engine had applied when it answered (`x-applied-index`). A signed-in caller gets
 //! the leader's answer at once and its next read here waits (at most [`CATCH_UP`]) until this
 //! follower has applied that far ([`WriteMarks`]); a caller without a token (a sign-in, a
@@ -187,7 +188,11 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
     Ok(response)
 }
 
-/// Sends a write to the leader at `target`; its answer.
+/// Sends a write to the leader at `target`; its answer. A failure before anything was sent
+/// (no connection) is NOT_LEADER: the write is known not applied and may be sent again. Once
+/// the request may have left (a reset, a timeout or a close while waiting for the answer), the
+/// leader may have applied it: OUTCOME_UNKNOWN, and the caller must look at its records before
+/// trying again, or it could place an order twice.
 async fn to_leader(
     method: Method,
     target: String,
@@ -198,9 +203,46 @@ async fn to_leader(
         .await
         .map_err(|_| ApiError::busy())?;
     answer.map_err(|error| {
-        tracing::warn!(%error, "a write could not be forwarded to the leader");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER")
+        if error.sent {
+            tracing::warn!(error = %error.what, "a write forwarded to the leader got no answer: its outcome is unknown");
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "OUTCOME_UNKNOWN")
+        } else {
+            tracing::warn!(error = %error.what, "a write could not be forwarded to the leader");
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NOT_LEADER")
+        }
     })
+}
+
+/// Why a forward failed, and whether the request may have reached the leader.
+#[derive(Debug)]
+struct SendError {
+    /// What went wrong.
+    what: String,
+    /// False only when no connection was made: nothing can have been sent.
+    sent: bool,
+}
+
+impl SendError {
+    fn of(error: ureq::Error) -> SendError {
+        use ureq::Timeout;
+        let before_sending = match &error {
+            ureq::Error::ConnectionFailed
+            | ureq::Error::HostNotFound
+            | ureq::Error::BadUri(_)
+            | ureq::Error::Http(_)
+            | ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => true,
+            // Refused is the answer to a connection attempt, before any byte of the request.
+            ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::ConnectionRefused,
+            _ => false,
+        };
+        SendError { what: error.to_string(), sent: !before_sending }
+    }
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
 }
 
 /// What the leader answered an order sent over a follower's websocket.
@@ -265,7 +307,7 @@ fn send(
     url: &str,
     headers: &[(String, String)],
     body: &[u8],
-) -> Result<Answer, String> {
+) -> Result<Answer, SendError> {
     let agent = ureq::Agent::new_with_config(
         ureq::config::Config::builder()
             .timeout_global(Some(FORWARD_TIMEOUT))
@@ -276,13 +318,55 @@ fn send(
     for (name, value) in headers {
         builder = builder.header(name, value);
     }
-    let request = builder.body(body.to_vec()).map_err(|e| e.to_string())?;
-    let mut response = agent.run(request).map_err(|e| e.to_string())?;
+    let request =
+        builder.body(body.to_vec()).map_err(|e| SendError { what: e.to_string(), sent: false })?;
+    // One agent a call: no pooled connection, so a refused connection is this call's own.
+    let mut response = agent.run(request).map_err(SendError::of)?;
     let header =
         |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let content_type = header("content-type");
     let applied = header(APPLIED_INDEX).and_then(|v| v.parse().ok());
     let status = response.status().as_u16();
-    let body = response.body_mut().read_to_vec().map_err(|e| e.to_string())?;
+    let body = response.body_mut().read_to_vec().map_err(SendError::of)?;
     Ok((status, content_type, applied, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A leader that cannot be reached gets nothing: NOT_LEADER, the client may send again.
+    /// One whose link breaks after the request was written may have applied it:
+    /// OUTCOME_UNKNOWN, never NOT_LEADER.
+    #[tokio::test]
+    async fn a_forward_is_not_leader_only_when_nothing_was_sent() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let nobody = format!("http://{}/api/trade/orders", closed.local_addr().unwrap());
+        drop(closed);
+        let send = |url: String| {
+            let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+            to_leader(Method::POST, url, headers, br#"{"symbol":"BTCUSDT"}"#.to_vec())
+        };
+        assert_eq!(send(nobody).await.unwrap_err().code, "NOT_LEADER");
+
+        // A link cut once the request is written: the far end reads it whole, then closes.
+        let cutting = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/api/trade/orders", cutting.local_addr().unwrap());
+        let far_end = std::thread::spawn(move || {
+            let (mut stream, _) = cutting.accept().unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.ends_with(b"{\"symbol\":\"BTCUSDT\"}") {
+                let n = stream.read(&mut buf).unwrap();
+                assert!(n > 0, "the request was not written whole");
+                request.extend_from_slice(&buf[..n]);
+            }
+            stream.flush().unwrap();
+            request.len()
+        });
+        let answer = send(url).await;
+        assert!(far_end.join().unwrap() > 0);
+        assert_eq!(answer.unwrap_err().code, "OUTCOME_UNKNOWN");
+    }
 }

@@ -326,16 +326,21 @@ pub struct OrderAccepted {
 /// Buy up or buy down.
 #[utoipa::path(post, path = "/api/trade/orders", tag = "trade", security(("user" = [])), request_body = OrderBody,
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,64}$", description = "The client's id for this order (a UUID, say: 1 to 64 visible ASCII characters), sent again with a retry: in a cluster a retried order is answered with the contract placed the first time, never placed twice")),
-    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT, DUPLICATE_REQUEST (the key was used by another request)", body = ErrorEnvelope)))]
+    responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT", body = ErrorEnvelope), (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was sent before with another order", body = ErrorEnvelope)))]
 async fn place_order(
     State(state): State<AppState>,
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
-    let reply = match state.submit(place_order_command(&state, user.id, &body)?).await {
+    let command = place_order_command(&state, user.id, &body)?;
+    let Command::PlaceOrder(order) = &command else {
+        return Err(ApiError::internal("an order's command is not an order"));
+    };
+    let order = order.clone();
+    let reply = match state.submit(command).await {
         Err(error) if error.code == "DUPLICATE_REQUEST" => {
             // A retry (same Idempotency-Key): the order placed the first time, not a second.
-            return ok(accepted_earlier(&state, user.id, &error).await?);
+            return ok(accepted_earlier(&state, &order, &error).await?);
         }
         other => other?,
     };
@@ -345,18 +350,30 @@ async fn place_order(
 }
 
 /// The order a retried request placed the first time: the caller's contract accepted at the
-/// index the duplicate names.
+/// index the duplicate names. A key used before for another request (another order, or not
+/// this caller's) is refused, as the IETF Idempotency-Key draft and Stripe do: answering with
+/// the first contract would tell the client a different order was placed.
 async fn accepted_earlier(
     state: &AppState,
-    user: u32,
+    order: &PlaceOrder,
     duplicate: &ApiError,
 ) -> ApiResult<OrderAccepted> {
     let index = duplicate.args.iter().find(|(name, _)| *name == "index");
     let index: u64 = index.and_then(|(_, v)| v.parse().ok()).ok_or_else(|| duplicate.clone())?;
     let history = state.history().await?;
     let paging = crate::readmodel::Paging { page: 1, size: 1 };
-    let found = history.contracts(user, |c| c.accepted_index == index, paging)?;
-    let contract = found.items.into_iter().next().ok_or_else(|| duplicate.clone())?;
+    let found = history.contracts(order.user, |c| c.accepted_index == index, paging)?;
+    let reused =
+        || ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
+    let contract = found.items.into_iter().next().ok_or_else(reused)?;
+    let same = contract.symbol == order.symbol.as_str()
+        && contract.direction == crate::readmodel::direction_name(order.direction)
+        && contract.stake == order.stake
+        && contract.duration == u64::from(order.duration_secs)
+        && contract.account == crate::readmodel::account_name(order.account);
+    if !same {
+        return Err(reused());
+    }
     Ok(OrderAccepted {
         contract_id: contract.id,
         fee: contract.fee.to_string(),
