@@ -192,6 +192,15 @@ pub enum Command {
         /// The key of the invite-code permutation.
         key: u64,
     },
+    /// The seed and end of the chart history simulated products show from before their first
+    /// tick, drawn once by the first node to lead: every member writes the same history from
+    /// it. Refused once set.
+    SetChartHistory {
+        /// The simulated walk's seed.
+        seed: u64,
+        /// The history ends with the bucket holding this time (ms).
+        end_ms: u64,
+    },
 }
 }
 

@@ -139,6 +139,8 @@ pub struct Engine {
     pub(crate) next_session: SessionId,
     /// The install's secret key of invite codes; 0 until set (codes then follow the id alone).
     pub(crate) invite_key: u64,
+    /// Seed and end (ms) of simulated products' chart history, once set.
+    pub(crate) chart_history: Option<(u64, u64)>,
     /// Derived lookups.
     pub(crate) idx: Indexes,
     /// While true, trading builds no events (replay discards them anyway). Not state: never
@@ -177,6 +179,7 @@ impl Engine {
             next_order: 1,
             next_session: 1,
             invite_key: 0,
+            chart_history: None,
             idx: Indexes::default(),
             quiet: false,
         }
@@ -247,6 +250,7 @@ impl Engine {
             }
             Command::TwoFactorCode { who, step } => self.two_factor_code(who, step, events),
             Command::SetInviteKey { key } => self.set_invite_key(key),
+            Command::SetChartHistory { seed, end_ms } => self.set_chart_history(seed, end_ms),
         }
     }
 

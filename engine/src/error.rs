@@ -151,9 +151,9 @@ pub enum EngineError {
     /// The account has no two-factor authentication turned on.
     #[error("two-factor authentication is not on")]
     TwoFactorNotEnabled,
-    /// The invite key is set once.
-    #[error("invite key already set")]
-    InviteKeySet,
+    /// The invite key (or the chart history's seed) is set once.
+    #[error("set once at install")]
+    AlreadyInstalled,
     /// A rule and the referral reward rates together would let a matched Up and Down pair of
     /// contracts gain (decisions §5).
     #[error("a matched up/down pair could gain")]
@@ -225,7 +225,7 @@ impl EngineError {
             EngineError::PriceAlertNotFound => "PRICE_ALERT_NOT_FOUND",
             EngineError::TwoFactorLocked { .. } => "TWO_FACTOR_LOCKED",
             EngineError::TwoFactorNotEnabled => "TOTP_NOT_ENABLED",
-            EngineError::InviteKeySet => "VALIDATION",
+            EngineError::AlreadyInstalled => "VALIDATION",
             EngineError::PairCouldGain { .. } => "PAIR_COULD_GAIN",
             EngineError::ReceiptUsed => "RECEIPT_USED",
             EngineError::LimitReached => "LIMIT_REACHED",

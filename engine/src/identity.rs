@@ -211,13 +211,26 @@ impl Engine {
 
     pub(crate) fn set_invite_key(&mut self, key: u64) -> CommandResult {
         if self.invite_key != 0 {
-            return Err(EngineError::InviteKeySet);
+            return Err(EngineError::AlreadyInstalled);
         }
         if key == 0 {
             return Err(EngineError::Invalid("key"));
         }
         self.invite_key = key;
         Ok(Reply::Done)
+    }
+
+    pub(crate) fn set_chart_history(&mut self, seed: u64, end_ms: u64) -> CommandResult {
+        if self.chart_history.is_some() {
+            return Err(EngineError::AlreadyInstalled);
+        }
+        self.chart_history = Some((seed, end_ms));
+        Ok(Reply::Done)
+    }
+
+    /// Seed and end (ms) of the chart history of simulated products, once set.
+    pub fn chart_history(&self) -> Option<(u64, u64)> {
+        self.chart_history
     }
 
     /// True once the install has its invite key.
@@ -494,7 +507,7 @@ mod tests {
         run(&mut engine, Command::SetInviteKey { key }).unwrap();
         assert_eq!(
             run(&mut engine, Command::SetInviteKey { key: 9 }),
-            Err(EngineError::InviteKeySet)
+            Err(EngineError::AlreadyInstalled)
         );
         // Plant the collision directly: the code user 2 would get is taken by user 1.
         let planned = encode_invite(invite_permute(key, 2));

@@ -65,6 +65,8 @@ struct Snapshot {
     next_session: SessionId,
     /// The invite-code key.
     invite_key: u64,
+    /// Seed and end of the chart history.
+    chart_history: Option<(u64, u64)>,
 }
 
 /// The same layout as [`Snapshot`], serialised from borrowed state. `Inline` archives a
@@ -106,6 +108,7 @@ struct SnapshotRef<'a> {
     next_order: OrderId,
     next_session: SessionId,
     invite_key: u64,
+    chart_history: Option<(u64, u64)>,
 }
 
 /// Why snapshot bytes could not be restored.
@@ -160,6 +163,7 @@ impl Engine {
             next_order: self.next_order,
             next_session: self.next_session,
             invite_key: self.invite_key,
+            chart_history: self.chart_history,
         };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
@@ -205,6 +209,7 @@ impl Engine {
             next_order: s.next_order,
             next_session: s.next_session,
             invite_key: s.invite_key,
+            chart_history: s.chart_history,
             idx: Indexes::default(),
             quiet: false,
         };
@@ -329,6 +334,7 @@ mod tests {
             next_order: engine.next_order,
             next_session: engine.next_session,
             invite_key: engine.invite_key,
+            chart_history: engine.chart_history,
         };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);

@@ -2,7 +2,7 @@
 //!
 //! - [`server`]: the whole server: async runtime, durable core, market data, the HTTP API;
 //!   started in order and stopped in reverse.
-//! - [`config`]: options from flags, environment and a TOML file.
+//! - [`config`]: options from flags, environment and a TOML file; [`logging`]: log lines.
 //! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
 //! - [`readmodel`]: history projected from engine events into sled.
 //! - [`http`]: the HTTP listener (request-head timeout, connection caps, drain);
@@ -25,6 +25,7 @@ pub mod feeds;
 pub mod hasher;
 pub mod http;
 pub mod limits;
+pub mod logging;
 pub mod mail;
 pub mod metrics;
 pub mod node;

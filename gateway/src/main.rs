@@ -69,23 +69,52 @@ fn log_status(server: &Server) {
     );
 }
 
+/// What is logged without `RUST_LOG`: our info, and only openraft's errors (its info is
+/// state dumps, its warnings repeat every 50 ms for a down peer; our network layer says that
+/// once in a while instead).
+const DEFAULT_LOG_FILTER: &str = "info,openraft=error";
+
 /// Logs to standard error: colours only on a terminal (and never with `NO_COLOR`), so a log
-/// written to a file or a pipe carries no escape codes.
-fn init_logging(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// written to a file or a pipe carries no escape codes. A cluster member's text lines start
+/// with `node=N`, so that members sharing a terminal can be told apart (a JSON line has it as
+/// the `node` field's span).
+fn init_logging(format: LogFormat, node: Option<u64>) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
         LogFormat::Json => builder.json().init(),
         LogFormat::Text => {
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            builder.with_ansi(colour).init();
+            let prefix = node.map(|id| format!("node={id} ")).unwrap_or_default();
+            builder
+                .with_ansi(colour)
+                .event_format(gateway::logging::Prefixed::new(prefix, colour))
+                .init();
+        }
+    }
+}
+
+/// Warns when a secret is one the README prints as an example, or too short to resist
+/// guessing: a newcomer copies the example, and nothing else would tell them.
+fn warn_about_example_secrets(config: &ServerConfig) {
+    const EXAMPLES: [&str; 3] = ["change-this-long-secret", "change-me-admin", "change-me"];
+    if let Some(cluster) = &config.node.cluster {
+        if EXAMPLES.contains(&cluster.secret.as_str()) || cluster.secret.chars().count() < 24 {
+            tracing::warn!("the cluster secret is the README's example or shorter than 24 characters: anyone who knows it can join or drive this cluster; set TRADING_CLUSTER_SECRET to a long random value");
+        }
+    }
+    if let Some(password) = &config.node.admin_password {
+        if EXAMPLES.contains(&password.as_str()) || password.chars().count() < 12 {
+            tracing::warn!(username = %config.node.admin_username, "the first admin's password is the README's example or shorter than 12 characters: change it at the first sign-in");
         }
     }
 }
 
 fn main() -> ExitCode {
     let config = Config::resolve(Args::parse());
-    init_logging(config.as_ref().map_or(LogFormat::Text, |c| c.log_format));
+    let node = config.as_ref().ok().and_then(|c| c.cluster.as_ref()).map(|c| c.node_id);
+    init_logging(config.as_ref().map_or(LogFormat::Text, |c| c.log_format), node);
     let mut config = match config.and_then(server_config) {
         Ok(c) => c,
         Err(e) => {
@@ -105,6 +134,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     tracing::info!(data_dir = %config.node.data_dir.display(), "starting");
+    warn_about_example_secrets(&config);
     let admin_username = config.node.admin_username.clone();
     let (server, startup) = match Server::start(config) {
         Ok(started) => started,
@@ -113,9 +143,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Where the engine stands now: a cluster member replays through Raft, not by itself, so
+    // the log index says more than the records it replayed.
+    let applied = server.node().handle().query(|e: &engine::Engine| e.applied_index());
     tracing::info!(
         snapshot = ?startup.snapshot_index,
         replayed = startup.records_replayed,
+        log_index = applied.unwrap_or(0),
         cut_tail_bytes = startup.cut_tail_bytes,
         "recovered"
     );

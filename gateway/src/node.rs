@@ -53,6 +53,9 @@ pub struct NodeConfig {
     pub tick_archive_days: u64,
     /// Cluster mode: this node's place in a Raft group; `None` runs one node alone.
     pub cluster: Option<ClusterOptions>,
+    /// Seed of simulated products' chart history, journaled at first start (`--sim-seed`, else
+    /// drawn from the OS).
+    pub chart_history_seed: u64,
 }
 
 /// A node's place in a cluster (`--cluster`).
@@ -83,6 +86,7 @@ impl NodeConfig {
             durable: true,
             tick_archive_days: 0,
             cluster: None,
+            chart_history_seed: rand::random(),
         }
     }
 }
@@ -346,23 +350,35 @@ impl Drop for Node {
     }
 }
 
-/// Gives the install its invite-code key if it has none (a new install, or one from before
-/// keys), drawn from the OS: another install's users cannot tell this one's codes.
-fn ensure_invite_key(handle: &Handle<Engine>) -> Result<(), NodeError> {
-    if handle.query(|e: &Engine| e.has_invite_key())? {
-        return Ok(());
+/// Gives the install what it draws once, if it lacks it (a new install, or one from before
+/// they existed): its invite-code key, from the OS, so that another install's users cannot
+/// tell this one's codes; and its chart history's seed and end, so that every member writes
+/// the same history.
+fn ensure_install(handle: &Handle<Engine>, config: &NodeConfig) -> Result<(), NodeError> {
+    let (has_key, has_history) =
+        handle.query(|e: &Engine| (e.has_invite_key(), e.chart_history().is_some()))?;
+    let mut commands = Vec::new();
+    if !has_key {
+        let key = loop {
+            let key: u64 = rand::random();
+            if key != 0 {
+                break key;
+            }
+        };
+        commands.push(Command::SetInviteKey { key });
     }
-    let key = loop {
-        let key: u64 = rand::random();
-        if key != 0 {
-            break key;
+    if !has_history {
+        let end_ms = wal::pipeline::system_time_ms();
+        commands.push(Command::SetChartHistory { seed: config.chart_history_seed, end_ms });
+    }
+    for command in commands {
+        match handle.submit_blocking(command)? {
+            // Another member set it first: that one stands.
+            Ok(_) | Err(EngineError::AlreadyInstalled) => {}
+            Err(e) => return Err(NodeError::Bootstrap(e)),
         }
-    };
-    match handle.submit_blocking(Command::SetInviteKey { key })? {
-        // Another member set it first: that key stands.
-        Ok(_) | Err(EngineError::InviteKeySet) => Ok(()),
-        Err(e) => Err(NodeError::Bootstrap(e)),
     }
+    Ok(())
 }
 
 /// Creates the first admin if there is none, and the invite-code key. Returns the generated
@@ -371,7 +387,7 @@ fn bootstrap_admin(
     handle: &Handle<Engine>,
     config: &NodeConfig,
 ) -> Result<Option<String>, NodeError> {
-    ensure_invite_key(handle)?;
+    ensure_install(handle, config)?;
     if handle.query(|e: &Engine| e.admin_count())? > 0 {
         return Ok(None);
     }
@@ -442,8 +458,8 @@ mod tests {
 
         let (node, startup) = Node::start(config(dir.path(), Some("ignored-now"))).unwrap();
         assert_eq!(startup.generated_admin_password, None);
-        // The install's invite key and the admin.
-        assert_eq!(startup.records_replayed, 2);
+        // The install's invite key and chart history, and the admin.
+        assert_eq!(startup.records_replayed, 3);
         assert_eq!(node.handle().query(|e: &Engine| e.admin_count()).unwrap(), 1);
         node.shutdown().unwrap();
     }

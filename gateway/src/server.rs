@@ -112,7 +112,7 @@ pub struct Server {
 
 impl Server {
     /// Recovers the core, adds missing catalogue products, and starts market data.
-    pub fn start(config: ServerConfig) -> Result<(Server, Startup), ServerError> {
+    pub fn start(mut config: ServerConfig) -> Result<(Server, Startup), ServerError> {
         // Listening first: a taken port fails the start at once, before the core recovers or
         // joins its cluster.
         let http = match config.http {
@@ -129,6 +129,8 @@ impl Server {
             .enable_all()
             .build()?;
         let data_dir: PathBuf = config.node.data_dir.clone();
+        // The simulator's seed is the history's: with `--sim-seed` both are reproducible.
+        config.node.chart_history_seed = config.feeds.seed;
         let node_config = config.node.clone();
         let (node, startup) = Node::start_on(config.node, Some(runtime.handle()))?;
         let instruments = catalogue();
@@ -151,6 +153,8 @@ impl Server {
             assignments: config.feeds.assignments,
             default_source: config.feeds.default_source,
             backfill_seed: config.feeds.seed,
+            archive: Some(Arc::clone(node.archive())),
+            history_from_engine: true,
             ..MarketConfig::simulated(data_dir.join("market"), config.feeds.seed)
         };
         let market = MarketService::start(node.handle().clone(), instruments, market_config)?;

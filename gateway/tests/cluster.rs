@@ -357,7 +357,6 @@ impl Drop for Cluster {
                     .filter(|l| {
                         l.contains("ERROR") || l.contains("panicked") || l.contains(" WARN ")
                     })
-                    .filter(|l| !l.contains("tick not aggregated"))
                     .collect();
                 let lines: Vec<&str> = log.lines().collect();
                 let first_error = lines
@@ -650,6 +649,41 @@ fn check_every_member(cluster: &Cluster, users: &[(u64, String)], ledger: &Ledge
     }
     check_state_hashes(cluster);
     verify_every_member(cluster);
+    check_candles(cluster);
+}
+
+/// Every running member shows the same charts of the traded product: the history written at
+/// first start and every closed candle since, whichever members were killed and restarted.
+fn check_candles(cluster: &Cluster) {
+    // Every member caught up with the leader's commits just before: each has applied every
+    // tick older than a few seconds, and so closed every candle that ended before them.
+    let settled = epoch_ms() - 15_000;
+    for (period, length_ms) in [("1m", 60_000), ("1h", 3_600_000)] {
+        // Closed candles only: an open one changes with each tick a member has applied.
+        let until = settled / length_ms * length_ms;
+        let path =
+            format!("/api/markets/BTCUSDT/candles?period={period}&from=0&to={until}&limit=1000");
+        let charts: Vec<(u64, Value)> = cluster
+            .running()
+            .into_iter()
+            .map(|id| (id, get(cluster.members[&id].http, &path, None).unwrap()))
+            .collect();
+        let (first, chart) = &charts[0];
+        // The history (500 candles up to the install) and what was traded since.
+        let candles = chart.as_array().map_or(0, Vec::len);
+        assert!(candles >= 400, "node {first} has {candles} {period} candles");
+        for (id, other) in &charts[1..] {
+            if other != chart {
+                let (a, b) = (chart.as_array().unwrap(), other.as_array().unwrap());
+                let differs = a.iter().zip(b).find(|(x, y)| x != y);
+                panic!(
+                    "{period} candles of node {id} ({} candles) differ from node {first}'s ({}): first difference {differs:?}",
+                    b.len(),
+                    a.len()
+                );
+            }
+        }
+    }
 }
 
 /// `trading-verify --api` against every running member: every settled result re-derived from
@@ -756,6 +790,12 @@ fn wait_for_orders(ledger: &Mutex<Ledger>, count: usize) {
     });
 }
 
+/// Milliseconds since the epoch, as the members stamp ticks.
+fn epoch_ms() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    u64::try_from(now.as_millis()).unwrap()
+}
+
 fn trials() -> usize {
     std::env::var("CLUSTER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(3)
 }
@@ -803,11 +843,22 @@ fn kill_9_of_the_leader_under_load_loses_no_acknowledged_order() {
                 (ledger.times.len(), ledger.reasons.clone())
             };
             let killed_at = Instant::now();
+            let killed_ms = epoch_ms();
             cluster.kill(leader);
             ports.lock().unwrap().retain(|p| *p != cluster.members[&leader].http);
             let survivors = cluster.running();
             let next = cluster.leader(&survivors);
             assert_ne!(next, leader);
+            // The new leader prices the products: a tick sequenced after the kill.
+            let next_port = cluster.members[&next].http;
+            eventually("a tick sequenced by the new leader", || {
+                let path = format!("/api/ticks/BTCUSDT?by=time&from={killed_ms}&limit=1");
+                let page = get(next_port, &path, None)?;
+                match page["items"].as_array() {
+                    Some(items) if !items.is_empty() => Ok(()),
+                    _ => Err("no tick since the kill".to_owned()),
+                }
+            });
             // Failover time: from the kill to the first answer to an order sent after it (so
             // committed by the new leader).
             let first_ack = eventually("an order after the failover", || {
@@ -1049,6 +1100,7 @@ fn kill_9_of_a_follower_and_a_torn_last_record_lose_nothing() {
                 cluster.tear_last_record(follower);
             }
             cluster.start(follower);
+            reads_while_catching_up_are_never_short(&cluster, follower, &users, &ledger);
             ports.lock().unwrap().push(cluster.members[&follower].http);
             cluster.leader(&[1, 2, 3]);
             wait_for_orders(&ledger, 20);
@@ -1059,6 +1111,49 @@ fn kill_9_of_a_follower_and_a_torn_last_record_lose_nothing() {
     let ledger = ledger.into_inner().unwrap();
     eprintln!("refusals: {:?}", ledger.reasons);
     check_every_member(&cluster, &users, &ledger);
+}
+
+/// A member restarting: until it has caught up with its group, its health says so (503
+/// CATCHING_UP) and reads there are held, then refused with CATCHING_UP; once it answers, every
+/// answer holds at least every contract acknowledged before it started. Never a short list.
+fn reads_while_catching_up_are_never_short(
+    cluster: &Cluster,
+    id: u64,
+    users: &[(u64, String)],
+    ledger: &Mutex<Ledger>,
+) {
+    let port = cluster.members[&id].http;
+    let known: Vec<usize> = {
+        let ledger = ledger.lock().unwrap();
+        users.iter().map(|(uid, _)| ledger.acknowledged.get(uid).map_or(0, Vec::len)).collect()
+    };
+    let mut answered = vec![false; users.len()];
+    let (mut refused, deadline) = (BTreeMap::<String, u64>::new(), Instant::now() + WAIT);
+    while answered.iter().any(|a| !a) {
+        assert!(Instant::now() < deadline, "node {id} never answered: {refused:?}");
+        for (n, (uid, token)) in users.iter().enumerate() {
+            match get(port, "/api/trade/contracts?account=demo&pageSize=1&page=1", Some(token)) {
+                Ok(page) => {
+                    let total = page["total"].as_u64().unwrap() as usize;
+                    assert!(
+                        total >= known[n],
+                        "node {id} answered user {uid} {total} contracts of {} while catching up",
+                        known[n]
+                    );
+                    answered[n] = true;
+                }
+                Err(reason) => {
+                    // Not listening yet, or holding then refusing the read: never wrong.
+                    let allowed = reason == "CATCHING_UP"
+                        || reason == "NOT_LEADER"
+                        || !reason.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+                    assert!(allowed, "node {id} refused a read with {reason}");
+                    *refused.entry(reason.chars().take(40).collect()).or_default() += 1;
+                }
+            }
+        }
+    }
+    eprintln!("node {id} while catching up: {refused:?}");
 }
 
 /// The log index (Raft) of `id`'s newest snapshot, once it has one.
@@ -1125,8 +1220,7 @@ fn kill_9_soon_after_a_snapshot_keeps_every_members_evidence() {
     check_every_member(&cluster, &users, &ledger);
     // The same ticks on every member, the restarted one too (those older than 5 s: every
     // member has applied them by now).
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
-    let until = now.as_millis() - 5_000;
+    let until = epoch_ms() - 5_000;
     let ticks: Vec<Value> = [1, 2, 3]
         .iter()
         .map(|id| {

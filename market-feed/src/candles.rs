@@ -108,6 +108,8 @@ struct Book {
     symbol: Symbol,
     /// `None` before the first tick of the period, or after [`CandleAggregator::close_before`].
     current: [Option<Candle>; PERIODS_COUNT],
+    /// Log index of the last tick folded into `current` (0: none since the start).
+    last_index: u64,
 }
 
 /// Builds OHLCV candles of every period from sequenced ticks of many symbols.
@@ -167,6 +169,7 @@ impl CandleAggregator {
         } else {
             book.roll(tick, out)?;
         }
+        book.last_index = tick.index;
         self.newest_ms = tick.time_ms;
         if self.emit == Emit::All {
             let book = &self.books[slot];
@@ -204,6 +207,26 @@ impl CandleAggregator {
                 }
             }
         }
+    }
+
+    /// Log index of the last tick of `symbol` folded into its open candles (0: none yet).
+    pub fn last_index(&self, symbol: Symbol) -> u64 {
+        self.slots.get(&symbol).map_or(0, |&slot| self.books[slot as usize].last_index)
+    }
+
+    /// After [`CandleAggregator::restore`]: the open candles of `symbol` hold its ticks up to
+    /// log index `index`.
+    pub fn restore_position(&mut self, symbol: Symbol, index: u64) -> Result<(), CandleError> {
+        let slot = self.slot(symbol)?;
+        self.books[slot].last_index = index;
+        Ok(())
+    }
+
+    /// Restored candles of several symbols were saved at different moments: the ticks that
+    /// follow each are replayed in log order from the oldest, which may be older than another
+    /// symbol's restored candle. The order check starts again from there.
+    pub fn rewind_order_check(&mut self) {
+        self.newest_ms = 0;
     }
 
     /// The open candle of `symbol` for `period`, if it has one.
@@ -261,7 +284,7 @@ impl CandleAggregator {
             return Err(CandleError::TooManySymbols { max: SYMBOLS_MAX });
         }
         let slot = self.books.len();
-        self.books.push(Book { symbol, current: Default::default() });
+        self.books.push(Book { symbol, current: Default::default(), last_index: 0 });
         self.slots.insert(symbol, slot as u32);
         Ok(slot)
     }

@@ -9,14 +9,16 @@
 //!
 //! **What is written, and when** ([`CandleStore::record`]): every closed candle, once, when it
 //! closes; and, each time a symbol's 1-minute candle closes, that symbol's open candles of every
-//! period, overwriting their earlier versions under the same key. So after a restart a chart
-//! shows the open candles as they were at most a minute (plus the last flush) before the stop,
-//! and [`CandleStore::restore_into`] hands them back to the aggregator to continue.
+//! period, overwriting their earlier versions under the same key, in one batch with the log
+//! index of the last tick they hold (the symbol's position). After a restart
+//! [`CandleStore::restore_into`] hands the open candles back to the aggregator, and the ticks
+//! after each symbol's position are replayed from the tick archive, so every member's candles
+//! are the same function of the same ticks, restarted or not.
 //!
 //! **Durability.** Writes go to sled's page cache; sled flushes on its own timer (500 ms by
 //! default) and on [`CandleStore::flush`]. Losing the last moments of candle writes in a crash
-//! is acceptable: candles are a projection of the ticks, and the engine's WAL (the source of
-//! truth) holds every tick, so history can be rebuilt by replaying it.
+//! loses nothing: a batch is all or nothing, and the ticks after the position that survived are
+//! replayed from the tick archive.
 
 use std::path::Path;
 
@@ -58,6 +60,9 @@ const PREFIX_LEN: usize = 16 + 1;
 
 /// Value length: format byte, five decimals, ticks.
 const VALUE_LEN: usize = 1 + 5 * 16 + 4;
+
+/// The byte after a symbol's code in the key of its position (no [`Period::code`] is 0xFF).
+const POSITION_CODE: u8 = 0xFF;
 
 /// The value format written today; bump it when the encoding changes.
 const VALUE_FORMAT: u8 = 1;
@@ -161,11 +166,32 @@ impl CandleStore {
         aggregator: &CandleAggregator,
     ) -> Result<usize, StoreError> {
         let closed = updates.iter().filter(|u| u.closed).map(|u| (u.symbol, u.period, &u.candle));
-        let minute_closed = updates.iter().filter(|u| u.closed && u.period == Period::M1);
-        let open = minute_closed.flat_map(|u| {
-            aggregator.current_all(u.symbol).map(move |(period, candle)| (u.symbol, period, candle))
-        });
-        self.put_many(closed.chain(open))
+        let mut written = self.put_many(closed)?;
+        // Each symbol's open candles go in one batch with the log index of the last tick they
+        // hold, so a restart replays exactly the ticks after it (never one twice).
+        for update in updates.iter().filter(|u| u.closed && u.period == Period::M1) {
+            let mut batch = sled::Batch::default();
+            for (period, candle) in aggregator.current_all(update.symbol) {
+                batch
+                    .insert(&key(update.symbol, period, candle.open_ms), encode(candle).as_slice());
+                written += 1;
+            }
+            let index = aggregator.last_index(update.symbol);
+            batch.insert(&position_key(update.symbol), &index.to_le_bytes());
+            self.tree.apply_batch(batch)?;
+        }
+        Ok(written)
+    }
+
+    /// The log index of the last tick folded into `symbol`'s stored open candles, if any were
+    /// stored with one.
+    pub fn position(&self, symbol: Symbol) -> Result<Option<u64>, StoreError> {
+        let Some(value) = self.tree.get(position_key(symbol))? else { return Ok(None) };
+        let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| StoreError::Corrupt {
+            key: position_key(symbol).to_vec(),
+            reason: "a position is 8 bytes",
+        })?;
+        Ok(Some(u64::from_le_bytes(bytes)))
     }
 
     /// Candles of `symbol` and `period` with `from_ms <= open_ms < to_ms`, ascending, at most
@@ -255,6 +281,15 @@ fn symbol_bytes(symbol: Symbol) -> [u8; 16] {
     let code = symbol.as_str().as_bytes();
     bytes[..code.len()].copy_from_slice(code);
     bytes
+}
+
+/// Where a symbol's stored open candles stand in the log: its 16 code bytes and a byte no
+/// period uses, so no range of candles ever meets it.
+fn position_key(symbol: Symbol) -> [u8; PREFIX_LEN] {
+    let mut key = [0u8; PREFIX_LEN];
+    key[..16].copy_from_slice(&symbol_bytes(symbol));
+    key[16] = POSITION_CODE;
+    key
 }
 
 /// Key prefix of one symbol and period.

@@ -42,6 +42,8 @@ struct Node {
     machine: MachineStore<Kv>,
     addr: std::net::SocketAddr,
     server: tokio::task::JoinHandle<()>,
+    /// Dropped with the node: its server stops.
+    _stop: tokio::sync::watch::Sender<()>,
     _dir: TempDir,
 }
 
@@ -64,8 +66,9 @@ async fn start_node(id: u64) -> Node {
     let config = Arc::new(config.validate().unwrap());
     let network = wal::raft::network::Network::new(id, secret());
     let raft = openraft::Raft::new(id, config, network, log, machine.clone()).await.unwrap();
-    let server = tokio::spawn(wal::raft::network::serve(listener, raft.clone(), secret()));
-    Node { id, raft, machine, addr, server, _dir: dir }
+    let (stop, stopped) = tokio::sync::watch::channel(());
+    let server = tokio::spawn(wal::raft::network::serve(listener, raft.clone(), secret(), stopped));
+    Node { id, raft, machine, addr, server, _stop: stop, _dir: dir }
 }
 
 /// A batch of `count` commands `k{n}=v{n}` at `time_ms`.

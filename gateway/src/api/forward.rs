@@ -48,6 +48,17 @@ const FORWARDED_HEADERS: [&str; 8] = [
     "user-agent",
 ];
 
+/// Reads a member answers however far behind it is: its health says how far, and the API
+/// document does not depend on the state.
+const UNGATED_READS: [&str; 2] = ["/api/health", "/api/openapi.json"];
+
+/// 503 `CATCHING_UP`: this member has applied less than its group committed.
+pub fn catching_up(status: &wal::pipeline::cluster::ClusterStatus) -> ApiError {
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "CATCHING_UP")
+        .arg("applied", status.applied.unwrap_or(0))
+        .arg("committed", status.committed.map_or_else(|| "?".to_owned(), |c| c.to_string()))
+}
+
 fn is_write(request: &Request) -> bool {
     let method = request.method();
     request.uri().path().starts_with("/api/")
@@ -111,6 +122,14 @@ pub async fn forward_writes(
         return next.run(request).await;
     };
     if !is_write(&request) {
+        // A member still catching up with its group (just restarted, say) holds a read for a
+        // moment, then says so: never an answer from a state that is short of what the
+        // caller may have seen elsewhere.
+        let path = request.uri().path();
+        let gated = path.starts_with("/api/") && !UNGATED_READS.contains(&path);
+        if gated && !cluster.wait_current(CATCH_UP).await {
+            return catching_up(&cluster.status()).into_response();
+        }
         let mark = auth::bearer(request.headers()).map_or(0, |t| state.write_marks.mark_of(t));
         if mark <= state.readmodel.applied_index()
             || state.readmodel.caught_up(mark, CATCH_UP).await

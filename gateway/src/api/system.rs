@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{ok, Answer, AppState, Envelope};
+use super::{ok, Answer, AppState, Envelope, ErrorEnvelope};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(health))
@@ -18,7 +18,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
-    /// "ok", or "degraded" when history stopped following the log.
+    /// "ok", or "degraded" when history stopped following the log or, on a leader, no price
+    /// it receives is sequenced.
     pub status: String,
     /// Cluster mode only: this node's place in the Raft group.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,9 +52,13 @@ pub struct ClusterHealth {
     pub lag: std::collections::BTreeMap<String, u64>,
 }
 
-/// Health check.
-#[utoipa::path(get, path = "/api/health", tag = "system", responses((status = 200, body = Envelope<Health>)))]
+/// Health check. A cluster member that has not caught up with what its group committed (just
+/// restarted, say) answers 503 `CATCHING_UP`, so that a load balancer sends traders elsewhere.
+#[utoipa::path(get, path = "/api/health", tag = "system", responses((status = 200, body = Envelope<Health>), (status = 503, description = "CATCHING_UP: a cluster member behind its group's commits", body = ErrorEnvelope)))]
 async fn health(State(state): State<AppState>) -> Answer<Health> {
+    if let Some(source) = state.cluster.as_ref().filter(|source| !source.current()) {
+        return Err(super::forward::catching_up(&source.status()));
+    }
     let stalled = state.readmodel.stalled.load(std::sync::atomic::Ordering::Acquire);
     let cluster = state.cluster.as_ref().map(|source| {
         let s = source.status();
@@ -70,7 +75,8 @@ async fn health(State(state): State<AppState>) -> Answer<Health> {
             lag: s.lag.iter().map(|(id, lag)| (id.to_string(), *lag)).collect(),
         }
     });
-    ok(Health { status: if stalled { "degraded" } else { "ok" }.into(), cluster })
+    let degraded = stalled || state.market.pricing_stalled();
+    ok(Health { status: if degraded { "degraded" } else { "ok" }.into(), cluster })
 }
 
 /// Prometheus text exposition.

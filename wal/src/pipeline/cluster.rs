@@ -178,7 +178,11 @@ pub struct ClusterNode<M: StateMachine> {
     /// Tells the proposer to stop (it also stops when every handle is gone).
     stop_proposer: Sender<()>,
     engine: Option<JoinHandle<()>>,
-    server: tokio::task::JoinHandle<()>,
+    /// The task serving the other members, and what stops it.
+    server: (tokio::task::JoinHandle<()>, tokio::sync::watch::Sender<()>),
+    /// Set once this member has applied what the cluster had committed when it first heard
+    /// (see [`StatusSource::current`]).
+    caught_up: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl<M: StateMachine> std::fmt::Debug for ClusterNode<M> {
@@ -361,8 +365,10 @@ impl<M: StateMachine> ClusterNode<M> {
             )
             .await
             .map_err(|e| PipelineError::Raft(e.to_string()))?;
-            let server =
-                tokio::spawn(network::serve(listener, raft.clone(), config.secret.clone()));
+            let (stop_server, stopped) = tokio::sync::watch::channel(());
+            let secret = config.secret.clone();
+            let server = tokio::spawn(network::serve(listener, raft.clone(), secret, stopped));
+            let server = (server, stop_server);
             let lowest = config.members.keys().next().copied();
             if lowest == Some(config.node_id) && raft.is_initialized().await.ok() == Some(false) {
                 let members: BTreeMap<u64, BasicNode> =
@@ -416,9 +422,12 @@ impl<M: StateMachine> ClusterNode<M> {
         // that reads there do not go back in time (a session created meanwhile, say).
         if !config.catch_up_at_start.is_zero() {
             let wait = raft.wait(Some(config.catch_up_at_start));
+            // The commit index a leader reported, not this member's own idea of it: a restarted
+            // member's own commit index is its own applied one until it hears from a leader.
             let caught_up = |m: &openraft::RaftMetrics<TypeConfig>| {
                 m.current_leader.is_some()
-                    && m.last_applied.map(|l| l.index) >= m.local_committed.map(|l| l.index)
+                    && m.cluster_committed.is_some()
+                    && m.last_applied.map(|l| l.index) >= m.cluster_committed.map(|l| l.index)
             };
             if runtime.block_on(wait.metrics(caught_up, "caught up")).is_err() {
                 tracing::warn!("not caught up with the cluster at start; serving anyway");
@@ -433,6 +442,7 @@ impl<M: StateMachine> ClusterNode<M> {
             stop_proposer,
             engine: Some(engine),
             server,
+            caught_up: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
         Ok((node, handle, events))
     }
@@ -454,7 +464,7 @@ impl<M: StateMachine> ClusterNode<M> {
 
     /// A cheap, cloneable view of [`ClusterNode::status`] for other threads and tasks.
     pub fn status_source(&self) -> StatusSource {
-        StatusSource(self.raft.metrics())
+        StatusSource(self.raft.metrics(), Arc::clone(&self.caught_up))
     }
 
     /// Stops proposing, then Raft, its server and the engine thread.
@@ -465,7 +475,10 @@ impl<M: StateMachine> ClusterNode<M> {
     fn stop(&mut self) -> Result<(), PipelineError> {
         self.shared.shutdown.close();
         let _ = self.stop_proposer.try_send(());
-        self.server.abort();
+        // The peers' connections end before Raft does: a request handed to a stopped Raft is
+        // logged by openraft as an error.
+        let _ = self.server.1.send(());
+        let _ = self.runtime.block_on(&mut self.server.0);
         let raft = self.raft.clone();
         let _ = self.runtime.block_on(raft.shutdown());
         if let Some(proposer) = self.proposer.take() {
@@ -489,10 +502,15 @@ impl<M: StateMachine> Drop for ClusterNode<M> {
     }
 }
 
+/// Entries a member that has caught up once may trail the commit index before it counts as
+/// catching up again (a member cut off a while, say): a few seconds of full load.
+pub const CATCHING_UP_ENTRIES_MAX: u64 = 10_000;
+
 /// Where a node stands, read when asked (see [`ClusterNode::status_source`]).
 #[derive(Clone)]
 pub struct StatusSource(
     openraft::alias::WatchReceiverOf<TypeConfig, openraft::RaftMetrics<TypeConfig>>,
+    Arc<std::sync::atomic::AtomicBool>,
 );
 
 impl std::fmt::Debug for StatusSource {
@@ -505,6 +523,40 @@ impl StatusSource {
     /// The node's status now.
     pub fn status(&self) -> ClusterStatus {
         status_of(&self.0.borrow_watched())
+    }
+
+    /// Whether this member holds what the cluster has committed, so that what it answers
+    /// from its state is not short: after a start, not until it has heard the commit index
+    /// from a leader and applied that far (a restarted member otherwise answers from a state
+    /// seconds behind, as if current); after that, while it trails the commit index by at
+    /// most [`CATCHING_UP_ENTRIES_MAX`] (a follower always trails a little under load).
+    pub fn current(&self) -> bool {
+        let status = self.status();
+        let (Some(committed), Some(applied)) = (status.committed, status.applied) else {
+            return false;
+        };
+        if self.1.load(Ordering::Acquire) {
+            return committed.saturating_sub(applied) <= CATCHING_UP_ENTRIES_MAX;
+        }
+        let caught_up = status.leader.is_some() && applied >= committed;
+        if caught_up {
+            self.1.store(true, Ordering::Release);
+        }
+        caught_up
+    }
+
+    /// Waits (at most `timeout`) until [`StatusSource::current`] holds; whether it does.
+    pub async fn wait_current(&self, timeout: Duration) -> bool {
+        let mut changes = self.0.clone();
+        let wait = async {
+            while !self.current() {
+                if changes.changed().await.is_err() {
+                    return; // the node stopped
+                }
+            }
+        };
+        let _ = tokio::time::timeout(timeout, wait).await;
+        self.current()
     }
 }
 

@@ -213,7 +213,15 @@ impl RaftNetworkFactory<TypeConfig> for Network {
 
     async fn new_client(&mut self, target: u64, node: &openraft::impls::BasicNode) -> Connection {
         let addr = self.peers.get(&target).cloned().unwrap_or_else(|| node.addr.clone());
-        Connection { id: self.id, target, addr, secret: self.secret.clone(), stream: None }
+        let secret = self.secret.clone();
+        Connection {
+            id: self.id,
+            target,
+            addr,
+            secret,
+            stream: None,
+            failures: Failures::default(),
+        }
     }
 }
 
@@ -225,6 +233,21 @@ pub struct Connection {
     addr: String,
     secret: ClusterSecret,
     stream: Option<TcpStream>,
+    /// Failed calls, for a warning every [`FAILURE_LOG_PERIOD`] rather than every call.
+    failures: Failures,
+}
+
+/// A peer's failures are logged at most this often (openraft retries every 50 ms: a down
+/// peer filled the log with hundreds of lines a minute).
+const FAILURE_LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// Failed calls to one peer since the last line about them.
+#[derive(Debug, Default)]
+struct Failures {
+    /// Since the last line.
+    count: u64,
+    /// When the last line was written.
+    logged: Option<std::time::Instant>,
 }
 
 impl Connection {
@@ -261,8 +284,23 @@ impl Connection {
             Ok(result) => result,
             Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, "no answer in time")),
         };
-        if result.is_err() {
-            self.stream = None;
+        match &result {
+            Err(error) => {
+                self.stream = None;
+                let failures = &mut self.failures;
+                failures.count += 1;
+                if failures.logged.is_none_or(|at| at.elapsed() >= FAILURE_LOG_PERIOD) {
+                    let (peer, count) = (self.target, failures.count);
+                    tracing::warn!(peer, address = %self.addr, failed_calls = count, %error, "a cluster peer does not answer");
+                    failures.count = 0;
+                    failures.logged = Some(std::time::Instant::now());
+                }
+            }
+            Ok(_) if self.failures.logged.is_some() => {
+                tracing::info!(peer = self.target, "a cluster peer answers again");
+                self.failures = Failures::default();
+            }
+            Ok(_) => {}
         }
         result
     }
@@ -360,17 +398,26 @@ impl RaftNetworkV2<TypeConfig> for Connection {
     }
 }
 
-/// Serves peers on `listener` until the task is dropped: each connection must prove the
-/// secret, then its requests go to `raft`.
+/// Serves peers on `listener` until `stop` changes (or its sender is dropped): each connection must prove the
+/// secret, then its requests go to `raft`. At the stop, every connection's task has ended when
+/// this returns, so that none hands a request to a Raft being shut down (openraft logs that as
+/// an error).
 pub async fn serve<SM: ServedMachine>(
     listener: TcpListener,
     raft: openraft::Raft<TypeConfig, SM>,
     secret: ClusterSecret,
+    mut stop: tokio::sync::watch::Receiver<()>,
 ) {
+    let mut connections = tokio::task::JoinSet::new();
     loop {
-        let Ok((stream, peer)) = listener.accept().await else { continue };
+        let accepted = tokio::select! {
+            _ = stop.changed() => break,
+            accepted = listener.accept() => accepted,
+        };
+        while connections.try_join_next().is_some() {} // forget the ended ones
+        let Ok((stream, peer)) = accepted else { continue };
         let (raft, secret) = (raft.clone(), secret.clone());
-        tokio::spawn(async move {
+        connections.spawn(async move {
             if let Err(error) = serve_connection(stream, &raft, &secret).await {
                 if error.kind() != io::ErrorKind::UnexpectedEof {
                     tracing::debug!(%peer, %error, "cluster connection ended");
@@ -378,6 +425,7 @@ pub async fn serve<SM: ServedMachine>(
             }
         });
     }
+    connections.shutdown().await;
 }
 
 async fn serve_connection<SM: ServedMachine>(
