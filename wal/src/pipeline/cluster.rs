@@ -180,9 +180,8 @@ pub struct ClusterNode<M: StateMachine> {
     engine: Option<JoinHandle<()>>,
     /// The task serving the other members, and what stops it.
     server: (tokio::task::JoinHandle<()>, tokio::sync::watch::Sender<()>),
-    /// Set once this member has applied what the cluster had committed when it first heard
-    /// (see [`StatusSource::current`]).
-    caught_up: Arc<std::sync::atomic::AtomicBool>,
+    /// How far this member has caught up since its start (see [`StatusSource::current`]).
+    caught_up: Arc<CatchUp>,
 }
 
 impl<M: StateMachine> std::fmt::Debug for ClusterNode<M> {
@@ -442,7 +441,7 @@ impl<M: StateMachine> ClusterNode<M> {
             stop_proposer,
             engine: Some(engine),
             server,
-            caught_up: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            caught_up: Arc::default(),
         };
         Ok((node, handle, events))
     }
@@ -510,8 +509,18 @@ pub const CATCHING_UP_ENTRIES_MAX: u64 = 10_000;
 #[derive(Clone)]
 pub struct StatusSource(
     openraft::alias::WatchReceiverOf<TypeConfig, openraft::RaftMetrics<TypeConfig>>,
-    Arc<std::sync::atomic::AtomicBool>,
+    Arc<CatchUp>,
 );
+
+/// A member's progress towards what its group had committed when it first heard (see
+/// [`StatusSource::current`]).
+#[derive(Debug, Default)]
+pub struct CatchUp {
+    /// The first commit index heard from a leader, plus one (0: none yet).
+    target: std::sync::atomic::AtomicU64,
+    /// Set once this member has applied that far.
+    caught_up: std::sync::atomic::AtomicBool,
+}
 
 impl std::fmt::Debug for StatusSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -526,21 +535,36 @@ impl StatusSource {
     }
 
     /// Whether this member holds what the cluster has committed, so that what it answers
-    /// from its state is not short: after a start, not until it has heard the commit index
-    /// from a leader and applied that far (a restarted member otherwise answers from a state
+    /// from its state is not short: after a start, not until it has heard a commit index from
+    /// a leader and applied that far (a restarted member otherwise answers from a state
     /// seconds behind, as if current); after that, while it trails the commit index by at
-    /// most [`CATCHING_UP_ENTRIES_MAX`] (a follower always trails a little under load).
+    /// most [`CATCHING_UP_ENTRIES_MAX`] (a follower always trails a little under load, so the
+    /// target is the first commit index heard, not the moving one).
     pub fn current(&self) -> bool {
         let status = self.status();
         let (Some(committed), Some(applied)) = (status.committed, status.applied) else {
             return false;
         };
-        if self.1.load(Ordering::Acquire) {
+        let catch_up = &self.1;
+        if catch_up.caught_up.load(Ordering::Acquire) {
             return committed.saturating_sub(applied) <= CATCHING_UP_ENTRIES_MAX;
         }
-        let caught_up = status.leader.is_some() && applied >= committed;
+        if status.leader.is_none() {
+            return false;
+        }
+        // The first commit index heard (+1: 0 means none yet).
+        let target = match catch_up.target.compare_exchange(
+            0,
+            committed + 1,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => committed,
+            Err(set) => set - 1,
+        };
+        let caught_up = applied >= target;
         if caught_up {
-            self.1.store(true, Ordering::Release);
+            catch_up.caught_up.store(true, Ordering::Release);
         }
         caught_up
     }
