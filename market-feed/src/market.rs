@@ -754,6 +754,9 @@ fn write_history(
 ) -> Result<(), MarketError> {
     for instrument in instruments {
         if let Backfill::Written { candles } = backfill(store, instrument, seed, end_ms, count)? {
+            // No tick is in the history yet: a restart before the first minute closes folds
+            // every tick from the archive onto it, as the running members did.
+            store.set_position(instrument.symbol, 0)?;
             tracing::info!(symbol = %instrument.symbol, candles, "backfilled history");
         }
     }

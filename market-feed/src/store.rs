@@ -183,6 +183,13 @@ impl CandleStore {
         Ok(written)
     }
 
+    /// Records that `symbol`'s stored candles hold every tick up to log index `index` (0 for
+    /// a history written before any tick: every tick after it is to be folded).
+    pub fn set_position(&self, symbol: Symbol, index: u64) -> Result<(), StoreError> {
+        self.tree.insert(position_key(symbol), &index.to_le_bytes())?;
+        Ok(())
+    }
+
     /// The log index of the last tick folded into `symbol`'s stored open candles, if any were
     /// stored with one.
     pub fn position(&self, symbol: Symbol) -> Result<Option<u64>, StoreError> {
