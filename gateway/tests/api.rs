@@ -206,6 +206,17 @@ impl Harness {
         answer.ok()["token"].as_str().unwrap().to_owned()
     }
 
+    /// Turns two-factor authentication on for the session `token`: the authenticator app it
+    /// was set up with, its first code already used.
+    pub fn enable_two_factor(&self, token: &str) -> Authenticator {
+        let setup = self.post("/api/user/2fa/setup", Some(token), json!({}));
+        let secret = setup.ok()["secret"].as_str().unwrap().to_owned();
+        let mut app = Authenticator::new(&secret);
+        let enable = json!({"secret": secret, "code": app.code()});
+        self.post("/api/user/2fa/enable", Some(token), enable).ok();
+        app
+    }
+
     /// The newest file of the outbox.
     pub fn outbox_code(&self) -> String {
         outbox_code(self.dir.path())

@@ -13,7 +13,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use market_feed::catalogue::{catalogue, Instrument};
+mod common;
+
+use common::{instruments, options};
 use market_feed::source::replay::{CandlePeriod, Gap, ReplayFile, ReplayFormat, ReplayOptions};
 use market_feed::source::{SourceConfig, SourceEnd, SourceError, SystemClock};
 use market_feed::types::RawTick;
@@ -25,18 +27,6 @@ const DAY_MS: u64 = 24 * HOUR_MS;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats").join(name)
-}
-
-fn instruments(codes: &[&str]) -> Vec<Instrument> {
-    let all = catalogue();
-    codes
-        .iter()
-        .map(|c| all.iter().find(|i| i.symbol.as_str() == *c).expect("in catalogue").clone())
-        .collect()
-}
-
-fn options(text: &str) -> ReplayOptions {
-    ReplayOptions::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn load(name: &str, symbol: &str, with: &str) -> ReplayFile {

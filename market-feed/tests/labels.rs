@@ -10,7 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use market_feed::catalogue::{catalogue, Instrument};
+mod common;
+
+use common::{instruments, options};
 use market_feed::source::replay::{CandleLabel, CandlePeriod, Gap, ReplayFile, ReplayOptions};
 use market_feed::source::SourceError;
 use market_feed::types::RawTick;
@@ -21,18 +23,6 @@ const DAY_MS: u64 = 24 * HOUR_MS;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/labels").join(name)
-}
-
-fn instruments(codes: &[&str]) -> Vec<Instrument> {
-    let all = catalogue();
-    codes
-        .iter()
-        .map(|c| all.iter().find(|i| i.symbol.as_str() == *c).expect("in catalogue").clone())
-        .collect()
-}
-
-fn options(text: &str) -> ReplayOptions {
-    ReplayOptions::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn load_path(path: &Path, symbols: &[&str], with: &str) -> ReplayFile {

@@ -295,13 +295,7 @@ fn two_factor_protects_sign_in() {
 fn wrong_codes_pause_every_two_factor_action_of_the_account() {
     let h = start();
     let (_, token) = h.user("hugo");
-    let secret = h.post("/api/user/2fa/setup", Some(&token), json!({})).ok()["secret"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mut app = crate::Authenticator::new(&secret);
-    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": app.code()}))
-        .ok();
+    let mut app = h.enable_two_factor(&token);
     let wrong = |i: u8| {
         let body = json!({"username": "hugo", "password": "secret1", "totpCode": app.wrong_code()});
         let mut request = axum::http::Request::post("/api/login/login")

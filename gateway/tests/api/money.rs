@@ -456,13 +456,7 @@ fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
     h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "1000"})).ok();
     let adjust = json!({"amount": "100", "reason": "test funds"});
     h.post(&format!("/api/admin/users/{uid}/adjust"), Some(&admin), adjust).ok();
-    let secret = h.post("/api/user/2fa/setup", Some(&token), json!({})).ok()["secret"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mut app = crate::Authenticator::new(&secret);
-    h.post("/api/user/2fa/enable", Some(&token), json!({"secret": secret, "code": app.code()}))
-        .ok();
+    let mut app = h.enable_two_factor(&token);
     let send = |body: Value| h.post("/api/wallet/transfers", Some(&token), body);
     send(json!({"toUid": other_uid, "amount": "5"}))
         .fails(StatusCode::BAD_REQUEST, "TOTP_REQUIRED");

@@ -138,9 +138,9 @@ describe('money: deposit, withdrawals and a transfer', () => {
     await dialog().getByLabel('Recipient UID', { exact: true }).fill(String(friend.uid));
     await dialog().getByLabel('Amount', { exact: true }).fill('25');
     await dialog().getByRole('button', { name: 'Next' }).click();
-    await dialog().getByText(`Send 25.00 USDT to liam_money (UID ${friend.uid})? A transfer cannot be undone.`).waitFor();
+    await dialog().getByText(`Send 25.00 USDT to l***y (UID ${friend.uid})? A transfer cannot be undone.`).waitFor();
     await dialog().getByRole('button', { name: 'Send', exact: true }).click();
-    await dialog().getByText(`25.00 USDT sent to liam_money (UID ${friend.uid}).`).waitFor();
+    await dialog().getByText(`25.00 USDT sent to l***y (UID ${friend.uid}).`).waitFor();
     await dialog().getByRole('button', { name: 'Close' }).first().click();
     await page.getByTestId('available-balance').getByText('375.00').waitFor();
 
