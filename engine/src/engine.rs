@@ -6,6 +6,7 @@ use rust_decimal::Decimal;
 use rustc_hash::FxHashMap;
 
 use crate::command::Command;
+use crate::cow::CowVec;
 use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
 use crate::slab::{Slab, SlotRef};
@@ -102,9 +103,9 @@ pub struct Engine {
     /// Sequencer time of the last applied command; never goes back.
     pub(crate) now_ms: u64,
     /// Users; user `id` sits at `id - 1`.
-    pub(crate) users: Vec<User>,
+    pub(crate) users: CowVec<User>,
     /// Wallets and counters; user `id` sits at `id - 1`.
-    pub(crate) accounts: Vec<Account>,
+    pub(crate) accounts: CowVec<Account>,
     /// Admins; admin `id` sits at `id - 1`.
     pub(crate) admins: Vec<Admin>,
     /// The catalogue.
@@ -160,8 +161,8 @@ impl Engine {
         Engine {
             applied_index: 0,
             now_ms: 0,
-            users: Vec::new(),
-            accounts: Vec::new(),
+            users: CowVec::default(),
+            accounts: CowVec::default(),
             admins: Vec::new(),
             products: Vec::new(),
             books: Vec::new(),

@@ -26,6 +26,7 @@ pub mod types;
 
 mod admin;
 mod alerts;
+mod cow;
 mod funds;
 mod identity;
 mod invariants;

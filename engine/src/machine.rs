@@ -79,6 +79,11 @@ impl wal::StateMachine for Engine {
         self.snapshot_bytes()
     }
 
+    fn freeze(&self) -> wal::Frozen {
+        let frozen = self.frozen();
+        Box::new(move || frozen.bytes())
+    }
+
     fn restore(bytes: &[u8]) -> Result<Self, DecodeError> {
         Ok(Engine::restore(bytes)?)
     }

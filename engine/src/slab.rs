@@ -9,22 +9,21 @@
 //! Why chunks: one vector of slots doubles as the slab grows, and each doubling copied every
 //! open contract into fresh memory on the engine thread (hundreds of MB at a million
 //! contracts: a pause of many milliseconds in the middle of a batch, and a fifth of the
-//! engine's time in a replicated-throughput profile). A full chunk never moves.
+//! engine's time in a replicated-throughput profile). A full chunk never moves, and chunks
+//! are copy-on-write ([`crate::cow`]), so a snapshot shares them instead of copying.
 
+use crate::cow::CowVec;
 use crate::types::{Contract, ContractId};
 
 /// Where an open contract lives, and which contract that was.
 pub(crate) type SlotRef = (u32, ContractId);
 
-/// Slots per chunk (a power of two).
-const CHUNK_SLOTS: usize = 4096;
-
 /// The open contracts.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Slab {
-    /// Contracts by slot, `CHUNK_SLOTS` to a chunk (only the last one not full); `None` for a
-    /// free slot.
-    chunks: Vec<Vec<Option<Contract>>>,
+    /// Contracts by slot, in copy-on-write chunks (a snapshot shares them); `None` for a free
+    /// slot.
+    slots: CowVec<Option<Contract>>,
     /// Free slots, most recently freed last.
     free: Vec<u32>,
 }
@@ -34,70 +33,53 @@ impl Slab {
     pub(crate) fn insert(&mut self, contract: Contract) -> SlotRef {
         let id = contract.id;
         if let Some(slot) = self.free.pop() {
-            let free = self.slot_mut(slot).expect("a freed slot exists");
+            let free = self.slots.get_mut(slot as usize).expect("a freed slot exists");
             debug_assert!(free.is_none());
             *free = Some(contract);
             return (slot, id);
         }
-        let slot = u32::try_from(self.slots()).expect("fewer than 2^32 open contracts");
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK_SLOTS => chunk.push(Some(contract)),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK_SLOTS);
-                chunk.push(Some(contract));
-                self.chunks.push(chunk);
-            }
-        }
+        let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 open contracts");
+        self.slots.push(Some(contract));
         (slot, id)
-    }
-
-    /// Slots handed out so far, free or not: every chunk but the last is full.
-    fn slots(&self) -> usize {
-        self.chunks.last().map_or(0, |last| (self.chunks.len() - 1) * CHUNK_SLOTS + last.len())
-    }
-
-    fn slot(&self, slot: u32) -> Option<&Option<Contract>> {
-        let slot = slot as usize;
-        self.chunks.get(slot / CHUNK_SLOTS)?.get(slot % CHUNK_SLOTS)
-    }
-
-    fn slot_mut(&mut self, slot: u32) -> Option<&mut Option<Contract>> {
-        let slot = slot as usize;
-        self.chunks.get_mut(slot / CHUNK_SLOTS)?.get_mut(slot % CHUNK_SLOTS)
     }
 
     /// The contract behind a reference, if it is still open.
     pub(crate) fn get(&self, (slot, id): SlotRef) -> Option<&Contract> {
-        self.slot(slot)?.as_ref().filter(|c| c.id == id)
+        self.slots.get(slot as usize)?.as_ref().filter(|c| c.id == id)
     }
 
     /// The contract behind a reference, to change.
     pub(crate) fn get_mut(&mut self, (slot, id): SlotRef) -> Option<&mut Contract> {
-        self.slot_mut(slot)?.as_mut().filter(|c| c.id == id)
+        self.slots.get_mut(slot as usize)?.as_mut().filter(|c| c.id == id)
     }
 
     /// Takes the contract out and frees its slot.
     pub(crate) fn remove(&mut self, at: SlotRef) -> Option<Contract> {
         self.get(at)?;
-        let contract = self.slot_mut(at.0)?.take();
+        let contract = self.slots.get_mut(at.0 as usize)?.take();
         self.free.push(at.0);
         contract
     }
 
     /// Every open contract, in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Contract> {
-        self.chunks.iter().flatten().flatten()
+        self.slots.iter().flatten()
+    }
+
+    /// The open contracts as they are now, shared until either side changes (cheap).
+    pub(crate) fn frozen(&self) -> CowVec<Option<Contract>> {
+        self.slots.clone()
     }
 
     /// Open contracts.
     pub(crate) fn len(&self) -> usize {
-        self.slots() - self.free.len()
+        self.slots.len() - self.free.len()
     }
 
     /// Room for `n` more chunks' worth of contracts in the chunk index (a restore knows how
     /// many contracts it brings).
     pub(crate) fn reserve(&mut self, n: usize) {
-        self.chunks.reserve(n.div_ceil(CHUNK_SLOTS));
+        self.slots.reserve(n);
     }
 }
 
@@ -131,15 +113,15 @@ mod tests {
     #[test]
     fn slots_span_chunks_are_reused_last_freed_first_and_refuse_a_stale_reference() {
         let mut slab = Slab::default();
-        let count = CHUNK_SLOTS as u64 * 2 + 3;
+        let count = crate::cow::CHUNK as u64 * 2 + 3;
         let refs: Vec<SlotRef> = (0..count).map(|id| slab.insert(contract(id))).collect();
-        assert_eq!(slab.chunks.len(), 3);
+
         assert_eq!(slab.len(), count as usize);
         for (n, at) in refs.iter().enumerate() {
             assert_eq!(at.0 as usize, n);
             assert_eq!(slab.get(*at).map(|c| c.id), Some(at.1));
         }
-        let (first, late) = (refs[5], refs[CHUNK_SLOTS + 7]);
+        let (first, late) = (refs[5], refs[crate::cow::CHUNK + 7]);
         assert_eq!(slab.remove(first).map(|c| c.id), Some(first.1));
         assert_eq!(slab.remove(late).map(|c| c.id), Some(late.1));
         assert!(slab.remove(late).is_none(), "a slot is freed once");

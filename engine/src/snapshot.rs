@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use rkyv::with::{Inline, Map};
 
+use crate::cow::CowVec;
 use crate::engine::{Book, Indexes, Ledger};
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
@@ -77,31 +78,33 @@ struct SnapshotRef<'a> {
     version: u32,
     applied_index: u64,
     now_ms: u64,
-    #[rkyv(with = Inline)]
-    users: &'a Vec<User>,
-    #[rkyv(with = Inline)]
-    accounts: &'a Vec<Account>,
+    #[rkyv(with = Map<Inline>)]
+    users: Vec<&'a User>,
+    #[rkyv(with = Map<Inline>)]
+    accounts: Vec<&'a Account>,
     #[rkyv(with = Inline)]
     admins: &'a Vec<Admin>,
     #[rkyv(with = Inline)]
     products: &'a Vec<Product>,
-    last_ticks: Vec<Option<TickRef>>,
+    #[rkyv(with = Inline)]
+    last_ticks: &'a Vec<Option<TickRef>>,
     #[rkyv(with = Inline)]
     rules: &'a Vec<Rule>,
     #[rkyv(with = Inline)]
     settings: &'a Settings,
     #[rkyv(with = Inline)]
     deposit_accounts: &'a Vec<DepositAccount>,
-    limits: Vec<(UserId, LimitsState)>,
-    #[rkyv(with = Map<Inline>)]
-    alerts: Vec<&'a PriceAlert>,
+    #[rkyv(with = Inline)]
+    limits: &'a Vec<(UserId, LimitsState)>,
+    #[rkyv(with = Inline)]
+    alerts: &'a Vec<PriceAlert>,
     next_alert: AlertId,
     #[rkyv(with = Map<Inline>)]
     contracts: Vec<&'a Contract>,
-    #[rkyv(with = Map<Inline>)]
-    deposits: Vec<&'a DepositOrder>,
-    #[rkyv(with = Map<Inline>)]
-    withdrawals: Vec<&'a WithdrawOrder>,
+    #[rkyv(with = Inline)]
+    deposits: &'a Vec<DepositOrder>,
+    #[rkyv(with = Inline)]
+    withdrawals: &'a Vec<WithdrawOrder>,
     #[rkyv(with = Inline)]
     ledger: &'a Ledger,
     next_contract: ContractId,
@@ -128,36 +131,64 @@ pub enum SnapshotError {
     },
 }
 
-impl Engine {
-    /// The whole state as canonical rkyv bytes.
-    pub fn snapshot_bytes(&self) -> Vec<u8> {
-        self.canonical_bytes(self.applied_index, self.now_ms)
+/// The state at one moment, frozen: the big tables shared with the live engine chunk by chunk
+/// (copy-on-write), the small ones copied. Taking it stops the engine for microseconds; its
+/// bytes are then written on any thread while the engine goes on applying.
+#[derive(Debug)]
+pub struct Frozen {
+    applied_index: u64,
+    now_ms: u64,
+    users: CowVec<User>,
+    accounts: CowVec<Account>,
+    admins: Vec<Admin>,
+    products: Vec<Product>,
+    last_ticks: Vec<Option<TickRef>>,
+    rules: Vec<Rule>,
+    settings: Settings,
+    deposit_accounts: Vec<DepositAccount>,
+    limits: Vec<(UserId, LimitsState)>,
+    alerts: Vec<PriceAlert>,
+    next_alert: AlertId,
+    contracts: CowVec<Option<Contract>>,
+    deposits: Vec<DepositOrder>,
+    withdrawals: Vec<WithdrawOrder>,
+    ledger: Ledger,
+    next_contract: ContractId,
+    next_order: OrderId,
+    next_session: SessionId,
+    invite_key: u64,
+    chart_history: Option<(u64, u64)>,
+}
+
+impl Frozen {
+    /// Index of the last command the frozen state includes.
+    pub fn applied_index(&self) -> u64 {
+        self.applied_index
     }
 
-    /// Canonical bytes with the log position and time given by the caller. Serialises straight
-    /// from the live state through references (no copy of users or accounts); only the open
-    /// contracts and orders are gathered, as references sorted by id.
-    fn canonical_bytes(&self, applied_index: u64, now_ms: u64) -> Vec<u8> {
-        let mut contracts: Vec<&Contract> = self.contracts.iter().collect();
+    /// The canonical rkyv bytes of the frozen state (what [`Engine::snapshot_bytes`] gives).
+    /// Serialises through references: only the open contracts are gathered and sorted by id.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut contracts: Vec<&Contract> = self.contracts.iter().flatten().collect();
         contracts.sort_unstable_by_key(|c| c.id);
         let snapshot = SnapshotRef {
             version: SNAPSHOT_VERSION,
-            applied_index,
-            now_ms,
-            users: &self.users,
-            accounts: &self.accounts,
+            applied_index: self.applied_index,
+            now_ms: self.now_ms,
+            users: self.users.iter().collect(),
+            accounts: self.accounts.iter().collect(),
             admins: &self.admins,
             products: &self.products,
-            last_ticks: self.books.iter().map(|b| b.last).collect(),
+            last_ticks: &self.last_ticks,
             rules: &self.rules,
             settings: &self.settings,
             deposit_accounts: &self.deposit_accounts,
-            limits: self.limits.iter().map(|(&u, l)| (u, l.clone())).collect(),
-            alerts: self.alerts.values().collect(),
+            limits: &self.limits,
+            alerts: &self.alerts,
             next_alert: self.next_alert,
             contracts,
-            deposits: self.deposits.values().collect(),
-            withdrawals: self.withdrawals.values().collect(),
+            deposits: &self.deposits,
+            withdrawals: &self.withdrawals,
             ledger: &self.ledger,
             next_contract: self.next_contract,
             next_order: self.next_order,
@@ -167,7 +198,7 @@ impl Engine {
         };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
-        let estimate = 512 * self.users.len() + 192 * self.contracts.len() + (1 << 16);
+        let estimate = 512 * self.users.len() + 192 * snapshot.contracts.len() + (1 << 16);
         match rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
             &snapshot,
             Vec::with_capacity(estimate),
@@ -175,6 +206,43 @@ impl Engine {
             Ok(bytes) => bytes,
             // Serialising plain data into a growable buffer cannot fail but for allocation.
             Err(e) => panic!("snapshot serialisation failed: {e}"),
+        }
+    }
+}
+
+impl Engine {
+    /// The whole state as canonical rkyv bytes.
+    pub fn snapshot_bytes(&self) -> Vec<u8> {
+        self.frozen().bytes()
+    }
+
+    /// The state now, to serialise later or elsewhere ([`Frozen::bytes`]). Costs a pointer per
+    /// chunk of the big tables and a copy of the small ones; the engine then copies a chunk
+    /// the first time it writes to it while the frozen state lives.
+    pub fn frozen(&self) -> Frozen {
+        Frozen {
+            applied_index: self.applied_index,
+            now_ms: self.now_ms,
+            users: self.users.clone(),
+            accounts: self.accounts.clone(),
+            admins: self.admins.clone(),
+            products: self.products.clone(),
+            last_ticks: self.books.iter().map(|b| b.last).collect(),
+            rules: self.rules.clone(),
+            settings: self.settings.clone(),
+            deposit_accounts: self.deposit_accounts.clone(),
+            limits: self.limits.iter().map(|(&u, l)| (u, l.clone())).collect(),
+            alerts: self.alerts.values().cloned().collect(),
+            next_alert: self.next_alert,
+            contracts: self.contracts.frozen(),
+            deposits: self.deposits.values().cloned().collect(),
+            withdrawals: self.withdrawals.values().cloned().collect(),
+            ledger: self.ledger.clone(),
+            next_contract: self.next_contract,
+            next_order: self.next_order,
+            next_session: self.next_session,
+            invite_key: self.invite_key,
+            chart_history: self.chart_history,
         }
     }
 
@@ -190,8 +258,8 @@ impl Engine {
         let mut engine = Engine {
             applied_index: s.applied_index,
             now_ms: s.now_ms,
-            users: s.users,
-            accounts: s.accounts,
+            users: s.users.into_iter().collect(),
+            accounts: s.accounts.into_iter().collect(),
             admins: s.admins,
             books: s.last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
             products: s.products,
@@ -226,7 +294,7 @@ impl Engine {
         idx.email.reserve(users);
         idx.wallet.reserve(users);
         idx.invite.reserve(users);
-        for u in &self.users {
+        for u in self.users.iter() {
             idx.username.insert(u.username.to_lowercase(), u.id);
             if let Some(e) = &u.email {
                 idx.email.insert(e.to_lowercase(), u.id);
@@ -277,7 +345,9 @@ impl Engine {
     /// A digest of everything but the log position and the clock: a refused command, which
     /// still advances both, must leave it unchanged.
     pub fn content_hash(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes(0, 0))
+        let mut frozen = self.frozen();
+        (frozen.applied_index, frozen.now_ms) = (0, 0);
+        xxhash_rust::xxh3::xxh3_64(&frozen.bytes())
     }
 }
 
@@ -315,8 +385,8 @@ mod tests {
             version: SNAPSHOT_VERSION,
             applied_index: engine.applied_index,
             now_ms: engine.now_ms,
-            users: engine.users.clone(),
-            accounts: engine.accounts.clone(),
+            users: engine.users.iter().cloned().collect(),
+            accounts: engine.accounts.iter().cloned().collect(),
             admins: engine.admins.clone(),
             products: engine.products.clone(),
             last_ticks: engine.books.iter().map(|b| b.last).collect(),

@@ -5,6 +5,8 @@
 //! - no contract settles twice, and at the end every contract has settled exactly once;
 //! - replaying the log onto a snapshot taken mid-stream, or onto a fresh engine, gives the
 //!   same state hash;
+//! - the state frozen for that snapshot still gives the snapshot's bytes at the end, however
+//!   much the engine changed after it;
 //! - a price alert fires once, on a tick that reaches it, and no waiting alert is reached by
 //!   its product's last tick.
 
@@ -187,7 +189,8 @@ impl Model {
 struct Run {
     h: Harness,
     model: Model,
-    snapshot: Option<(Vec<u8>, usize)>,
+    /// A snapshot taken mid-stream, where in the log, and the state frozen at that moment.
+    snapshot: Option<(Vec<u8>, usize, engine::snapshot::Frozen)>,
 }
 
 impl Run {
@@ -233,7 +236,7 @@ impl Run {
                 return;
             }
             Op::Snapshot => {
-                self.snapshot = Some((h.engine.snapshot_bytes(), h.log.len()));
+                self.snapshot = Some((h.engine.snapshot_bytes(), h.log.len(), h.engine.frozen()));
                 return;
             }
             Op::Tick { forex, step } => {
@@ -446,7 +449,8 @@ impl Run {
         let mut quiet = Engine::new();
         quiet.set_quiet(true);
         assert_eq!(replay(quiet, &self.h.log), end, "replay without events reached another state");
-        if let Some((bytes, at)) = &self.snapshot {
+        if let Some((bytes, at, frozen)) = &self.snapshot {
+            assert!(frozen.bytes() == *bytes, "the frozen state changed with the engine");
             let restored = Engine::restore(bytes).unwrap();
             assert_eq!(
                 replay(restored, &self.h.log[*at..]),

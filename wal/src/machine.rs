@@ -20,6 +20,9 @@ pub struct Meta {
     pub time_ms: u64,
 }
 
+/// A machine's state frozen at one moment ([`StateMachine::freeze`]): call it for the bytes.
+pub type Frozen = Box<dyn FnOnce() -> Vec<u8> + Send + Sync>;
+
 /// A deterministic state machine that the pipeline journals and drives.
 ///
 /// `apply` must depend only on `self`, `meta` and `command`: no clock, no I/O,
@@ -50,6 +53,14 @@ pub trait StateMachine: Send + 'static {
 
     /// The whole state as bytes, with the index of the last applied command inside.
     fn snapshot(&self) -> Vec<u8>;
+    /// The state now, serialised later by whoever calls the result: the bytes
+    /// [`StateMachine::snapshot`] gives now. The pipeline freezes on the engine thread and
+    /// serialises on the snapshotter's, so a machine that can freeze its state cheaply (sharing
+    /// it copy-on-write) never stops applying for a snapshot. By default it serialises at once.
+    fn freeze(&self) -> Frozen {
+        let bytes = self.snapshot();
+        Box::new(move || bytes)
+    }
     /// Rebuilds a machine from `snapshot` bytes.
     fn restore(bytes: &[u8]) -> Result<Self, Self::DecodeError>
     where

@@ -41,7 +41,7 @@ use crate::constants::{
     SUBSCRIBERS_MAX,
 };
 use crate::log::{Recovery, Wal, WalError, WalOptions};
-use crate::machine::{Meta, StateMachine};
+use crate::machine::{Frozen, Meta, StateMachine};
 use crate::shutdown::Shutdown;
 use crate::snapshot::{SnapshotError, SnapshotLoad, SnapshotStore};
 use crate::storage::{FsStorage, Storage};
@@ -406,9 +406,9 @@ impl RequestId {
 enum EngineControl<M> {
     /// Take a snapshot now; answer with its index once it is durable.
     SnapshotNow(oneshot::Sender<Result<u64, PipelineError>>),
-    /// The machine's snapshot bytes as it is now, with its applied index (cluster mode: the
-    /// Raft snapshot builder saves them).
-    SnapshotBytes(oneshot::Sender<(u64, Vec<u8>)>),
+    /// The machine frozen as it is now, with its applied index (cluster mode: the Raft
+    /// snapshot builder serialises and saves it).
+    Freeze(oneshot::Sender<(u64, Frozen)>),
     /// Replace the machine (cluster mode: a Raft snapshot was installed); answer when done.
     Replace(Box<M>, oneshot::Sender<()>),
     /// Audit the machine once a batch has brought it to this index or past it.

@@ -4,6 +4,7 @@
 //! cargo run --release -p benches --bin core-bench -- engine-mix    [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
+//! cargo run --release -p benches --bin core-bench -- snapshot-pause [users] [open] [runs]
 //! cargo run --release -p benches --bin core-bench -- fsync         [appends] [runs] [mib]
 //! cargo run --release -p benches --bin core-bench -- fsync-busy    [appends] [runs] [spinners]
 //! cargo run --release -p benches --bin core-bench -- pipeline-throughput [producers] [commands] [runs] [in_flight] [users]
@@ -799,6 +800,79 @@ fn snapshot(args: &[String]) {
     println!("snapshot median: take {:.3} s, restore {:.3} s", median(takes), median(restores));
 }
 
+/// The longest the engine stops for a snapshot, as the pipeline takes one: the state is frozen
+/// on the engine thread and serialised on another while the standard mix goes on. Prints the
+/// freeze itself, the slowest single command while the serialiser ran (a command that lands
+/// in a chunk the snapshot still shares copies it first), and the slowest single command of
+/// the same stream without a snapshot, for comparison.
+fn snapshot_pause(args: &[String]) {
+    let (users, open, runs) =
+        (arg(args, 0, 1_000_000) as u32, arg(args, 1, 1_000_000), arg(args, 2, 5));
+    let mut world = World::new(users, open);
+    let mut events = Vec::with_capacity(1 << 16);
+    let (mut freezes, mut during, mut without) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 0..runs {
+        // The slowest command of a stream, with a snapshot frozen before its first command
+        // (and serialised beside it) or not; how long the freeze took; how many commands ran
+        // while the serialiser did.
+        let mut slowest = |world: &mut World, snapshot: bool, seed: u64| {
+            let (stream, end) = mix(world.cursor(), 2_000_000, seed);
+            let t = Instant::now();
+            let serialiser = snapshot.then(|| {
+                let frozen = world.engine.frozen();
+                let freeze = t.elapsed();
+                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let flag = Arc::clone(&done);
+                let thread = std::thread::spawn(move || {
+                    let bytes = frozen.bytes();
+                    drop(frozen);
+                    flag.store(true, std::sync::atomic::Ordering::Release);
+                    bytes.len()
+                });
+                (freeze, done, thread)
+            });
+            let (mut max, mut applied_while) = (Duration::ZERO, 0u64);
+            for (stamp, command) in stream {
+                let t = Instant::now();
+                let _ = world.engine.apply(stamp, command, &mut events);
+                max = max.max(t.elapsed());
+                if events.len() > 1 << 15 {
+                    events.clear();
+                }
+                if serialiser
+                    .as_ref()
+                    .is_some_and(|(_, done, _)| !done.load(std::sync::atomic::Ordering::Acquire))
+                {
+                    applied_while += 1;
+                }
+            }
+            world.advance_past(end);
+            let serialised =
+                serialiser.map(|(freeze, _, thread)| (freeze, thread.join().expect("serialiser")));
+            (max, serialised, applied_while)
+        };
+        let (max_without, _, _) = slowest(&mut world, false, 1_000 + run);
+        let (max_during, serialised, applied_while) = slowest(&mut world, true, 2_000 + run);
+        let (freeze, bytes) = serialised.expect("a snapshot was taken");
+        println!(
+            "run {run}: freeze {:.3} ms; slowest command while the {:.1} MB snapshot was serialised {:.3} ms ({applied_while} commands meanwhile), without a snapshot {:.3} ms",
+            freeze.as_secs_f64() * 1e3,
+            bytes as f64 / 1e6,
+            max_during.as_secs_f64() * 1e3,
+            max_without.as_secs_f64() * 1e3,
+        );
+        freezes.push(freeze.as_secs_f64() * 1e3);
+        during.push(max_during.as_secs_f64() * 1e3);
+        without.push(max_without.as_secs_f64() * 1e3);
+    }
+    println!(
+        "snapshot-pause median: freeze {:.3} ms, slowest command during {:.3} ms, without {:.3} ms",
+        median(freezes),
+        median(during),
+        median(without)
+    );
+}
+
 fn main() {
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt()
@@ -812,6 +886,7 @@ fn main() {
         Some("engine-mix") => engine_mix(rest),
         Some("settle-burst") => settle_burst(rest),
         Some("snapshot") => snapshot(rest),
+        Some("snapshot-pause") => snapshot_pause(rest),
         Some("fsync") => fsync(rest),
         Some("fsync-busy") => fsync_busy(rest),
         Some("pipeline-throughput") => pipeline_throughput(rest),
@@ -821,7 +896,7 @@ fn main() {
         Some("recovery") => recovery(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|settle-burst|snapshot|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }

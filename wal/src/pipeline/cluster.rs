@@ -45,7 +45,7 @@ use super::{
     PipelineRecovery, ReplySender, Shared, Submission,
 };
 use crate::constants::{QUEUE_BATCHES_MAX, QUEUE_JOURNAL_CONTROL_MAX, QUEUE_QUERIES_MAX};
-use crate::machine::{Meta, StateMachine};
+use crate::machine::{Frozen, Meta, StateMachine};
 use crate::raft::network::{self, ClusterSecret, Network};
 use crate::raft::state_machine::{Snapshot, SnapshotMeta, StoredMembership};
 use crate::raft::{Applied, CommandBatch, LogId, LogStore, TypeConfig};
@@ -897,15 +897,26 @@ impl<M: StateMachine> EngineMachine<M> {
     }
 }
 
-/// A snapshot taken from the engine when the builder was made: the engine's bytes exactly at
+/// A snapshot taken from the engine when the builder was made: the engine frozen exactly at
 /// `meta`'s log id.
-#[derive(Debug)]
 pub struct EngineSnapshot {
     meta: SnapshotMeta,
     index: u64,
-    bytes: Vec<u8>,
+    /// The request table, encoded.
+    requests: Vec<u8>,
+    /// The machine frozen at `index`, until built.
+    machine: Option<Frozen>,
     store: SnapshotStore,
     state: Arc<Mutex<MachineState>>,
+}
+
+impl std::fmt::Debug for EngineSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineSnapshot")
+            .field("meta", &self.meta)
+            .field("index", &self.index)
+            .finish()
+    }
 }
 
 impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
@@ -918,8 +929,12 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
         // hundreds of ms, the leader's lease ran out, and a member's snapshot cost the
         // cluster an election. It runs on the blocking pool instead.
         let (store, index, meta) = (self.store.clone(), self.index, self.meta.clone());
-        let bytes = std::mem::take(&mut self.bytes);
+        // Serialising the frozen machine (the engine goes on applying meanwhile) belongs
+        // there too.
+        let mut bytes = std::mem::take(&mut self.requests);
+        let machine = self.machine.take().ok_or_else(|| io::Error::other("built twice"))?;
         let bytes = tokio::task::spawn_blocking(move || {
+            bytes.extend_from_slice(&machine());
             store.save(index, term, &join_snapshot(&meta, &bytes)).map(|()| bytes)
         })
         .await
@@ -986,24 +1001,25 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
     }
 
     async fn get_snapshot_builder(&mut self) -> EngineSnapshot {
-        let (answer, bytes) = oneshot::channel();
-        let (index, machine) = match self.control.send(EngineControl::SnapshotBytes(answer)) {
-            Ok(()) => bytes.await.unwrap_or_default(),
-            Err(_) => (0, Vec::new()),
+        let (answer, frozen) = oneshot::channel();
+        let empty = || -> (u64, Frozen) { (0, Box::new(Vec::new)) };
+        let (index, machine) = match self.control.send(EngineControl::Freeze(answer)) {
+            Ok(()) => frozen.await.unwrap_or_else(|_| empty()),
+            Err(_) => empty(),
         };
         let state = self.lock();
         let meta = SnapshotMeta {
             last_log_id: state.last_applied,
             last_membership: state.membership.clone(),
         };
-        // The snapshot's data: the request table, then the machine.
-        let mut bytes = Vec::with_capacity(machine.len() + 64);
-        state.requests.encode(&mut bytes);
-        bytes.extend_from_slice(&machine);
+        // The snapshot's data: the request table, then the machine (serialised when built).
+        let mut requests = Vec::new();
+        state.requests.encode(&mut requests);
         EngineSnapshot {
             meta,
             index,
-            bytes,
+            requests,
+            machine: Some(machine),
             store: self.store.clone(),
             state: Arc::clone(&self.state),
         }

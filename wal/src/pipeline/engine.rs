@@ -56,8 +56,8 @@ impl<M: StateMachine> Engine<M> {
                 },
                 recv(self.control) -> control => match control {
                     Ok(EngineControl::SnapshotNow(done)) => self.snapshot_now(done),
-                    Ok(EngineControl::SnapshotBytes(answer)) => {
-                        let _ = answer.send((self.machine.applied_index(), self.machine.snapshot()));
+                    Ok(EngineControl::Freeze(answer)) => {
+                        let _ = answer.send((self.machine.applied_index(), self.machine.freeze()));
                     }
                     Ok(EngineControl::Replace(machine, done)) => {
                         self.machine = *machine;
@@ -171,7 +171,7 @@ impl<M: StateMachine> Engine<M> {
             return;
         }
         let job =
-            Job { index: last.index, term: last.term, bytes: self.machine.snapshot(), done: None };
+            Job { index: last.index, term: last.term, state: self.machine.freeze(), done: None };
         match self.snapshots.try_send(job) {
             Ok(()) => {
                 self.since_snapshot = 0;
@@ -185,7 +185,7 @@ impl<M: StateMachine> Engine<M> {
     fn snapshot_now(&mut self, done: oneshot::Sender<Result<u64, PipelineError>>) {
         let index = self.machine.applied_index();
         let term = self.last_term;
-        let job = Job { index, term, bytes: self.machine.snapshot(), done: Some(done) };
+        let job = Job { index, term, state: self.machine.freeze(), done: Some(done) };
         if let Err(lost) = self.snapshots.send(job) {
             let done = lost.0.done.expect("set above");
             let _ = done.send(Err(PipelineError::ShutDown));

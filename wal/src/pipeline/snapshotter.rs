@@ -6,7 +6,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::journal::Control;
 use super::{PipelineError, Shared};
-use crate::machine::StateMachine;
+use crate::machine::{Frozen, StateMachine};
 use crate::snapshot::SnapshotStore;
 
 /// One snapshot to save.
@@ -15,8 +15,8 @@ pub(super) struct Job {
     pub(super) index: u64,
     /// Term of that command.
     pub(super) term: u64,
-    /// The machine's snapshot bytes.
-    pub(super) bytes: Vec<u8>,
+    /// The machine's state, frozen on the engine thread; serialised here.
+    pub(super) state: Frozen,
     /// Who waits for the snapshot to be durable and the log truncated, if anyone.
     pub(super) done: Option<oneshot::Sender<Result<u64, PipelineError>>>,
 }
@@ -37,7 +37,8 @@ impl<M: StateMachine> Snapshotter<M> {
     /// Saves snapshots until the engine stops.
     pub(super) fn run(self) {
         for job in self.jobs.iter() {
-            let Job { index, term, bytes, done } = job;
+            let Job { index, term, state, done } = job;
+            let bytes = state();
             if let Err(error) = self.store.save(index, term, &bytes) {
                 // Not fatal: the log is kept whole, and the next snapshot tries again.
                 if let Some(done) = done {
