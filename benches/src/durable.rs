@@ -160,6 +160,14 @@ pub fn config(data_dir: &Path, after_ms: u64, sync: bool) -> Config {
     let mut config = Config::new(data_dir);
     config.clock = mix_clock(after_ms);
     config.sync = sync;
+    // `CORE_BENCH_SNAPSHOT_EVERY=1000000`: snapshots every so many commands, as the server
+    // takes them (by default the benches take none, so their figures leave snapshots out).
+    if let Some(every) = std::env::var("CORE_BENCH_SNAPSHOT_EVERY")
+        .ok()
+        .and_then(|v| v.replace('_', "").parse().ok())
+    {
+        config.snapshot_every_commands = every;
+    }
     config
 }
 

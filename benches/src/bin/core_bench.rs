@@ -15,7 +15,8 @@
 //! ```
 //!
 //! The durable modes create their data directories under `$CORE_BENCH_DIR` (default: the
-//! system temp dir); the fsync baseline runs in the same place, so on the same disk.
+//! system temp dir); the fsync baseline runs in the same place, so on the same disk. They take
+//! no snapshot unless `$CORE_BENCH_SNAPSHOT_EVERY` sets a period in commands.
 
 // Rates and latencies are reported as floats; no money is computed here.
 #![allow(clippy::float_arithmetic)]
@@ -802,68 +803,77 @@ fn snapshot(args: &[String]) {
 
 /// The longest the engine stops for a snapshot, as the pipeline takes one: the state is frozen
 /// on the engine thread and serialised on another while the standard mix goes on. Prints the
-/// freeze itself, the slowest single command while the serialiser ran (a command that lands
-/// in a chunk the snapshot still shares copies it first), and the slowest single command of
-/// the same stream without a snapshot, for comparison.
+/// freeze itself, and the latency of single commands (p99.99, the slowest, how many over 1 ms)
+/// while the serialiser ran (a command that lands in a chunk the snapshot still shares copies
+/// it first) and over the same number of commands of the stream without a snapshot.
 fn snapshot_pause(args: &[String]) {
+    use std::sync::atomic::{AtomicBool, Ordering};
     let (users, open, runs) =
         (arg(args, 0, 1_000_000) as u32, arg(args, 1, 1_000_000), arg(args, 2, 5));
     let mut world = World::new(users, open);
     let mut events = Vec::with_capacity(1 << 16);
     let (mut freezes, mut during, mut without) = (Vec::new(), Vec::new(), Vec::new());
-    for run in 0..runs {
-        // The slowest command of a stream, with a snapshot frozen before its first command
-        // (and serialised beside it) or not; how long the freeze took; how many commands ran
-        // while the serialiser did.
-        let mut slowest = |world: &mut World, snapshot: bool, seed: u64| {
-            let (stream, end) = mix(world.cursor(), 2_000_000, seed);
-            let t = Instant::now();
-            let serialiser = snapshot.then(|| {
-                let frozen = world.engine.frozen();
-                let freeze = t.elapsed();
-                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-                let flag = Arc::clone(&done);
-                let thread = std::thread::spawn(move || {
-                    let bytes = frozen.bytes();
-                    drop(frozen);
-                    flag.store(true, std::sync::atomic::Ordering::Release);
-                    bytes.len()
-                });
-                (freeze, done, thread)
+    // Single-command latencies (ns) of a stream, with a snapshot frozen before its first
+    // command and serialised beside it (only the commands applied meanwhile), or without one
+    // (the first `limit` commands); the freeze and the snapshot's size.
+    let mut latencies = |world: &mut World, snapshot: bool, seed: u64, limit: usize| {
+        let (stream, end) = mix(world.cursor(), 3_000_000, seed);
+        let t = Instant::now();
+        let serialiser = snapshot.then(|| {
+            let frozen = world.engine.frozen();
+            let freeze = t.elapsed();
+            let done = Arc::new(AtomicBool::new(false));
+            let flag = Arc::clone(&done);
+            let thread = std::thread::spawn(move || {
+                let bytes = frozen.bytes();
+                drop(frozen);
+                flag.store(true, Ordering::Release);
+                bytes.len()
             });
-            let (mut max, mut applied_while) = (Duration::ZERO, 0u64);
-            for (stamp, command) in stream {
-                let t = Instant::now();
-                let _ = world.engine.apply(stamp, command, &mut events);
-                max = max.max(t.elapsed());
-                if events.len() > 1 << 15 {
-                    events.clear();
-                }
-                if serialiser
-                    .as_ref()
-                    .is_some_and(|(_, done, _)| !done.load(std::sync::atomic::Ordering::Acquire))
-                {
-                    applied_while += 1;
-                }
+            (freeze, done, thread)
+        });
+        let mut took = Vec::with_capacity(stream.len());
+        for (stamp, command) in stream {
+            let t = Instant::now();
+            let _ = world.engine.apply(stamp, command, &mut events);
+            let ns = t.elapsed().as_nanos() as u64;
+            if events.len() > 1 << 15 {
+                events.clear();
             }
-            world.advance_past(end);
-            let serialised =
-                serialiser.map(|(freeze, _, thread)| (freeze, thread.join().expect("serialiser")));
-            (max, serialised, applied_while)
-        };
-        let (max_without, _, _) = slowest(&mut world, false, 1_000 + run);
-        let (max_during, serialised, applied_while) = slowest(&mut world, true, 2_000 + run);
+            let counted = match &serialiser {
+                Some((_, done, _)) => !done.load(Ordering::Acquire),
+                None => took.len() < limit,
+            };
+            if counted {
+                took.push(ns);
+            }
+        }
+        world.advance_past(end);
+        let serialised =
+            serialiser.map(|(freeze, _, thread)| (freeze, thread.join().expect("serialiser")));
+        took.sort_unstable();
+        (took, serialised)
+    };
+    let summary = |took: &[u64]| {
+        let at = |q: f64| took[((took.len() as f64 * q) as usize).min(took.len() - 1)] as f64 / 1e6;
+        let over = took.iter().filter(|&&ns| ns > 1_000_000).count();
+        (at(0.9999), at(1.0), over)
+    };
+    for run in 0..runs {
+        let (snapshotted, serialised) = latencies(&mut world, true, 2_000 + run, 0);
         let (freeze, bytes) = serialised.expect("a snapshot was taken");
+        let (plain, _) = latencies(&mut world, false, 1_000 + run, snapshotted.len());
+        let (d, w) = (summary(&snapshotted), summary(&plain));
         println!(
-            "run {run}: freeze {:.3} ms; slowest command while the {:.1} MB snapshot was serialised {:.3} ms ({applied_while} commands meanwhile), without a snapshot {:.3} ms",
+            "run {run}: freeze {:.3} ms; {} commands while the {:.1} MB snapshot was serialised: p99.99 {:.3} ms, slowest {:.3} ms, {} over 1 ms; as many without a snapshot: p99.99 {:.3} ms, slowest {:.3} ms, {} over 1 ms",
             freeze.as_secs_f64() * 1e3,
+            snapshotted.len(),
             bytes as f64 / 1e6,
-            max_during.as_secs_f64() * 1e3,
-            max_without.as_secs_f64() * 1e3,
+            d.0, d.1, d.2, w.0, w.1, w.2,
         );
         freezes.push(freeze.as_secs_f64() * 1e3);
-        during.push(max_during.as_secs_f64() * 1e3);
-        without.push(max_without.as_secs_f64() * 1e3);
+        during.push(d.1);
+        without.push(w.1);
     }
     println!(
         "snapshot-pause median: freeze {:.3} ms, slowest command during {:.3} ms, without {:.3} ms",
