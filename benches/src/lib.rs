@@ -210,7 +210,14 @@ pub fn apply_all(
     events: &mut Vec<Event>,
 ) -> usize {
     let mut refused = 0;
-    for (stamp, command) in stream {
+    let mut stream = stream.into_iter();
+    while let Some((stamp, command)) = {
+        // As the pipeline's engine thread applies a batch: a few commands ahead prefetched.
+        if let Some((_, ahead)) = stream.as_slice().get(8) {
+            engine.prefetch(ahead);
+        }
+        stream.next()
+    } {
         if engine.apply(stamp, command, events).is_err() {
             refused += 1;
         }

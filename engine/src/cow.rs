@@ -57,6 +57,16 @@ impl<T: Clone> CowVec<T> {
         owned(chunk).get_mut(at % CHUNK)
     }
 
+    /// Asks the CPU to bring the element at `at` into cache ahead of its use: the engine's
+    /// loop is bound by misses on accounts and contracts spread over hundreds of MB, and a
+    /// batch knows which ones it will touch a few commands before it does.
+    #[inline]
+    pub(crate) fn prefetch(&self, at: usize) {
+        if let Some(chunk) = self.chunks.get(at / CHUNK) {
+            prefetch_read(chunk.as_ptr().wrapping_add(at % CHUNK));
+        }
+    }
+
     /// Appends an element.
     pub(crate) fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
@@ -79,6 +89,21 @@ impl<T: Clone> CowVec<T> {
     pub(crate) fn reserve(&mut self, n: usize) {
         self.chunks.reserve((self.len + n).div_ceil(CHUNK).saturating_sub(self.chunks.len()));
     }
+}
+
+/// A hint to load the cache line at `p`. Never reads memory as far as the program can tell.
+#[inline]
+#[allow(unsafe_code)]
+fn prefetch_read<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 is a hint: it does not dereference `p` architecturally, cannot fault
+    // on any address (valid or not) and changes no state the program can observe. SSE, which
+    // it needs, is part of every x86-64 CPU.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// The chunk to write to, copied first (with room for a full chunk) if anyone shares it.

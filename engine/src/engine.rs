@@ -192,6 +192,17 @@ impl Engine {
         self.quiet = quiet;
     }
 
+    /// Brings what `command` will touch first into cache (an order's account). A caller that
+    /// holds a batch calls it a few commands ahead of [`Engine::apply`], so the miss on a
+    /// random account among a hundred thousand overlaps the commands before it. Changes
+    /// nothing, and nothing depends on it but speed.
+    #[inline]
+    pub fn prefetch(&self, command: &Command) {
+        if let Command::PlaceOrder(order) = command {
+            self.accounts.prefetch((order.user as usize).wrapping_sub(1));
+        }
+    }
+
     /// Applies one command. A refused command changes no state (its audit event aside).
     pub fn apply(
         &mut self,

@@ -100,6 +100,10 @@ impl wal::StateMachine for Engine {
         Engine::check_invariants(self)
     }
 
+    fn prefetch(&self, command: &Command) {
+        Engine::prefetch(self, command);
+    }
+
     fn set_replaying(&mut self, replaying: bool) {
         self.set_quiet(replaying);
     }

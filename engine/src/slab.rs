@@ -48,6 +48,12 @@ impl Slab {
         self.slots.get(slot as usize)?.as_ref().filter(|c| c.id == id)
     }
 
+    /// Brings the slot of a reference into cache ahead of its use.
+    #[inline]
+    pub(crate) fn prefetch(&self, (slot, _): SlotRef) {
+        self.slots.prefetch(slot as usize);
+    }
+
     /// The contract behind a reference, to change.
     pub(crate) fn get_mut(&mut self, (slot, id): SlotRef) -> Option<&mut Contract> {
         self.slots.get_mut(slot as usize)?.as_mut().filter(|c| c.id == id)

@@ -10,6 +10,11 @@ use super::snapshotter::Job;
 use super::{Audit, EngineControl, EventBatch, PipelineError, Query, Shared, AUDITS_WAITING_MAX};
 use crate::machine::{Meta, StateMachine};
 
+/// How many commands ahead of the one being applied the machine is asked to prefetch: far
+/// enough for a miss to memory to overlap the commands in between, near enough that what came
+/// in is still in cache.
+const PREFETCH_AHEAD: usize = 8;
+
 /// The engine thread's state. It alone owns the machine.
 pub(super) struct Engine<M: StateMachine> {
     /// The state machine.
@@ -86,14 +91,19 @@ impl<M: StateMachine> Engine<M> {
         // never sees its own command missing.
         let count = batch.metas.len() as u64;
         self.shared.count(|c| &c.commands, count);
-        let commands = batch.commands.drain(..);
-        for ((meta, command), reply) in
-            batch.metas.iter().zip(commands).zip(batch.replies.drain(..))
         {
-            let result = self.machine.apply(*meta, command, &mut self.events);
-            // The producer may have stopped waiting; the command is applied all the same.
-            if let Some(reply) = reply {
-                let _ = reply.send(Ok(result));
+            let mut commands = batch.commands.drain(..);
+            for (meta, reply) in batch.metas.iter().zip(batch.replies.drain(..)) {
+                // What a command a few places ahead will touch comes into cache meanwhile.
+                if let Some(ahead) = commands.as_slice().get(PREFETCH_AHEAD) {
+                    self.machine.prefetch(ahead);
+                }
+                let command = commands.next().expect("a command per meta");
+                let result = self.machine.apply(*meta, command, &mut self.events);
+                // The producer may have stopped waiting; the command is applied all the same.
+                if let Some(reply) = reply {
+                    let _ = reply.send(Ok(result));
+                }
             }
         }
         assert_eq!(
