@@ -91,10 +91,22 @@ impl<T: Clone> CowVec<T> {
     }
 }
 
-/// A hint to load the cache line at `p`. Never reads memory as far as the program can tell.
+/// A hint to load every cache line of the `T` at `p` (an account or a contract spans two or
+/// three: bringing in only the first left the load of a field further on to miss). Never
+/// reads memory as far as the program can tell.
+#[inline]
+fn prefetch_read<T>(p: *const T) {
+    let bytes = p.cast::<u8>();
+    let size = std::mem::size_of::<T>().max(1);
+    for offset in (0..size).step_by(64) {
+        prefetch_line(bytes.wrapping_add(offset));
+    }
+    prefetch_line(bytes.wrapping_add(size - 1));
+}
+
 #[inline]
 #[allow(unsafe_code)]
-fn prefetch_read<T>(p: *const T) {
+fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: PREFETCHT0 is a hint: it does not dereference `p` architecturally, cannot fault
     // on any address (valid or not) and changes no state the program can observe. SSE, which
