@@ -4,10 +4,10 @@
 //! Handle::submit ──► queue (bounded) ──► journal: stamp, batch, append, fdatasync
 //!                                              │ durable batch (bounded, 2)
 //!                                              ▼
-//!                        engine: apply, reply, publish events, take snapshots
-//!                                              │ snapshot bytes
+//!                        engine: apply, reply, publish events, freeze snapshots
+//!                                              │ frozen state (StateMachine::freeze)
 //!                                              ▼
-//!                        snapshotter: save to sled (durable) ──► journal: truncate the log
+//!                        snapshotter: serialise, save to sled (durable) ──► journal: truncate the log
 //! ```
 //!
 //! Guarantees:
