@@ -613,12 +613,8 @@ fn write_position(dir: &Path, covered: u64) -> Result<(), ArchiveError> {
     Ok(())
 }
 
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+fn put_varint(out: &mut Vec<u8>, value: u64) {
+    put_varint_wide(out, u128::from(value));
 }
 
 /// LEB128 of a value up to 128 bits (a quantity's mantissa).
@@ -643,17 +639,9 @@ fn get_varint_wide(bytes: &[u8], at: &mut usize) -> Option<u128> {
     None
 }
 
+/// A LEB128 value that must fit 64 bits (a larger one is damage).
 fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *bytes.get(*at)?;
-        *at += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return Some(value);
-        }
-    }
-    None
+    get_varint_wide(bytes, at).and_then(|value| u64::try_from(value).ok())
 }
 
 fn zigzag(value: i64) -> u64 {
