@@ -61,18 +61,57 @@ pub(crate) struct Book {
     pub(crate) last: Option<TickRef>,
     /// Contracts waiting for their entry tick, in acceptance order.
     pub(crate) waiting: VecDeque<SlotRef>,
-    /// Entered contracts by expiry time: settling walks only what is due.
-    pub(crate) by_expiry: BTreeMap<u64, Vec<SlotRef>>,
+    /// Entered contracts, one queue per duration: settling walks only what is due.
+    pub(crate) expiring: Vec<ExpiryQueue>,
     /// Price alerts set above the market, by price: a tick at or above fires them.
     pub(crate) alerts_up: BTreeSet<(Decimal, AlertId)>,
     /// Price alerts set below the market, by price: a tick at or below fires them.
     pub(crate) alerts_down: BTreeSet<(Decimal, AlertId)>,
 }
 
+/// The entered contracts of one product and one duration, in entry order, which is expiry
+/// order: entries are sequenced in time and each adds the same duration. Settling reads the
+/// front of a ring buffer instead of one allocation per expiry time in a tree (a tick's due
+/// contracts were a cold tree node, then a cold vector, then the contracts), and keeps no
+/// per-tick allocation.
+#[derive(Debug, Clone)]
+pub(crate) struct ExpiryQueue {
+    /// The duration of every contract in the queue.
+    pub(crate) duration_ms: u64,
+    /// Expiry time and slot of each contract, earliest first.
+    pub(crate) contracts: VecDeque<(u64, SlotRef)>,
+}
+
 impl Book {
     /// True while any contract of this product waits for entry or for expiry.
     pub(crate) fn has_open_contracts(&self) -> bool {
-        !self.waiting.is_empty() || self.by_expiry.values().any(|refs| !refs.is_empty())
+        !self.waiting.is_empty() || self.expiring.iter().any(|q| !q.contracts.is_empty())
+    }
+
+    /// Queues an entered contract for settlement at `expiry_ms`.
+    pub(crate) fn schedule(&mut self, duration_ms: u64, expiry_ms: u64, at: SlotRef) {
+        let queue = match self.expiring.iter().position(|q| q.duration_ms == duration_ms) {
+            Some(q) => &mut self.expiring[q],
+            None => {
+                self.expiring.push(ExpiryQueue { duration_ms, contracts: VecDeque::new() });
+                self.expiring.last_mut().expect("just pushed")
+            }
+        };
+        debug_assert!(queue.contracts.back().is_none_or(|&(e, _)| e <= expiry_ms));
+        queue.contracts.push_back((expiry_ms, at));
+    }
+
+    /// The queue whose front expires first. Equal expiry times are settled in entry order, as
+    /// one queue over every duration would: the longer duration entered first.
+    pub(crate) fn earliest(&self) -> Option<usize> {
+        self.expiring
+            .iter()
+            .enumerate()
+            .filter_map(|(n, q)| {
+                q.contracts.front().map(|&(e, _)| (e, std::cmp::Reverse(q.duration_ms), n))
+            })
+            .min()
+            .map(|(_, _, n)| n)
     }
 }
 

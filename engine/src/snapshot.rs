@@ -313,12 +313,12 @@ impl Engine {
         self.contracts.reserve(contracts.len());
         // Sorted by id = acceptance order, so waiting queues come back in the same order.
         for c in contracts {
-            let (product, entered, expiry_ms) =
-                (usize::from(c.product), c.entry.is_some(), c.expiry_ms);
+            let (product, entered, duration_ms, expiry_ms) =
+                (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms);
             let at = self.contracts.insert(c);
             let book = &mut self.books[product];
             if entered {
-                book.by_expiry.entry(expiry_ms).or_default().push(at);
+                book.schedule(duration_ms, expiry_ms, at);
             } else {
                 book.waiting.push_back(at);
             }

@@ -160,7 +160,8 @@ impl Engine {
             contract.entry = Some(tick);
             contract.expiry_ms = expiry_ms;
             let (id, user) = (contract.id, contract.user);
-            self.books[book].by_expiry.entry(expiry_ms).or_default().push(at);
+            let duration_ms = contract.duration_ms;
+            self.books[book].schedule(duration_ms, expiry_ms, at);
             if !self.quiet {
                 events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
             }
@@ -203,46 +204,55 @@ impl Engine {
         exit: Option<TickRef>,
         events: &mut Vec<Event>,
     ) -> u32 {
-        let mut settled = 0;
-        loop {
-            let book = &mut self.books[at];
-            let Some(entry) = book.by_expiry.first_entry() else { break };
-            let expiry = *entry.key();
-            let due = if by_timer { expiry + SETTLE_GRACE_MS <= now } else { expiry < now };
-            if !due {
-                break;
-            }
-            let slots = entry.remove();
-            // Every due contract requested at once (a tick's due contracts are a few dozen at
-            // most in steady trading), so their misses overlap; then each account a few
-            // contracts ahead.
-            for &slot in slots.iter().take(PREFETCH_CONTRACTS_MAX) {
+        let is_due =
+            |expiry: u64| if by_timer { expiry + SETTLE_GRACE_MS <= now } else { expiry < now };
+        // Every queue's first due contracts requested at once (a tick's due contracts are a few
+        // dozen at most in steady trading), so their misses overlap; then, while settling,
+        // a contract further on and the account of a nearer one.
+        for queue in &self.books[at].expiring {
+            for &(expiry, slot) in queue.contracts.iter().take(PREFETCH_CONTRACTS_MAX) {
+                if !is_due(expiry) {
+                    break;
+                }
                 self.contracts.prefetch(slot);
             }
-            for (n, &slot) in slots.iter().enumerate() {
-                self.prefetch_settlement(&slots, n);
-                if let Some(outcome) = self.outcome_of(slot, exit) {
-                    self.settle(slot, exit, outcome, events);
-                    settled += 1;
-                }
+        }
+        let mut settled = 0;
+        while let Some(q) = self.books[at].earliest() {
+            let queue = &mut self.books[at].expiring[q].contracts;
+            let Some(&(_, slot)) = queue.front().filter(|&&(expiry, _)| is_due(expiry)) else {
+                break;
+            };
+            queue.pop_front();
+            Self::prefetch_settlement(&self.contracts, &self.accounts, queue);
+            if queue.is_empty() {
+                // A duration no rule offers any more leaves no queue behind.
+                self.books[at].expiring.swap_remove(q);
+            }
+            if let Some(outcome) = self.outcome_of(slot, exit) {
+                self.settle(slot, exit, outcome, events);
+                settled += 1;
             }
         }
         settled
     }
 
-    /// While settling `slots[n]`, brings into cache the contract of a later slot (past those
-    /// requested up front) and the account of a nearer one (whose contract came in by now):
-    /// settling walks contracts and accounts at random, and without this each waited for
-    /// memory in turn.
+    /// While settling the contract just taken from `queue`, brings into cache the contract of a
+    /// later one (past those requested up front) and the account of a nearer one (whose
+    /// contract came in by now): settling walks contracts and accounts at random, and without
+    /// this each waited for memory in turn. A contract not yet due costs one wasted request.
     #[inline]
-    fn prefetch_settlement(&self, slots: &[SlotRef], n: usize) {
-        const ACCOUNT_AHEAD: usize = 4;
-        if let Some(&ahead) = slots.get(n + PREFETCH_CONTRACTS_MAX) {
-            self.contracts.prefetch(ahead);
+    fn prefetch_settlement(
+        contracts: &crate::slab::Slab,
+        accounts: &crate::cow::CowVec<crate::types::Account>,
+        queue: &std::collections::VecDeque<(u64, SlotRef)>,
+    ) {
+        const ACCOUNT_AHEAD: usize = 3;
+        if let Some(&(_, ahead)) = queue.get(PREFETCH_CONTRACTS_MAX - 1) {
+            contracts.prefetch(ahead);
         }
-        if let Some(contract) = slots.get(n + ACCOUNT_AHEAD).and_then(|&at| self.contracts.get(at))
-        {
-            self.accounts.prefetch(contract.user as usize - 1);
+        if let Some(contract) = queue.get(ACCOUNT_AHEAD).and_then(|&(_, at)| contracts.get(at)) {
+            accounts.prefetch(contract.user as usize - 1);
         }
     }
 

@@ -889,3 +889,32 @@ fn an_admin_keeps_a_super_admin_changes_its_own_password_and_sets_two_factor() {
         |e| !matches!(e, Event::Audit(a) if a.detail.contains("new") || a.detail.contains("JBSW"))
     ));
 }
+
+#[test]
+fn contracts_expiring_at_one_time_settle_in_entry_order_across_durations_and_after_a_restore() {
+    let mut h = Harness::new();
+    h.set_rule(30, "0.85", "0");
+    let alice = h.funded_user("alice", "100");
+    let bob = h.funded_user("bob", "100");
+    let first = contract_id(h.order(alice, Real, btc(), Up, "10", 60));
+    h.tick(btc(), "100"); // alice's entry
+    h.advance(30_000);
+    let second = contract_id(h.order(bob, Real, btc(), Down, "10", 30));
+    h.tick(btc(), "101"); // bob's entry: both expire 60 s after alice's
+    let mut restored = Harness {
+        engine: engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap(),
+        index: h.index,
+        now_ms: h.now_ms,
+        events: Vec::new(),
+        log: Vec::new(),
+    };
+    for h in [&mut h, &mut restored] {
+        h.events.clear();
+        h.advance(30_001);
+        h.tick(btc(), "99");
+        let order: Vec<u64> = h.settlements().iter().map(|s| s.contract.id).collect();
+        assert_eq!(order, [first, second], "the 60 s contract entered first");
+        h.check();
+    }
+    assert_eq!(h.engine.content_hash(), restored.engine.content_hash());
+}
