@@ -13,7 +13,7 @@ use crate::event::{AuditRecord, CommandResult, Event, Reply};
 use crate::identity::{
     push_session, valid_address, valid_hash, valid_text, valid_totp_secret, valid_username,
 };
-use crate::money::{is_valid_amount, is_valid_rate};
+use crate::money::{is_valid_amount, is_valid_rate, Money};
 use crate::types::{
     Access, AccountKind, Admin, AdminId, BillType, Category, DepositAccount, MarketHours,
     PayMethod, Product, Role, Rule, SessionId, Settings, Symbol, TwoFactorGuard, UserId,
@@ -270,13 +270,14 @@ impl Engine {
         if !is_valid_amount(delta.abs()) {
             return Err(EngineError::Invalid("amount"));
         }
+        let delta = Money::from_decimal(delta).ok_or(EngineError::Invalid("amount"))?;
         if reason.trim().is_empty() || !valid_text(reason) {
             return Err(EngineError::Invalid("reason"));
         }
-        if delta > Decimal::ZERO && self.ledger.house - self.ledger.house_reserved < delta {
+        if delta.is_positive() && self.ledger.house - self.ledger.house_reserved < delta {
             return Err(EngineError::HouseExposureLimit);
         }
-        if delta < Decimal::ZERO && account.real.available < -delta {
+        if delta < Money::ZERO && account.real.available < -delta {
             return Err(EngineError::InsufficientBalance);
         }
         self.account_mut(user).real.available += delta;
@@ -289,6 +290,8 @@ impl Engine {
         if !is_valid_amount(amount) {
             return Err(EngineError::Invalid("amount"));
         }
+        let amount = Money::from_decimal(amount).ok_or(EngineError::Invalid("amount"))?;
+        self.check_supply(self.ledger.seed_capital + self.ledger.deposits_approved, amount)?;
         self.ledger.house += amount;
         self.ledger.seed_capital += amount;
         Ok(Reply::Done)
@@ -361,6 +364,7 @@ impl Engine {
             Err(_) if self.rules.len() >= RULES_MAX => return Err(EngineError::LimitReached),
             Err(at) => self.rules.insert(at, rule),
         }
+        self.refresh_terms();
         events.push(Event::CatalogueChanged);
         Ok(Reply::Done)
     }
@@ -371,6 +375,7 @@ impl Engine {
             .binary_search_by_key(&duration_secs, |r| r.duration_secs)
             .map_err(|_| EngineError::RuleNotFound)?;
         self.rules.remove(at);
+        self.refresh_terms();
         events.push(Event::CatalogueChanged);
         Ok(Reply::Done)
     }
@@ -406,6 +411,7 @@ impl Engine {
             check_pair_loses(rule, &s.reward_rates)?;
         }
         self.settings = s;
+        self.refresh_terms();
         events.push(Event::CatalogueChanged);
         Ok(Reply::Done)
     }

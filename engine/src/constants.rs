@@ -50,6 +50,10 @@ pub const MONEY_SCALE: u32 = 2;
 pub const PRICE_SCALE_MAX: u32 = 10;
 /// Largest amount a single command may move (guards against absurd input).
 pub const AMOUNT_MAX_USDT: i64 = 1_000_000_000_000;
+/// Most USDT that may exist at once, real and demo counted apart: bounds the sums of every
+/// balance and the house's books, so that integer cents can never overflow (checked where
+/// money enters: deposits, the house's seed, demo grants and adjustments).
+pub const MONEY_SUPPLY_MAX_USDT: i64 = 10_000_000_000_000_000;
 /// Minutes in a week, the period of market-hours schedules.
 pub const WEEK_MINUTES: u32 = 7 * 24 * 60;
 /// Closed windows in one product's weekly schedule.

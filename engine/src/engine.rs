@@ -9,7 +9,9 @@ use crate::command::Command;
 use crate::cow::CowVec;
 use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
+use crate::money::Money;
 use crate::slab::{Slab, SlotRef};
+use crate::terms::Terms;
 use crate::types::{
     Account, AccountKind, Admin, AdminId, AlertId, BillType, Chain, Contract, ContractId,
     DepositAccount, DepositOrder, LimitsState, OrderId, PriceAlert, Product, Rule, SessionId,
@@ -32,26 +34,26 @@ pub struct Stamp {
 )]
 pub struct Ledger {
     /// The house's real balance: counterparty of every contract, reward and fee.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub house: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub house: Money,
     /// Part of `house` set aside for the worst case of open real contracts.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub house_reserved: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub house_reserved: Money,
     /// Capital put into the house by admins.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub seed_capital: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub seed_capital: Money,
     /// Sum of approved deposits.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub deposits_approved: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub deposits_approved: Money,
     /// Sum of amounts paid out by approved withdrawals (after their fee).
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub withdrawals_paid: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub withdrawals_paid: Money,
     /// Virtual USDT created for demo wallets, net of resets.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub demo_minted: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub demo_minted: Money,
     /// The demo house: virtual, may go negative.
-    #[rkyv(with = crate::money::RkyvDecimal)]
-    pub demo_house: Decimal,
+    #[rkyv(with = crate::money::RkyvMoney)]
+    pub demo_house: Money,
 }
 
 /// One product's live trading state.
@@ -155,6 +157,8 @@ pub struct Engine {
     pub(crate) rules: Vec<Rule>,
     /// Site settings.
     pub(crate) settings: Settings,
+    /// The rules' and settings' figures as integers, for the hot path (derived).
+    pub(crate) terms: Terms,
     /// Where deposits are paid, at most one per method, in method order.
     pub(crate) deposit_accounts: Vec<DepositAccount>,
     /// Responsible-trading limits of the users who set any.
@@ -207,6 +211,7 @@ impl Engine {
             books: Vec::new(),
             rules: defaults::rules(),
             settings: defaults::settings(),
+            terms: Terms::of(&defaults::rules(), &defaults::settings()),
             deposit_accounts: Vec::new(),
             limits: BTreeMap::new(),
             alerts: BTreeMap::new(),
@@ -223,6 +228,11 @@ impl Engine {
             idx: Indexes::default(),
             quiet: false,
         }
+    }
+
+    /// Rebuilds the integer copy of the rules and settings after either changed.
+    pub(crate) fn refresh_terms(&mut self) {
+        self.terms = Terms::of(&self.rules, &self.settings);
     }
 
     /// Stops (or resumes) building the events of trading commands: orders, ticks, settlements
@@ -344,7 +354,7 @@ impl Engine {
         user: UserId,
         account: AccountKind,
         bill: Option<BillType>,
-        amount: Decimal,
+        amount: Money,
         reference: u64,
         events: &mut Vec<Event>,
     ) {

@@ -4,6 +4,8 @@
 
 use rust_decimal::Decimal;
 
+use crate::money::Money;
+
 use crate::types::{
     AccountKind, AdminId, BillType, Contract, ContractId, DepositOrder, OrderId, OrderStatus,
     Outcome, PriceAlert, Principal, SessionId, Symbol, TickRef, UserId, Wallet, WithdrawOrder,
@@ -39,7 +41,7 @@ pub enum Reply {
         /// Order number.
         contract: ContractId,
         /// Fee charged.
-        fee: Decimal,
+        fee: Money,
     },
     /// A deposit or withdrawal order was created.
     OrderCreated {
@@ -82,7 +84,7 @@ pub struct WalletChange {
     /// The bill type when the total changed; none for moves inside the wallet (stake locked).
     pub bill: Option<BillType>,
     /// Signed change of the total.
-    pub amount: Decimal,
+    pub amount: Money,
     /// The wallet after the change.
     pub wallet: Wallet,
     /// Contract or order that caused it (0 for none).
@@ -101,9 +103,9 @@ pub struct Settlement {
     /// The exit tick (none for a void without one).
     pub exit: Option<TickRef>,
     /// Credited to available: payout on a win, stake on a tie, stake + fee on a void.
-    pub credited: Decimal,
+    pub credited: Money,
     /// Net result for the user: credited - stake - fee.
-    pub profit: Decimal,
+    pub profit: Money,
     /// Sequencer time of settlement (ms).
     pub settled_ms: u64,
 }

@@ -4,12 +4,12 @@ use rust_decimal::Decimal;
 
 use crate::command::RequestDeposit;
 use crate::constants::{
-    PENDING_DEPOSITS_PER_USER_MAX, PENDING_WITHDRAWALS_PER_USER_MAX,
+    MONEY_SUPPLY_MAX_USDT, PENDING_DEPOSITS_PER_USER_MAX, PENDING_WITHDRAWALS_PER_USER_MAX,
     WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS,
 };
 use crate::event::{CommandResult, Event, Reply};
 use crate::identity::{valid_address, valid_text};
-use crate::money::{is_valid_amount, round_cents};
+use crate::money::{is_valid_amount, round_cents, Money};
 use crate::types::{
     AccountKind, BillType, DepositOrder, Destination, OrderId, OrderStatus, UserId, WithdrawOrder,
 };
@@ -64,11 +64,12 @@ impl Engine {
         if self.deposits.values().any(|o| o.user == d.user && o.receipt == d.receipt) {
             return Err(EngineError::ReceiptUsed);
         }
+        let amount = Money::from_decimal(d.amount).ok_or(EngineError::Invalid("amount"))?;
         let id = self.take_order_id();
         let order = DepositOrder {
             id,
             user: d.user,
-            amount: d.amount,
+            amount,
             method: d.method,
             account_name: d.account_name,
             account_number: d.account_number,
@@ -107,6 +108,10 @@ impl Engine {
         if fee >= amount {
             return Err(EngineError::AmountOutOfRange { min, max });
         }
+        let (amount, fee) = match (Money::from_decimal(amount), Money::from_decimal(fee)) {
+            (Some(amount), Some(fee)) => (amount, fee),
+            _ => return Err(EngineError::Invalid("amount")),
+        };
         if account.real.available < amount {
             return Err(EngineError::InsufficientBalance);
         }
@@ -130,7 +135,7 @@ impl Engine {
         };
         events.push(Event::WithdrawalRequested(Box::new(order.clone())));
         self.withdrawals.insert(id, order);
-        self.wallet_event(user, AccountKind::Real, None, Decimal::ZERO, id, events);
+        self.wallet_event(user, AccountKind::Real, None, Money::ZERO, id, events);
         Ok(Reply::OrderCreated { order: id })
     }
 
@@ -155,6 +160,7 @@ impl Engine {
         if self.money_out_blocked(from)? {
             return Err(EngineError::TransferBlocked);
         }
+        let amount = Money::from_decimal(amount).ok_or(EngineError::Invalid("amount"))?;
         let sender = self.account_of(from)?;
         if sender.real.available < amount {
             return Err(EngineError::InsufficientBalance);
@@ -189,9 +195,11 @@ impl Engine {
         if self.active_account(user)?.open_demo > 0 {
             return Err(EngineError::DemoHasOpenContracts);
         }
-        let target = self.settings.demo_balance;
+        let target = Money::from_decimal(self.settings.demo_balance)
+            .ok_or(EngineError::Invalid("demo_balance"))?;
+        let delta = target - self.account_of(user)?.demo.available;
+        self.check_supply(self.ledger.demo_minted, delta)?;
         let demo = &mut self.account_mut(user).demo;
-        let delta = target - demo.available;
         demo.available = target;
         self.ledger.demo_minted += delta;
         self.wallet_event(user, AccountKind::Demo, Some(BillType::Adjustment), delta, 0, events);
@@ -203,6 +211,8 @@ impl Engine {
         order: OrderId,
         events: &mut Vec<Event>,
     ) -> CommandResult {
+        let d = self.deposits.get(&order).ok_or(EngineError::OrderNotFound)?;
+        self.check_supply(self.ledger.deposits_approved - self.ledger.withdrawals_paid, d.amount)?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
         let account = self.account_mut(d.user);
         account.pending_deposits -= 1;
@@ -306,7 +316,7 @@ impl Engine {
         let account = self.account_mut(w.user);
         account.real.frozen -= w.amount;
         account.real.available += w.amount;
-        self.wallet_event(w.user, AccountKind::Real, None, Decimal::ZERO, order, events);
+        self.wallet_event(w.user, AccountKind::Real, None, Money::ZERO, order, events);
         events.push(resolved(order, w.user, true, to, remark));
         Ok(Reply::Done)
     }
@@ -324,6 +334,15 @@ impl Engine {
         let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
         self.account_mut(w.user).pending_withdrawals -= 1;
         Ok(w)
+    }
+
+    /// Refuses to let money in that would take `supply` (what has entered so far) past the
+    /// bound that keeps every sum of integer cents far from overflow.
+    pub(crate) fn check_supply(&self, supply: Money, added: Money) -> Result<(), EngineError> {
+        match supply.checked_add(added) {
+            Some(total) if total <= Money::from_usdt(MONEY_SUPPLY_MAX_USDT) => Ok(()),
+            _ => Err(EngineError::LimitReached),
+        }
     }
 
     fn take_order_id(&mut self) -> OrderId {

@@ -7,6 +7,7 @@ use crate::constants::{
     WITHDRAW_ADDRESSES_PER_USER_MAX,
 };
 use crate::event::{CommandResult, Event, Reply};
+use crate::money::Money;
 use crate::types::{
     Account, AccountKind, Chain, Profile, SavedAddress, Session, SessionId, TwoFactorGuard, User,
     UserId,
@@ -142,6 +143,9 @@ impl Engine {
             }
             None => None,
         };
+        // Settings were checked when set: the demo grant is an amount in cents.
+        let demo = Money::from_decimal(self.settings.demo_balance).unwrap_or_default();
+        self.check_supply(self.ledger.demo_minted, demo)?;
         if self.users.len() >= UserId::MAX as usize - 1 {
             return Err(EngineError::LimitReached);
         }
@@ -159,7 +163,6 @@ impl Engine {
         if let Some(inviter) = inviter {
             self.user_mut(inviter).invitees.push(id);
         }
-        let demo = self.settings.demo_balance;
         self.ledger.demo_minted += demo;
         let mut account = Account { inviter, ..Account::default() };
         account.demo.available = demo;

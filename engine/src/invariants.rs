@@ -1,9 +1,9 @@
 //! Invariants that must hold after every command. Tests call `check_invariants` after each
 //! step; it walks everything, so it is for tests and audits, not for the hot path.
 
-use rust_decimal::Decimal;
 use rustc_hash::FxHashMap;
 
+use crate::money::Money;
 use crate::types::{AccountKind, UserId};
 use crate::Engine;
 
@@ -11,7 +11,7 @@ impl Engine {
     /// Checks conservation of money, non-negative balances and the consistency of every
     /// counter with the open contracts and pending orders. Returns the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let zero = Decimal::ZERO;
+        let zero = Money::ZERO;
         let mut real_total = zero;
         let mut demo_total = zero;
         for (i, a) in self.accounts.iter().enumerate() {
@@ -43,9 +43,9 @@ impl Engine {
     }
 
     fn check_counters(&self) -> Result<(), String> {
-        type PerUser = FxHashMap<(UserId, AccountKind), (Decimal, u32)>;
+        type PerUser = FxHashMap<(UserId, AccountKind), (Money, u32)>;
         let mut open: PerUser = FxHashMap::default();
-        let mut reserved = Decimal::ZERO;
+        let mut reserved = Money::ZERO;
         for c in self.contracts.iter() {
             let e = open.entry((c.user, c.account)).or_default();
             e.0 += c.stake;
@@ -58,7 +58,7 @@ impl Engine {
                 self.ledger.house_reserved
             ));
         }
-        let mut frozen: FxHashMap<UserId, (Decimal, u32)> = FxHashMap::default();
+        let mut frozen: FxHashMap<UserId, (Money, u32)> = FxHashMap::default();
         for w in self.withdrawals.values() {
             let e = frozen.entry(w.user).or_default();
             e.0 += w.amount;

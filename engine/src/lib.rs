@@ -34,6 +34,7 @@ mod limits;
 #[cfg(feature = "wal")]
 pub mod machine;
 mod slab;
+mod terms;
 mod trading;
 mod two_factor;
 

@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 
 use crate::constants::{LIMIT_LOOSEN_DELAY_MS, SELF_EXCLUSION_MAX_MS};
 use crate::event::{CommandResult, Event, Reply};
-use crate::money::is_valid_amount;
+use crate::money::{is_valid_amount, Money};
 use crate::types::{AccountKind, Contract, LimitsState, TradingLimits, UserId};
 use crate::{Engine, EngineError};
 
@@ -49,8 +49,8 @@ impl LimitsState {
         let day = now / DAY_MS;
         if day != self.day {
             self.day = day;
-            self.day_loss = Decimal::ZERO;
-            self.day_turnover = Decimal::ZERO;
+            self.day_loss = Money::ZERO;
+            self.day_turnover = Money::ZERO;
         }
     }
 }
@@ -107,8 +107,8 @@ impl Engine {
         &self,
         user: UserId,
         account: AccountKind,
-        stake: Decimal,
-        fee: Decimal,
+        stake: Money,
+        fee: Money,
         open_real: u32,
     ) -> Result<(), EngineError> {
         let Some(state) = self.limits.get(&user) else { return Ok(()) };
@@ -124,10 +124,12 @@ impl Engine {
         if l.open_contracts.is_some_and(|max| open_real >= max) {
             return Err(EngineError::OpenContractsLimit);
         }
-        if l.daily_turnover.is_some_and(|max| state.day_turnover + stake > max) {
+        // Limits were checked to be amounts in cents when they were set.
+        let above = |max: Decimal, value: Money| Money::from_decimal(max).is_none_or(|m| value > m);
+        if l.daily_turnover.is_some_and(|max| above(max, state.day_turnover + stake)) {
             return Err(EngineError::DailyTurnoverLimit);
         }
-        if l.daily_loss.is_some_and(|max| state.day_loss + stake + fee > max) {
+        if l.daily_loss.is_some_and(|max| above(max, state.day_loss + stake + fee)) {
             return Err(EngineError::DailyLossLimit);
         }
         Ok(())
@@ -147,7 +149,7 @@ impl Engine {
     }
 
     /// Takes back from today's loss what a settled real contract returned.
-    pub(crate) fn count_settled(&mut self, contract: &Contract, credited: Decimal) {
+    pub(crate) fn count_settled(&mut self, contract: &Contract, credited: Money) {
         if contract.account != AccountKind::Real {
             return;
         }

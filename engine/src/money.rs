@@ -1,8 +1,23 @@
-//! Money and prices: `rust_decimal::Decimal`, never floats, rounded half-even to cents.
+//! Money and prices, never floats. Balances, stakes, fees and payouts are [`Money`]: whole
+//! cents in an `i64`, and the rates that multiply them are [`Rate`]s: millionths in an `i64`.
+//! The hot path (orders, settlement, wallets, the house's books) computes with these integers;
+//! `rust_decimal::Decimal` stays at the edges: commands as parsed from the API, rules and
+//! settings as admins write them, prices, and the API's and snapshot's encodings.
+//!
+//! Scale: USDT is kept to the cent (decisions §2), and every rate has at most 6 decimals, so a
+//! stake times a rate is exact at 8 decimals before it is rounded, half to even, to the cent,
+//! as `Decimal` did. Range: one command moves at most [`AMOUNT_MAX_USDT`] (10^14 cents), and
+//! the money that exists is bounded by what entered it (deposits, the house's seed, demo
+//! grants: [`MONEY_SUPPLY_MAX_USDT`], checked where money enters), far inside `i64`'s 9.2 x
+//! 10^18 cents; a product of cents and millionths is taken in `i128` whenever it could leave
+//! `i64`.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Neg, Sub, SubAssign};
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use crate::constants::{AMOUNT_MAX_USDT, MONEY_SCALE, PRICE_SCALE_MAX};
+use crate::constants::{AMOUNT_MAX_USDT, MONEY_SCALE, MONEY_SUPPLY_MAX_USDT, PRICE_SCALE_MAX};
 
 /// The archived layout of a [`Decimal`]: its 16-byte canonical encoding.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
@@ -16,6 +31,253 @@ pub struct RkyvDecimal {
 impl From<RkyvDecimal> for Decimal {
     fn from(RkyvDecimal { bytes }: RkyvDecimal) -> Self {
         Self::deserialize(bytes)
+    }
+}
+
+/// An amount of USDT in whole cents. Signed: a change of a balance may be negative, and the
+/// demo house may go below zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Money(i64);
+
+impl Money {
+    /// Nothing.
+    pub const ZERO: Money = Money(0);
+
+    /// An amount of `cents` cents.
+    pub const fn from_cents(cents: i64) -> Money {
+        Money(cents)
+    }
+
+    /// Whole USDT.
+    pub const fn from_usdt(usdt: i64) -> Money {
+        Money(usdt * 100)
+    }
+
+    /// The amount in cents.
+    pub const fn cents(self) -> i64 {
+        self.0
+    }
+
+    /// The exact amount of a decimal with at most two decimals within the supply bound;
+    /// none for anything else (the caller refuses it).
+    pub fn from_decimal(value: Decimal) -> Option<Money> {
+        let cents = value.checked_mul(Decimal::ONE_HUNDRED)?;
+        if !cents.fract().is_zero() || cents.abs() > Decimal::from(MONEY_SUPPLY_MAX_USDT * 100) {
+            return None;
+        }
+        i64::try_from(cents).ok().map(Money)
+    }
+
+    /// The amount as a decimal with two decimals, for the API, display and encodings.
+    pub fn to_decimal(self) -> Decimal {
+        Decimal::new(self.0, MONEY_SCALE)
+    }
+
+    /// True for zero.
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The amount without its sign.
+    pub const fn abs(self) -> Money {
+        Money(self.0.abs())
+    }
+
+    /// True above zero.
+    pub const fn is_positive(self) -> bool {
+        self.0 > 0
+    }
+
+    /// The sum, or none past `i64`.
+    pub fn checked_add(self, other: Money) -> Option<Money> {
+        self.0.checked_add(other.0).map(Money)
+    }
+
+    /// This amount times `rate`, rounded half to even to the cent (decisions §2).
+    #[inline]
+    pub fn times(self, rate: Rate) -> Money {
+        Money(round_div_half_even(self.0, rate.0, Rate::ONE.0))
+    }
+
+    /// This amount times `rate`, rounded up to the cent: for reserves, which must cover the
+    /// exact amount.
+    #[inline]
+    pub fn times_ceil(self, rate: Rate) -> Money {
+        let product = i128::from(self.0) * i128::from(rate.0);
+        let one = i128::from(Rate::ONE.0);
+        Money(narrow(product.div_euclid(one) + i128::from(product.rem_euclid(one) != 0)))
+    }
+}
+
+/// `value * rate / one`, rounded half to even; in `i64` when the product fits (every
+/// realistic stake), else in `i128`.
+#[inline]
+fn round_div_half_even(value: i64, rate: i64, one: i64) -> i64 {
+    match value.checked_mul(rate) {
+        Some(product) => {
+            let (q, r) = (product.div_euclid(one), product.rem_euclid(one));
+            q + i64::from(2 * r > one || (2 * r == one && q % 2 != 0))
+        }
+        None => {
+            let product = i128::from(value) * i128::from(rate);
+            let one = i128::from(one);
+            let (q, r) = (product.div_euclid(one), product.rem_euclid(one));
+            narrow(q + i128::from(2 * r > one || (2 * r == one && q % 2 != 0)))
+        }
+    }
+}
+
+/// A result of a bounded amount times a rate of at most 1 (or a sum of a few): it fits.
+fn narrow(value: i128) -> i64 {
+    i64::try_from(value).expect("amounts are bounded by the money supply")
+}
+
+impl Add for Money {
+    type Output = Money;
+    #[inline]
+    fn add(self, other: Money) -> Money {
+        Money(self.0 + other.0)
+    }
+}
+
+impl Sub for Money {
+    type Output = Money;
+    #[inline]
+    fn sub(self, other: Money) -> Money {
+        Money(self.0 - other.0)
+    }
+}
+
+impl Neg for Money {
+    type Output = Money;
+    #[inline]
+    fn neg(self) -> Money {
+        Money(-self.0)
+    }
+}
+
+impl AddAssign for Money {
+    #[inline]
+    fn add_assign(&mut self, other: Money) {
+        self.0 += other.0;
+    }
+}
+
+impl SubAssign for Money {
+    #[inline]
+    fn sub_assign(&mut self, other: Money) {
+        self.0 -= other.0;
+    }
+}
+
+impl std::iter::Sum for Money {
+    fn sum<I: Iterator<Item = Money>>(iter: I) -> Money {
+        iter.fold(Money::ZERO, Add::add)
+    }
+}
+
+impl From<Money> for Decimal {
+    fn from(value: Money) -> Decimal {
+        value.to_decimal()
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_decimal(), f)
+    }
+}
+
+/// A rate (payout, fee, referral reward) in millionths: 0.85 is 850 000.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(i64);
+
+impl Rate {
+    /// Zero.
+    pub const ZERO: Rate = Rate(0);
+    /// One: the whole amount.
+    pub const ONE: Rate = Rate(1_000_000);
+
+    /// The rate of a decimal with at most 6 decimals in [0, 1] (what [`is_valid_rate`]
+    /// accepts; checked when rules and settings are set); none otherwise.
+    pub fn from_decimal(value: Decimal) -> Option<Rate> {
+        if !is_valid_rate(value) {
+            return None;
+        }
+        i64::try_from(value * Decimal::from(Rate::ONE.0)).ok().map(Rate)
+    }
+
+    /// The rate as a decimal.
+    pub fn to_decimal(self) -> Decimal {
+        Decimal::new(self.0, 6).normalize()
+    }
+
+    /// True for zero.
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Add for Rate {
+    type Output = Rate;
+    fn add(self, other: Rate) -> Rate {
+        Rate(self.0 + other.0)
+    }
+}
+
+impl std::iter::Sum for Rate {
+    fn sum<I: Iterator<Item = Rate>>(iter: I) -> Rate {
+        iter.fold(Rate::ZERO, Add::add)
+    }
+}
+
+impl From<Rate> for Decimal {
+    fn from(value: Rate) -> Decimal {
+        value.to_decimal()
+    }
+}
+
+/// The archived layout of [`Money`]: the 16-byte canonical encoding of the same amount as a
+/// [`Decimal`], the layout snapshots had before money became integer, so that every snapshot
+/// written before still loads.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+#[rkyv(remote = Money)]
+pub struct RkyvMoney {
+    /// `Decimal::serialize()` of the amount.
+    #[rkyv(getter = money_bytes)]
+    bytes: [u8; 16],
+}
+
+fn money_bytes(value: &Money) -> [u8; 16] {
+    value.to_decimal().serialize()
+}
+
+impl From<RkyvMoney> for Money {
+    /// Exact for every amount the engine wrote; a reserve written at more decimals, before
+    /// reserves were kept to the cent, is rounded up, and restore recomputes the house's total.
+    fn from(RkyvMoney { bytes }: RkyvMoney) -> Self {
+        let value = Decimal::deserialize(bytes);
+        let cents = (value * Decimal::ONE_HUNDRED).ceil();
+        Money(i64::try_from(cents).unwrap_or(i64::MAX))
+    }
+}
+
+/// The archived layout of [`Rate`]: as [`RkyvMoney`], a `Decimal`'s encoding.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+#[rkyv(remote = Rate)]
+pub struct RkyvRate {
+    /// `Decimal::serialize()` of the rate.
+    #[rkyv(getter = rate_bytes)]
+    bytes: [u8; 16],
+}
+
+fn rate_bytes(value: &Rate) -> [u8; 16] {
+    value.to_decimal().serialize()
+}
+
+impl From<RkyvRate> for Rate {
+    fn from(RkyvRate { bytes }: RkyvRate) -> Self {
+        Rate::from_decimal(Decimal::deserialize(bytes)).unwrap_or_default()
     }
 }
 
@@ -54,6 +316,37 @@ mod tests {
         assert_eq!(round_cents(dec!(1.015)), dec!(1.02));
         assert_eq!(round_cents(dec!(18.5)), dec!(18.5));
         assert_eq!(round_cents(dec!(2.675)), dec!(2.68));
+    }
+
+    #[test]
+    fn integer_money_rounds_as_decimal_does() {
+        let usdt = |s: &str| Money::from_decimal(s.parse().unwrap()).unwrap();
+        let rate = |s: &str| Rate::from_decimal(s.parse().unwrap()).unwrap();
+        // 10 x 1.85 = 18.50; 1.00 x 0.005 = 0.005 -> 0.00 (even); 3.00 x 0.005 = 0.015 -> 0.02.
+        assert_eq!(usdt("10").times(Rate::ONE + rate("0.85")), usdt("18.50"));
+        assert_eq!(usdt("1").times(rate("0.005")), Money::ZERO);
+        assert_eq!(usdt("3").times(rate("0.005")), usdt("0.02"));
+        assert_eq!(usdt("0.01").times(Rate::ONE + rate("0.5")), usdt("0.02"), "1.5 cents: even");
+        assert_eq!(usdt("0.03").times(Rate::ONE + rate("0.5")), usdt("0.04"), "4.5 cents: even");
+        assert_eq!(usdt("1").times_ceil(rate("0.000001")), usdt("0.01"), "a reserve rounds up");
+        assert_eq!(usdt("1").times_ceil(Rate::ZERO), Money::ZERO);
+        // Past i64 in the product, the same rounding in i128.
+        let big = Money::from_usdt(AMOUNT_MAX_USDT);
+        assert_eq!(big.times(rate("0.123457")), usdt("123457000000"));
+        for (text, cents) in [("1.10", 110), ("-2.5", -250), ("0", 0)] {
+            assert_eq!(Money::from_decimal(text.parse().unwrap()), Some(Money::from_cents(cents)));
+        }
+        assert_eq!(Money::from_decimal("1.001".parse().unwrap()), None, "no fraction of a cent");
+        assert_eq!(Rate::from_decimal("1.5".parse().unwrap()), None, "a rate is at most 1");
+        assert_eq!(usdt("18.5").to_string(), "18.50");
+    }
+
+    #[test]
+    fn a_reserve_kept_at_more_decimals_reads_back_rounded_up_to_the_cent() {
+        let bytes = dec!(12.34000001).serialize();
+        assert_eq!(Money::from(RkyvMoney { bytes }), Money::from_cents(1_235));
+        let bytes = dec!(-3.5).serialize();
+        assert_eq!(Money::from(RkyvMoney { bytes }), Money::from_cents(-350));
     }
 
     #[test]

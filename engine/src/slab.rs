@@ -93,8 +93,7 @@ impl Slab {
 mod tests {
     use super::*;
 
-    use rust_decimal::Decimal;
-
+    use crate::money::{Money, Rate};
     use crate::types::{AccountKind, Direction};
 
     fn contract(id: u64) -> Contract {
@@ -104,10 +103,10 @@ mod tests {
             account: AccountKind::Demo,
             product: 0,
             direction: Direction::Up,
-            stake: Decimal::ONE,
-            fee: Decimal::ZERO,
-            payout_rate: Decimal::ONE,
-            reserved: Decimal::ONE,
+            stake: Money::from_usdt(1),
+            fee: Money::ZERO,
+            payout_rate: Rate::ONE,
+            reserved: Money::from_usdt(1),
             duration_ms: 60_000,
             accepted_ms: 0,
             accepted_index: id,

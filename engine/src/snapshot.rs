@@ -10,6 +10,7 @@ use rkyv::with::{Inline, Map};
 
 use crate::cow::CowVec;
 use crate::engine::{Book, Indexes, Ledger};
+use crate::terms::Terms;
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
     OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, WithdrawOrder,
@@ -263,6 +264,7 @@ impl Engine {
             admins: s.admins,
             books: s.last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
             products: s.products,
+            terms: Terms::of(&s.rules, &s.settings),
             rules: s.rules,
             settings: s.settings,
             deposit_accounts: s.deposit_accounts,
@@ -283,6 +285,14 @@ impl Engine {
         };
         engine.rebuild_indexes(s.contracts);
         engine.restore_alerts(s.alerts);
+        // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
+        // before integer money held them at more decimals, rounded up as they were read).
+        engine.ledger.house_reserved = engine
+            .contracts
+            .iter()
+            .filter(|c| c.account == crate::types::AccountKind::Real)
+            .map(|c| c.reserved)
+            .sum();
         Ok(engine)
     }
 

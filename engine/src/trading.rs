@@ -7,14 +7,12 @@
 //! - Void when the exit tick is more than `EXIT_TICK_AGE_MAX_MS` older than expiry (stale
 //!   feed) or when the market was closed at any moment of the contract.
 
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 
 use crate::command::PlaceOrder;
-use crate::constants::{
-    AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, MONEY_SCALE, SETTLE_GRACE_MS,
-};
+use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::event::{CommandResult, Event, Reply, Settlement};
-use crate::money::{is_valid_amount, is_valid_price, round_cents};
+use crate::money::{is_valid_price, Money, Rate};
 use crate::slab::SlotRef;
 use crate::types::{AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef};
 use crate::{Engine, EngineError};
@@ -24,7 +22,7 @@ use crate::{Engine, EngineError};
 const PREFETCH_CONTRACTS_MAX: usize = 16;
 
 /// Slack added to a contract's reserve so the rounded pieces never exceed it (5 pieces x 0.005).
-const RESERVE_SLACK: Decimal = Decimal::from_parts(3, 0, 0, false, 2);
+const RESERVE_SLACK: Money = Money::from_cents(3);
 
 impl Engine {
     pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Vec<Event>) -> CommandResult {
@@ -38,22 +36,25 @@ impl Engine {
             return Err(EngineError::MarketClosed);
         }
         let rule = self
+            .terms
             .rules
             .iter()
             .find(|r| r.duration_secs == o.duration_secs && r.enabled)
             .ok_or(EngineError::DurationNotAllowed)?;
-        if !is_valid_amount(o.stake) {
-            return Err(EngineError::Invalid("stake"));
+        let stake = Money::from_decimal(o.stake)
+            .filter(|s| s.is_positive() && *s <= Money::from_usdt(AMOUNT_MAX_USDT))
+            .ok_or(EngineError::Invalid("stake"))?;
+        if stake < rule.stake_min || stake > rule.stake_max {
+            // The bounds as the admin wrote them (the terms have the same positions).
+            let written = self.rules.iter().find(|r| r.duration_secs == o.duration_secs);
+            let (min, max) = written.map_or_else(
+                || (rule.stake_min.to_decimal(), rule.stake_max.to_decimal()),
+                |r| (r.stake_min, r.stake_max),
+            );
+            return Err(EngineError::StakeOutOfRange { min, max });
         }
-        if o.stake < rule.stake_min || o.stake > rule.stake_max {
-            return Err(EngineError::StakeOutOfRange { min: rule.stake_min, max: rule.stake_max });
-        }
-        let fee = if rule.fee_rate.is_zero() {
-            Decimal::ZERO
-        } else {
-            round_cents(o.stake * rule.fee_rate)
-        };
-        if account.wallet(o.account).available < o.stake + fee {
+        let fee = stake.times(rule.fee_rate);
+        if account.wallet(o.account).available < stake + fee {
             return Err(EngineError::InsufficientBalance);
         }
         let open = match o.account {
@@ -63,26 +64,28 @@ impl Engine {
         if open >= self.settings.open_contracts_per_user_max {
             return Err(EngineError::TooManyOpenContracts);
         }
-        self.check_trading_limits(o.user, o.account, o.stake, fee, account.open_real)?;
+        self.check_trading_limits(o.user, o.account, stake, fee, account.open_real)?;
         let payout_rate = rule.payout_rate;
         let reserved = match o.account {
             AccountKind::Real => {
-                let rewards: Decimal = self.settings.reward_rates.iter().sum();
-                let reserve = o.stake * (payout_rate + rewards) + fee + RESERVE_SLACK;
+                // The worst case of this contract for the house, rounded up to the cent: a
+                // win and every generation's reward, and the fee back on a void.
+                let reserve =
+                    stake.times_ceil(payout_rate + self.terms.reward_total) + fee + RESERVE_SLACK;
                 if self.ledger.house - self.ledger.house_reserved < reserve {
                     return Err(EngineError::HouseExposureLimit);
                 }
                 reserve
             }
-            AccountKind::Demo => Decimal::ZERO,
+            AccountKind::Demo => Money::ZERO,
         };
 
         // Every check passed: from here on nothing can fail.
         let id = self.next_contract;
         self.next_contract += 1;
         let wallet = self.account_mut(o.user).wallet_mut(o.account);
-        wallet.available -= o.stake + fee;
-        wallet.in_position += o.stake;
+        wallet.available -= stake + fee;
+        wallet.in_position += stake;
         *self.account_mut(o.user).open_mut(o.account) += 1;
         match o.account {
             AccountKind::Real => {
@@ -97,7 +100,7 @@ impl Engine {
             account: o.account,
             product: product_at,
             direction: o.direction,
-            stake: o.stake,
+            stake,
             fee,
             payout_rate,
             reserved,
@@ -289,8 +292,8 @@ impl Engine {
         let id = contract.id;
         let (stake, fee) = (contract.stake, contract.fee);
         let credited = match outcome {
-            Outcome::Win => round_cents(stake * (Decimal::ONE + contract.payout_rate)),
-            Outcome::Loss => Decimal::ZERO,
+            Outcome::Win => stake.times(Rate::ONE + contract.payout_rate),
+            Outcome::Loss => Money::ZERO,
             Outcome::Tie => stake,
             Outcome::VoidNoEntry | Outcome::VoidStaleFeed | Outcome::VoidMarketClosed => {
                 stake + fee
@@ -313,8 +316,8 @@ impl Engine {
         let (bill, amount) = match outcome {
             Outcome::Win => (Some(BillType::Profit), credited - stake),
             Outcome::Loss => (Some(BillType::Loss), -stake),
-            Outcome::Tie => (None, Decimal::ZERO),
-            _ if fee.is_zero() => (None, Decimal::ZERO),
+            Outcome::Tie => (None, Money::ZERO),
+            _ if fee.is_zero() => (None, Money::ZERO),
             _ => (Some(BillType::Refund), fee),
         };
         self.wallet_event(contract.user, contract.account, bill, amount, id, events);
@@ -346,13 +349,11 @@ impl Engine {
     /// house's free capital and never beyond it, so the house cannot fall below its reserve.
     fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
         let mut inviter = self.accounts[contract.user as usize - 1].inviter;
-        for generation in 0..self.settings.reward_rates.len() {
+        for generation in 0..self.terms.reward_rates.len() {
             let Some(to) = inviter else { break };
-            let free = (self.ledger.house - self.ledger.house_reserved)
-                .round_dp_with_strategy(MONEY_SCALE, RoundingStrategy::ToZero);
-            let reward =
-                round_cents(contract.stake * self.settings.reward_rates[generation]).min(free);
-            if reward > Decimal::ZERO {
+            let free = self.ledger.house - self.ledger.house_reserved;
+            let reward = contract.stake.times(self.terms.reward_rates[generation]).min(free);
+            if reward.is_positive() {
                 self.ledger.house -= reward;
                 self.account_mut(to).real.available += reward;
                 self.wallet_event(

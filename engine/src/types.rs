@@ -4,7 +4,7 @@ use rkyv::with::Map;
 use rust_decimal::Decimal;
 
 use crate::constants::WEEK_MINUTES;
-use crate::money::RkyvDecimal;
+use crate::money::{Money, Rate, RkyvDecimal, RkyvMoney, RkyvRate};
 
 /// A user's id: dense, starting at 1, never reused. Shown to users as their UID.
 pub type UserId = u32;
@@ -146,11 +146,11 @@ pub struct LimitsState {
     /// The UTC day (ms / 86 400 000) the counters are for.
     pub day: u64,
     /// Today's worst-case net loss: stakes and fees accepted, less what settlements returned.
-    #[rkyv(with = RkyvDecimal)]
-    pub day_loss: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub day_loss: Money,
     /// Today's accepted stakes.
-    #[rkyv(with = RkyvDecimal)]
-    pub day_turnover: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub day_turnover: Money,
 }
 }
 
@@ -414,20 +414,20 @@ archived! {
 #[derive(Default)]
 pub struct Wallet {
     /// Spendable now.
-    #[rkyv(with = RkyvDecimal)]
-    pub available: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub available: Money,
     /// Held by pending withdrawals.
-    #[rkyv(with = RkyvDecimal)]
-    pub frozen: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub frozen: Money,
     /// Staked in open contracts.
-    #[rkyv(with = RkyvDecimal)]
-    pub in_position: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub in_position: Money,
 }
 }
 
 impl Wallet {
     /// available + frozen + in position.
-    pub fn total(&self) -> Decimal {
+    pub fn total(&self) -> Money {
         self.available + self.frozen + self.in_position
     }
 }
@@ -848,17 +848,17 @@ pub struct Contract {
     /// Up or down.
     pub direction: Direction,
     /// Amount at risk.
-    #[rkyv(with = RkyvDecimal)]
-    pub stake: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub stake: Money,
     /// Fee charged at acceptance.
-    #[rkyv(with = RkyvDecimal)]
-    pub fee: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub fee: Money,
     /// Payout rate locked at acceptance.
-    #[rkyv(with = RkyvDecimal)]
-    pub payout_rate: Decimal,
+    #[rkyv(with = RkyvRate)]
+    pub payout_rate: Rate,
     /// What the house set aside for this contract (max net payout + rewards + fee).
-    #[rkyv(with = RkyvDecimal)]
-    pub reserved: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub reserved: Money,
     /// Contract length.
     pub duration_ms: u64,
     /// Sequencer time of acceptance.
@@ -896,8 +896,8 @@ pub struct DepositOrder {
     /// Depositor.
     pub user: UserId,
     /// Amount to credit on approval.
-    #[rkyv(with = RkyvDecimal)]
-    pub amount: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub amount: Money,
     /// How it was paid.
     pub method: PayMethod,
     /// Payer's account name.
@@ -921,14 +921,14 @@ pub struct WithdrawOrder {
     /// Requester.
     pub user: UserId,
     /// Amount frozen and debited on approval.
-    #[rkyv(with = RkyvDecimal)]
-    pub amount: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub amount: Money,
     /// Fee kept by the house on approval.
-    #[rkyv(with = RkyvDecimal)]
-    pub fee: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub fee: Money,
     /// Amount paid out: amount - fee.
-    #[rkyv(with = RkyvDecimal)]
-    pub actual: Decimal,
+    #[rkyv(with = RkyvMoney)]
+    pub actual: Money,
     /// Where it goes.
     pub destination: Destination,
     /// Creation time (ms).

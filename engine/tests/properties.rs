@@ -14,7 +14,7 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use common::{btc, eurusd, Harness, MONDAY_MS};
+use common::{btc, dec, eurusd, Harness, MONDAY_MS};
 use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
 use engine::types::{
     AccountKind, Chain, Destination, Direction, Outcome, PayMethod, Symbol, TickRef,
@@ -175,14 +175,27 @@ impl Model {
             }
         };
         assert_eq!(s.outcome, expected, "outcome of contract {}", c.id);
-        let credited = match expected {
-            Outcome::Win => (c.stake * (Decimal::ONE + c.payout_rate))
-                .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointNearestEven),
-            Outcome::Loss => Decimal::ZERO,
-            Outcome::Tie => c.stake,
-            _ => c.stake + c.fee,
+        // The engine computes in integer cents and millionths; the model in `Decimal`, from
+        // the rules as the admin wrote them. Both round half to even to the cent.
+        let half_even = |v: Decimal| {
+            v.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointNearestEven)
         };
-        assert_eq!(s.credited, credited);
+        let (payout_rate, fee_rate) = match c.duration_ms / 1_000 {
+            5 => (dec("0.9"), dec("0")),
+            10 => (dec("0.8"), dec("0.01")),
+            _ => (dec("0.85"), dec("0.005")),
+        };
+        let stake = c.stake.to_decimal();
+        assert_eq!(c.payout_rate.to_decimal(), payout_rate);
+        assert_eq!(c.fee.to_decimal(), half_even(stake * fee_rate), "fee of contract {}", c.id);
+        let credited = match expected {
+            Outcome::Win => half_even(stake * (Decimal::ONE + payout_rate)),
+            Outcome::Loss => Decimal::ZERO,
+            Outcome::Tie => stake,
+            _ => stake + c.fee.to_decimal(),
+        };
+        assert_eq!(s.credited.to_decimal(), credited, "credit of contract {}", c.id);
+        assert_eq!(s.profit.to_decimal(), credited - stake - c.fee.to_decimal());
     }
 }
 
@@ -213,7 +226,7 @@ impl Run {
         if thin_house {
             // Take almost all of the harness's house capital back out, so the reserve binds.
             let user = h.register("drain", None);
-            let free = h.engine.ledger().house - Decimal::from(300);
+            let free = h.engine.ledger().house.to_decimal() - Decimal::from(300);
             h.admin(AdminAction::AdjustBalance { user, delta: free, reason: "thin house".into() });
         }
         let mut run = Run { h, model: Model::default(), snapshot: None };
@@ -374,7 +387,10 @@ impl Run {
                 let l = &state.current;
                 assert!(h.now_ms >= l.excluded_until_ms, "traded while self-excluded: {op:?}");
                 if let (true, Some(max)) = (real, l.daily_loss) {
-                    assert!(state.day_loss <= max, "loss limit passed: {op:?} {state:?}");
+                    assert!(
+                        state.day_loss.to_decimal() <= max,
+                        "loss limit passed: {op:?} {state:?}"
+                    );
                 }
             }
         }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{btc, dec, eurusd, Harness, MONDAY_MS};
+use common::{btc, dec, eurusd, usdt, Harness, MONDAY_MS};
 use engine::command::{AdminAction, Command};
 use engine::types::{AccountKind::*, BillType, Destination, Direction::*, Outcome, Role};
 use engine::{EngineError, Event, Reply};
@@ -35,7 +35,7 @@ fn a_rising_price_pays_stake_times_one_plus_rate_on_an_up_contract() {
     assert_eq!(s.contract.entry.unwrap().time_ms, start);
     assert_eq!(s.contract.expiry_ms, start + 60_000);
     assert_eq!(s.exit.unwrap().price, dec("50020"));
-    assert_eq!(s.credited, dec("18.50"));
+    assert_eq!(s.credited, usdt("18.50"));
     assert_eq!(h.available(alice, Real), dec("108.50"));
     h.check();
 }
@@ -53,7 +53,7 @@ fn a_wrong_direction_loses_the_stake_to_the_house() {
     h.tick(btc(), "90");
     assert_eq!(h.settlements()[0].outcome, Outcome::Loss);
     assert_eq!(h.available(bob, Real), dec("75"));
-    assert_eq!(h.engine.ledger().house, house + dec("25"));
+    assert_eq!(h.engine.ledger().house, house + usdt("25"));
     h.check();
 }
 
@@ -63,7 +63,7 @@ fn a_tie_returns_the_stake_and_keeps_the_fee() {
     h.set_rule(60, "0.85", "0.01");
     let carol = h.funded_user("carol", "100");
     let reply = h.order(carol, Real, btc(), Up, "10", 60).unwrap();
-    assert_eq!(reply, Reply::OrderAccepted { contract: 1, fee: dec("0.10") });
+    assert_eq!(reply, Reply::OrderAccepted { contract: 1, fee: usdt("0.10") });
     assert_eq!(h.available(carol, Real), dec("89.90"));
     h.tick(btc(), "100");
     h.advance(57_000);
@@ -85,7 +85,7 @@ fn payouts_round_half_to_even_cents() {
     h.tick(btc(), "2");
     h.advance(2_000);
     h.tick(btc(), "2");
-    assert_eq!(h.settlements()[0].credited, dec("6.10"));
+    assert_eq!(h.settlements()[0].credited, usdt("6.10"));
     h.check();
 }
 
@@ -318,10 +318,10 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
         other => panic!("{other:?}"),
     };
     let w = h.engine.account(kim).unwrap().real.clone();
-    assert_eq!((w.available, w.frozen), (dec("400"), dec("100")));
+    assert_eq!((w.available, w.frozen), (usdt("400"), usdt("100")));
     // Approved: processing, the money still frozen until the payout is marked.
     h.admin(AdminAction::ApproveWithdrawal { order });
-    assert_eq!(h.engine.account(kim).unwrap().real.frozen, dec("100"));
+    assert_eq!(h.engine.account(kim).unwrap().real.frozen, usdt("100"));
     let reject = AdminAction::RejectWithdrawal { order, remark: "late".into() };
     assert_eq!(
         h.run(Command::Admin { admin: 1, action: Box::new(reject) }),
@@ -333,8 +333,8 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
         Err(EngineError::OrderWrongState)
     );
     h.admin(AdminAction::CompleteWithdrawal { order });
-    assert_eq!(h.engine.account(kim).unwrap().real.frozen, dec("0"));
-    assert_eq!(h.engine.ledger().withdrawals_paid, dec("98.00")); // 1 % + 1 USDT fee
+    assert_eq!(h.engine.account(kim).unwrap().real.frozen, usdt("0"));
+    assert_eq!(h.engine.ledger().withdrawals_paid, usdt("98.00")); // 1 % + 1 USDT fee
     let twice = AdminAction::CompleteWithdrawal { order };
     assert_eq!(
         h.run(Command::Admin { admin: 1, action: Box::new(twice) }),
@@ -365,8 +365,8 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     assert_eq!(h.available(kim, Real), dec("360"));
     h.admin(AdminAction::FailWithdrawal { order, remark: "bank refused".into() });
     let w = h.engine.account(kim).unwrap().real.clone();
-    assert_eq!((w.available, w.frozen), (dec("400"), dec("0")));
-    assert_eq!(h.engine.ledger().withdrawals_paid, dec("98.00"));
+    assert_eq!((w.available, w.frozen), (usdt("400"), usdt("0")));
+    assert_eq!(h.engine.ledger().withdrawals_paid, usdt("98.00"));
     h.check();
 
     let order = match h.ok(Command::RequestWithdrawal {
@@ -571,8 +571,12 @@ fn raised_reward_rates_are_paid_from_free_house_capital_only() {
     h.deposit(child, "1000");
     // Leave the house 870: enough for the contract's reserve (1000 x 0.86 + 0.03 = 860.03).
     let drain = h.register("drain", None);
-    let free = h.engine.ledger().house - dec("870");
-    h.admin(AdminAction::AdjustBalance { user: drain, delta: free, reason: "thin house".into() });
+    let free = h.engine.ledger().house - usdt("870");
+    h.admin(AdminAction::AdjustBalance {
+        user: drain,
+        delta: free.to_decimal(),
+        reason: "thin house".into(),
+    });
     contract_id(h.order(child, Real, btc(), Up, "1000", 60));
     // Raise generation 1's reward from 0.5 % to 4 % while the contract is open.
     let mut settings = h.engine.settings().clone();
@@ -586,7 +590,7 @@ fn raised_reward_rates_are_paid_from_free_house_capital_only() {
     assert_eq!(h.settlements()[0].outcome, Outcome::Win);
     // The win cost the house 850, leaving 20: the 40 reward is cut to the 20 it has.
     assert_eq!(h.available(parent, Real), dec("20.00"));
-    assert_eq!(h.engine.ledger().house, dec("0.00"));
+    assert_eq!(h.engine.ledger().house, usdt("0.00"));
     h.check();
 }
 

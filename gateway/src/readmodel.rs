@@ -157,9 +157,9 @@ impl ContractRow {
             account: account_name(c.account).into(),
             symbol: symbol.to_string(),
             direction: direction_name(c.direction).into(),
-            stake: c.stake,
-            fee: c.fee,
-            payout_rate: c.payout_rate,
+            stake: c.stake.to_decimal(),
+            fee: c.fee.to_decimal(),
+            payout_rate: c.payout_rate.to_decimal(),
             duration: c.duration_ms / 1_000,
             accepted_at: c.accepted_ms,
             accepted_index: c.accepted_index,
@@ -188,8 +188,8 @@ impl ContractRow {
         self.expiry_at = c.entry.map(|_| c.expiry_ms);
         self.exit = s.exit.map(TickRow::from);
         self.outcome = Some(outcome_name(s.outcome).into());
-        self.credited = Some(s.credited);
-        self.profit = Some(s.profit);
+        self.credited = Some(s.credited.to_decimal());
+        self.profit = Some(s.profit.to_decimal());
         self.settled_at = Some(s.settled_ms);
         self.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
     }
@@ -1289,8 +1289,8 @@ impl<'a, 't> Writer<'a, 't> {
                     id: self.seq,
                     account: account_name(change.account).into(),
                     bill_type: bill_name(bill).into(),
-                    amount: change.amount,
-                    balance: change.wallet.available,
+                    amount: change.amount.to_decimal(),
+                    balance: change.wallet.available.to_decimal(),
                     reference: change.reference,
                     status: "completed".into(),
                     time: now,
@@ -1301,12 +1301,12 @@ impl<'a, 't> Writer<'a, 't> {
                 let c = contract;
                 if c.account == AccountKind::Real {
                     self.totals.contracts += 1;
-                    self.totals.volume += c.stake;
+                    self.totals.volume += c.stake.to_decimal();
                     let day = self.day()?;
                     day.contracts += 1;
-                    day.turnover += c.stake;
-                    day.fees += c.fee;
-                    day.house_result += c.fee;
+                    day.turnover += c.stake.to_decimal();
+                    day.fees += c.fee.to_decimal();
+                    day.house_result += c.fee.to_decimal();
                 }
                 let row = ContractRow::opened(c, *symbol);
                 self.put(&key(CONTRACT, c.user, c.id), &row)?;
@@ -1330,9 +1330,9 @@ impl<'a, 't> Writer<'a, 't> {
                     id: order.id,
                     user: order.user,
                     kind: "deposit".into(),
-                    amount: order.amount,
+                    amount: order.amount.to_decimal(),
                     fee: Decimal::ZERO,
-                    actual: order.amount,
+                    actual: order.amount.to_decimal(),
                     method: crate::api::dto::pay_method_name(order.method).into(),
                     details,
                     receipt: Some(order.receipt.clone()),
@@ -1349,9 +1349,9 @@ impl<'a, 't> Writer<'a, 't> {
                     id: order.id,
                     user: order.user,
                     kind: "withdraw".into(),
-                    amount: order.amount,
-                    fee: order.fee,
-                    actual: order.actual,
+                    amount: order.amount.to_decimal(),
+                    fee: order.fee.to_decimal(),
+                    actual: order.actual.to_decimal(),
                     method: method.into(),
                     details,
                     receipt: None,
@@ -1459,10 +1459,10 @@ impl<'a, 't> Writer<'a, 't> {
         let c = &s.contract;
         if c.account == AccountKind::Real && !s.outcome.is_void() {
             self.totals.settled += 1;
-            self.totals.users_net += s.credited - c.stake;
+            self.totals.users_net += (s.credited - c.stake).to_decimal();
             let day = self.day()?;
             day.settled += 1;
-            day.house_result += c.stake - s.credited;
+            day.house_result += (c.stake - s.credited).to_decimal();
         }
         self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| row.settled(s))
     }

@@ -23,6 +23,12 @@ pub fn dec(s: &str) -> Decimal {
     s.parse().unwrap()
 }
 
+/// An amount in cents, as the engine keeps balances.
+#[allow(dead_code)]
+pub fn usdt(s: &str) -> engine::money::Money {
+    engine::money::Money::from_decimal(dec(s)).unwrap()
+}
+
 /// An engine with a clock, a log index, and every command and event kept for checks.
 pub struct Harness {
     pub engine: Engine,
@@ -157,7 +163,7 @@ impl Harness {
     }
 
     pub fn available(&self, user: UserId, kind: AccountKind) -> Decimal {
-        self.engine.account(user).unwrap().wallet(kind).available
+        self.engine.account(user).unwrap().wallet(kind).available.to_decimal()
     }
 
     pub fn settlements(&self) -> Vec<&engine::Settlement> {

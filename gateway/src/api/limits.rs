@@ -92,7 +92,7 @@ fn answer(state: Option<LimitsState>) -> LimitsAnswer {
         current: LimitsView::of(&state.current),
         pending: state.pending.as_ref().map(LimitsView::of),
         pending_from: state.pending.is_some().then_some(state.pending_from_ms),
-        today_loss: state.day_loss.max(rust_decimal::Decimal::ZERO).to_string(),
+        today_loss: state.day_loss.max(engine::money::Money::ZERO).to_string(),
         today_turnover: state.day_turnover.to_string(),
     }
 }

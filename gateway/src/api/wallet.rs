@@ -95,7 +95,7 @@ async fn balance(
         .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
     // decisions §3: profit - loss - fees + rewards (refunds of void contracts are not results).
     let change: Decimal = sums.iter().map(|(_, s)| *s).sum();
-    let before = wallet.total() - change;
+    let before = wallet.total().to_decimal() - change;
     let percent = if before > Decimal::ZERO {
         (change * Decimal::ONE_HUNDRED / before).round_dp(2)
     } else {

@@ -18,6 +18,7 @@
 
 use bytes::Bytes;
 use engine::event::{Settlement, WalletChange};
+use engine::money::Money;
 use engine::types::{Contract, OrderStatus, Symbol, TickRef};
 use market_feed::candles::CandleUpdate;
 use market_feed::market::TickUpdate;
@@ -388,9 +389,9 @@ pub fn order_accepted(contract: &Contract, symbol: Symbol) -> Bytes {
         symbol: Code(symbol),
         account: account_name(contract.account),
         direction: direction_name(contract.direction),
-        amount: contract.stake,
-        fee: contract.fee,
-        payout_rate: contract.payout_rate,
+        amount: contract.stake.to_decimal(),
+        fee: contract.fee.to_decimal(),
+        payout_rate: contract.payout_rate.to_decimal(),
         duration: contract.duration_ms / 1_000,
         accepted_at: contract.accepted_ms,
     };
@@ -447,7 +448,7 @@ struct SettledView {
 /// `{"type":"order.settled","data":{...}}`.
 pub fn order_settled(settlement: &Settlement) -> Bytes {
     let c = &settlement.contract;
-    let result = match settlement.profit.cmp(&Decimal::ZERO) {
+    let result = match settlement.profit.cmp(&Money::ZERO) {
         std::cmp::Ordering::Greater => "profit",
         std::cmp::Ordering::Less => "loss",
         std::cmp::Ordering::Equal => "even",
@@ -459,10 +460,10 @@ pub fn order_settled(settlement: &Settlement) -> Bytes {
         direction: direction_name(c.direction),
         outcome: outcome_name(settlement.outcome),
         result,
-        amount: settlement.profit.abs(),
-        profit: settlement.profit,
-        credited: settlement.credited,
-        stake: c.stake,
+        amount: settlement.profit.abs().to_decimal(),
+        profit: settlement.profit.to_decimal(),
+        credited: settlement.credited.to_decimal(),
+        stake: c.stake.to_decimal(),
         entry_price: c.entry.as_ref().map(|t| t.price),
         exit_price: settlement.exit.as_ref().map(|t| t.price),
         exit_time: settlement.exit.as_ref().map(|t| t.time_ms),
@@ -493,7 +494,7 @@ struct BalanceView {
 
 /// `{"type":"balance","data":{account, change, amount, bill, balance, available, ...}}`.
 pub fn balance(change: &WalletChange) -> Bytes {
-    let direction = match change.amount.cmp(&Decimal::ZERO) {
+    let direction = match change.amount.cmp(&Money::ZERO) {
         std::cmp::Ordering::Greater => "increase",
         std::cmp::Ordering::Less => "decrease",
         std::cmp::Ordering::Equal => "unchanged",
@@ -502,12 +503,12 @@ pub fn balance(change: &WalletChange) -> Bytes {
     let view = BalanceView {
         account: account_name(change.account),
         change: direction,
-        amount: change.amount.abs(),
+        amount: change.amount.abs().to_decimal(),
         bill: change.bill.map(bill_name),
-        balance: w.total(),
-        available: w.available,
-        frozen: w.frozen,
-        in_position: w.in_position,
+        balance: w.total().to_decimal(),
+        available: w.available.to_decimal(),
+        frozen: w.frozen.to_decimal(),
+        in_position: w.in_position.to_decimal(),
         reference: change.reference,
     };
     frame("balance", None, view)

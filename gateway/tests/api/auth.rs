@@ -101,7 +101,7 @@ fn account_login_sessions_logout_and_revocation() {
     let second = h.login("carol");
     let info = h.get("/api/layout/user-info", Some(&first));
     assert_eq!(info.ok()["username"], "carol");
-    assert_eq!(info.ok()["balance"], "0");
+    assert_eq!(info.ok()["balance"], "0.00");
     let sessions = h.get("/api/user/sessions", Some(&first));
     assert_eq!(sessions.ok().as_array().unwrap().len(), 2);
     let history = h.get("/api/user/login-history", Some(&first));

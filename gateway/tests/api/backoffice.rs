@@ -54,11 +54,11 @@ fn admin_roles_actions_and_audit() {
     h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "1000"})).ok();
     let adjust = format!("/api/admin/users/{uid}/adjust");
     h.post(&adjust, Some(&admin), json!({"amount": "25", "reason": "goodwill"})).ok();
-    assert_eq!(h.get("/api/wallet/balance", Some(&user)).ok()["available"], "25");
+    assert_eq!(h.get("/api/wallet/balance", Some(&user)).ok()["available"], "25.00");
     let found = h.get("/api/admin/users?q=mona", Some(&admin));
     assert_eq!(
         (found.ok()["total"].as_u64(), &found.ok()["items"][0]["available"]),
-        (Some(1), &json!("25"))
+        (Some(1), &json!("25.00"))
     );
     // Every user, newest first, a page at a time.
     let all = h.get("/api/admin/users?page=1&pageSize=1", Some(&admin));

@@ -61,7 +61,7 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
     let id = accepted.ok()["contractId"].as_u64().unwrap();
     let records = h.get("/api/trade/contracts?status=open", Some(&token));
     assert_eq!(records.ok()["items"][0]["id"], id);
-    assert_eq!(records.ok()["items"][0]["stake"], "10");
+    assert_eq!(records.ok()["items"][0]["stake"], "10.00");
     let detail = h.get(&format!("/api/trade/contracts/{id}"), Some(&token));
     assert_eq!(detail.ok()["symbol"], "BTCUSDT");
     let (_, stranger) = h.user("judy");
@@ -70,7 +70,7 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
     let demo = h.get("/api/wallet/balance?account=demo", Some(&token));
     assert_eq!(
         (demo.ok()["available"].as_str(), demo.ok()["inPosition"].as_str()),
-        (Some("9990"), Some("10"))
+        (Some("9990.00"), Some("10.00"))
     );
     h.post("/api/wallet/demo/reset", Some(&token), json!({}))
         .fails(StatusCode::CONFLICT, "DEMO_HAS_OPEN_CONTRACTS");
@@ -161,7 +161,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     let mine = h.get("/api/wallet/deposits", Some(&token));
     assert_eq!(mine.ok()["items"][0]["status"], "completed");
     let balance = h.get("/api/wallet/balance", Some(&token));
-    assert_eq!(balance.ok()["available"], "500");
+    assert_eq!(balance.ok()["available"], "500.00");
 
     // Transfer, then withdrawals.
     h.post("/api/wallet/transfers", Some(&token), json!({"toUid": uid, "amount": "5"}))
@@ -172,7 +172,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         .fails(StatusCode::NOT_FOUND, "USER_NOT_FOUND");
     h.post("/api/wallet/transfers", Some(&token), json!({"toUid": other_uid, "amount": "100"}))
         .ok();
-    assert_eq!(h.get("/api/wallet/balance", Some(&other)).ok()["available"], "100");
+    assert_eq!(h.get("/api/wallet/balance", Some(&other)).ok()["available"], "100.00");
     let withdraw = |body: Value| h.post("/api/wallet/withdrawals", Some(&token), body);
     assert_eq!(
         withdraw(json!({"method": "card", "amount": "50"})).message(),
@@ -204,7 +204,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     let frozen = h.get("/api/wallet/balance", Some(&token));
     assert_eq!(
         (frozen.ok()["available"].as_str(), frozen.ok()["frozen"].as_str()),
-        (Some("350"), Some("50"))
+        (Some("350.00"), Some("50.00"))
     );
     let reject = format!("/api/admin/withdraw-orders/{w_id}/reject");
     assert_eq!(
@@ -217,7 +217,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
         (listed.ok()["items"][0]["status"].as_str(), listed.ok()["items"][0]["remark"].as_str()),
         (Some("rejected"), Some("name mismatch"))
     );
-    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "400");
+    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "400.00");
 
     // Approved: processing with the money frozen, then paid (completed) or failed (returned).
     let payout = |amount: &str| {
@@ -250,7 +250,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     let balance = h.get("/api/wallet/balance", Some(&token));
     assert_eq!(
         (balance.ok()["available"].as_str(), balance.ok()["frozen"].as_str()),
-        (Some("350"), Some("50"))
+        (Some("350.00"), Some("50.00"))
     );
     act(paid, "paid").ok();
     act(failed, "failed").ok();
@@ -260,7 +260,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     let balance = h.get("/api/wallet/balance", Some(&token));
     assert_eq!(
         (balance.ok()["available"].as_str(), balance.ok()["frozen"].as_str()),
-        (Some("380"), Some("0"))
+        (Some("380.00"), Some("0.00"))
     );
     let processing = h.get("/api/admin/withdraw-orders?status=failed", Some(&admin));
     assert_eq!(processing.ok()["items"][0]["remark"], "bank refused");
@@ -291,7 +291,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     assert_eq!(types, ["withdraw", "transfer_out", "deposit"]);
     assert_eq!(
         (bills.ok()["totalIn"].as_str(), bills.ok()["totalOut"].as_str()),
-        (Some("500"), Some("-120"))
+        (Some("500.00"), Some("-120.00"))
     );
     let deposits_only =
         h.get("/api/wallet/bills?type=deposit&start=2020-01-01&end=2999-12-31", Some(&token));
@@ -319,7 +319,7 @@ fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
             &today["withdrawals"],
             &today["withdrawalAmount"]
         ),
-        (&json!(1), &json!("500"), &json!(1), &json!("20"))
+        (&json!(1), &json!("500.00"), &json!(1), &json!("20.00"))
     );
     assert_eq!(today["registrations"], 2);
     assert!(today["logins"].as_u64().unwrap() >= 2);
@@ -475,7 +475,7 @@ fn transfers_need_the_second_factor_and_wait_24_h_after_a_password_change() {
         blocked.message(),
         "Transfers are not allowed within 24 hours after the login password is changed"
     );
-    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "95");
+    assert_eq!(h.get("/api/wallet/balance", Some(&token)).ok()["available"], "95.00");
 }
 
 /// Looking up who a UID is costs: a few a minute, so nobody walks the UIDs to list users.

@@ -482,7 +482,7 @@ fn the_private_stream_carries_orders_entries_settlements_balances_and_notices() 
                 accepted["amount"].as_str(),
                 accepted["account"].as_str()
             ),
-            (Some(contract), Some("10"), Some("demo"))
+            (Some(contract), Some("10.00"), Some("demo"))
         );
         let entered = &seen["order.entered"][0]["data"];
         assert_eq!(entered["contractId"].as_u64(), Some(contract));
@@ -825,7 +825,7 @@ fn the_back_office_stream_carries_every_contract_and_ends_with_the_admin_session
                 "opened" | "settled" => {
                     assert_eq!(data["contract"]["id"].as_u64(), placed);
                     assert_eq!(data["contract"]["user"].as_u64(), Some(u64::from(uid)));
-                    assert_eq!(data["contract"]["stake"], "7");
+                    assert_eq!(data["contract"]["stake"], "7.00");
                 }
                 _ => assert_eq!(data["entered"]["id"].as_u64(), placed),
             }

@@ -111,7 +111,7 @@ describe('back-office: sign-in, dashboard, badges, session end', () => {
     await page.getByRole('link', { name: 'Pending recharge orders: 1' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: '120.00 USDT' }).waitFor({ state: 'detached' });
     const balance = await server.api('GET', '/wallet/balance', { token: trader.token });
-    assert.equal(balance.available, '120');
+    assert.equal(balance.available, '120.00');
     // ... and the trader's open page shows it at once, pushed by the server.
     await app.getByTestId('available-balance').getByText('120.00').waitFor();
     assert.deepEqual(app.problems, []);

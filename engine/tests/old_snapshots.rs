@@ -1,0 +1,41 @@
+//! A snapshot written by the engine before money became integer cents still restores: the
+//! archived layout of every amount is the `Decimal` encoding it always was. The fixture was
+//! written by that engine (commit 4a295a6) after these commands: an admin funds the house with
+//! 1 000 000 and lists BTCUSDT; alice and bob sign up and each deposit 500; alice buys up 12.34
+//! for 60 s, a tick at 100 enters it, and a second later bob buys up 7.77. The default rules
+//! and settings, with reserves kept at more decimals than cents.
+
+mod common;
+
+use common::{btc, usdt, Harness};
+use engine::types::AccountKind::Real;
+use engine::{Engine, Event};
+
+#[test]
+fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
+    let bytes = include_bytes!("fixtures/decimal-money.snapshot");
+    let engine = Engine::restore(bytes).expect("the old layout loads");
+    engine.check_invariants().expect("restored state is consistent");
+    // 60 s at 85 % and 0.5 + 0.3 + 0.2 % of referral rewards, no fee: the reserves were
+    // 12.34 x 0.86 + 0.03 = 10.6424 and 7.77 x 0.86 + 0.03 = 6.7122, 17.3546 in all; each is
+    // now rounded up to the cent.
+    assert_eq!(engine.ledger().house_reserved, usdt("10.65") + usdt("6.72"));
+    let alice = engine.account(1).unwrap();
+    assert_eq!((alice.real.available, alice.real.in_position), (usdt("487.66"), usdt("12.34")));
+    let index = engine.applied_index();
+    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    h.now_ms = h.engine.now_ms() + 1_000;
+    h.tick(btc(), "101"); // bob's entry
+    h.advance(57_000);
+    h.tick(btc(), "102"); // alice's exit: the last tick before her expiry
+    h.advance(2_000);
+    h.tick(btc(), "103"); // past alice's expiry, and bob's exit
+    h.advance(1_500);
+    h.tick(btc(), "104"); // past bob's expiry: both won
+    let credits: Vec<_> = h.settlements().iter().map(|s| (s.contract.user, s.credited)).collect();
+    assert_eq!(credits, [(1, usdt("22.83")), (2, usdt("14.37"))]);
+    assert!(h.events.iter().any(|e| matches!(e, Event::Wallet(w) if w.user == 1)));
+    assert_eq!(h.available(1, Real), usdt("510.49").to_decimal());
+    assert_eq!(h.engine.ledger().house_reserved, usdt("0"));
+    h.check();
+}
