@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p benches --bin core-bench -- engine-mix    [users] [open] [commands] [runs]
+//! cargo run --release -p benches --bin core-bench -- engine-shards [shards] [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot-pause [users] [open] [runs]
@@ -86,6 +87,72 @@ fn engine_mix(args: &[String]) {
         rates.push(rate);
     }
     println!("engine-mix median: {:.2} M commands/s", median(rates) / 1e6);
+}
+
+/// The standard mix over `shards` engines on as many threads, each holding the accounts whose
+/// id is its number modulo `shards` (and their share of the open contracts): every order goes
+/// to its account's shard, every tick to every shard, as a sharded engine would be fed
+/// (ARCHITECTURE, "Past one core"). Reports the whole stream's commands over the wall time.
+fn engine_shards(args: &[String]) {
+    let (shards, users, open, commands, runs) = (
+        arg(args, 0, 2).max(1) as usize,
+        arg(args, 1, 100_000) as u32,
+        arg(args, 2, 1_000_000),
+        arg(args, 3, 10_000_000) as usize,
+        arg(args, 4, 3),
+    );
+    let t = Instant::now();
+    let per_shard = users / shards as u32;
+    let mut worlds: Vec<World> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..shards)
+            .map(|_| scope.spawn(move || World::new(per_shard, open / shards as u64)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("set-up")).collect()
+    });
+    println!(
+        "set-up: {shards} shards of {per_shard} users, {} open contracts in {:.1} s",
+        worlds.iter().map(|w| w.engine.open_contract_count()).sum::<usize>(),
+        t.elapsed().as_secs_f64()
+    );
+    let mut rates = Vec::new();
+    for run in 0..runs {
+        let at = benches::Cursor { users: per_shard * shards as u32, ..worlds[0].cursor() };
+        let (stream, end) = mix(at, commands, 100 + run);
+        let mut parts: Vec<Vec<(Stamp, Command)>> = vec![Vec::new(); shards];
+        for (stamp, command) in stream {
+            match command {
+                Command::PlaceOrder(mut o) => {
+                    let shard = (o.user - 1) as usize % shards;
+                    o.user = (o.user - 1) / shards as u32 + 1;
+                    parts[shard].push((stamp, Command::PlaceOrder(o)));
+                }
+                tick => parts.iter_mut().for_each(|p| p.push((stamp, tick.clone()))),
+            }
+        }
+        let t = Instant::now();
+        let refused: usize = std::thread::scope(|scope| {
+            let handles: Vec<_> = worlds
+                .iter_mut()
+                .zip(parts)
+                .map(|(world, part)| {
+                    scope.spawn(move || {
+                        let mut events = Vec::with_capacity(1 << 16);
+                        apply_all(&mut world.engine, part, &mut events)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("shard")).sum()
+        });
+        let secs = t.elapsed().as_secs_f64();
+        worlds.iter_mut().for_each(|w| w.advance_past(end));
+        let rate = commands as f64 / secs;
+        println!(
+            "run {run}: {commands} commands over {shards} shards in {secs:.3} s = {:.2} M commands/s ({refused} refused)",
+            rate / 1e6
+        );
+        rates.push(rate);
+    }
+    println!("engine-shards median: {:.2} M commands/s", median(rates) / 1e6);
 }
 
 /// Time to settle `contracts` contracts that all expire before one tick.
@@ -894,6 +961,7 @@ fn main() {
     let rest = args.get(2..).unwrap_or(&[]);
     match args.get(1).map(String::as_str) {
         Some("engine-mix") => engine_mix(rest),
+        Some("engine-shards") => engine_shards(rest),
         Some("settle-burst") => settle_burst(rest),
         Some("snapshot") => snapshot(rest),
         Some("snapshot-pause") => snapshot_pause(rest),
@@ -906,7 +974,7 @@ fn main() {
         Some("recovery") => recovery(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }
