@@ -61,8 +61,19 @@ impl Money {
     /// The exact amount of a decimal with at most two decimals within the supply bound;
     /// none for anything else (the caller refuses it).
     pub fn from_decimal(value: Decimal) -> Option<Money> {
-        let cents = value.checked_mul(Decimal::ONE_HUNDRED)?;
-        if !cents.fract().is_zero() || cents.abs() > Decimal::from(MONEY_SUPPLY_MAX_USDT * 100) {
+        // From the mantissa and scale, without `Decimal` arithmetic: every order converts
+        // its stake here.
+        let (mantissa, scale) = (value.mantissa(), value.scale());
+        let cents = if scale <= MONEY_SCALE {
+            mantissa.checked_mul(10i128.pow(MONEY_SCALE - scale))?
+        } else {
+            let unit = 10i128.checked_pow(scale - MONEY_SCALE)?;
+            if mantissa % unit != 0 {
+                return None;
+            }
+            mantissa / unit
+        };
+        if cents.abs() > i128::from(MONEY_SUPPLY_MAX_USDT) * 100 {
             return None;
         }
         i64::try_from(cents).ok().map(Money)
@@ -289,15 +300,21 @@ pub fn round_cents(value: Decimal) -> Decimal {
 /// True for a positive amount with at most two decimals and within the global bound.
 pub fn is_valid_amount(value: Decimal) -> bool {
     value > Decimal::ZERO
-        && value.normalize().scale() <= MONEY_SCALE
+        && has_scale_at_most(value, MONEY_SCALE)
         && value <= Decimal::from(AMOUNT_MAX_USDT)
 }
 
 /// True for a positive price with a sane number of decimals.
 pub fn is_valid_price(value: Decimal) -> bool {
     value > Decimal::ZERO
-        && value.normalize().scale() <= PRICE_SCALE_MAX
+        && has_scale_at_most(value, PRICE_SCALE_MAX)
         && value <= Decimal::from(AMOUNT_MAX_USDT)
+}
+
+/// True when `value` needs at most `scale` decimals (trailing zeros do not count); normalises
+/// only when the written scale is larger, which every tick would otherwise pay for.
+fn has_scale_at_most(value: Decimal, scale: u32) -> bool {
+    value.scale() <= scale || value.normalize().scale() <= scale
 }
 
 /// True for a rate in [0, 1] (payout, fee and reward rates).
@@ -333,7 +350,7 @@ mod tests {
         // Past i64 in the product, the same rounding in i128.
         let big = Money::from_usdt(AMOUNT_MAX_USDT);
         assert_eq!(big.times(rate("0.123457")), usdt("123457000000"));
-        for (text, cents) in [("1.10", 110), ("-2.5", -250), ("0", 0)] {
+        for (text, cents) in [("1.10", 110), ("1.100", 110), ("-2.5", -250), ("0", 0), ("7", 700)] {
             assert_eq!(Money::from_decimal(text.parse().unwrap()), Some(Money::from_cents(cents)));
         }
         assert_eq!(Money::from_decimal("1.001".parse().unwrap()), None, "no fraction of a cent");
