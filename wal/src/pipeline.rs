@@ -23,6 +23,7 @@ mod engine;
 mod journal;
 mod snapshotter;
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::io;
@@ -311,6 +312,15 @@ impl<E> fmt::Debug for Follower<E> {
             .finish_non_exhaustive()
     }
 }
+
+/// Log records read and decoded at most while the snapshot is still being restored (about
+/// 100 MB of commands; then reading waits for the restore).
+const RESTORE_OVERLAP_RECORDS_MAX: usize = 1 << 20;
+
+/// Records decoded ahead of the one applied at start-up, so that what each touches is
+/// requested from memory a few records before it is needed (as the engine thread does
+/// within a batch).
+const REPLAY_PREFETCH_AHEAD: usize = 8;
 
 /// Records per batch handed to a follower's sink during start-up catch-up.
 pub const FOLLOWER_REPLAY_BATCH_RECORDS: u64 = 4_096;
@@ -709,11 +719,6 @@ fn recover<M: StateMachine>(
 ) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
-    let mut machine = match &snapshot {
-        Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
-        None => init(),
-    };
-    assert_eq!(machine.applied_index(), snapshot_index, "init() must build a fresh machine");
     let options = WalOptions {
         segment_size_max_bytes: config.segment_size_max_bytes,
         sync: config.sync,
@@ -730,15 +735,31 @@ fn recover<M: StateMachine>(
         time_ms: 0,
         events: Vec::new(),
     };
-    machine.set_replaying(snapshot_index < followed);
-    let opened = Wal::open_and_replay(
-        Arc::clone(&config.storage),
-        config.data_dir.join("wal"),
-        options,
-        snapshot_index,
-        |meta, payload| {
+    let (opened, mut machine) = std::thread::scope(|scope| {
+        // The snapshot is restored on a thread of its own while this one opens the log and
+        // reads and decodes its first records: the two took turns before, and each is a
+        // second or more at a million users.
+        let mut restoring = None;
+        let mut machine = match &snapshot {
+            None => Some(init()),
+            Some(snapshot) => match std::thread::Builder::new()
+                .name("restore".into())
+                .spawn_scoped(scope, move || restore::<M>(snapshot.index, &snapshot.bytes))
+            {
+                Ok(thread) => {
+                    restoring = Some(thread);
+                    None
+                }
+                // No thread to spare: restore here, then read the log.
+                Err(_) => Some(restore::<M>(snapshot.index, &snapshot.bytes)?),
+            },
+        };
+        // Decoded records not applied yet: those read while the snapshot is restored, then
+        // a few ahead of the one applied, whose accounts are requested from memory first.
+        let mut pending: VecDeque<(Meta, M::Command)> = VecDeque::new();
+        let mut apply = |machine: &mut M, meta: Meta, command: M::Command| {
             if meta.index <= followed {
-                return apply_record(&mut machine, &mut events, meta, payload, false);
+                return apply_decoded(machine, &mut events, meta, command, false);
             }
             if meta.index == followed.saturating_add(1) {
                 machine.set_replaying(false);
@@ -748,7 +769,7 @@ fn recover<M: StateMachine>(
                 hand_over(&mut catch_up, &mut sink)?;
                 catch_up.time_ms = meta.time_ms;
             }
-            apply_record(&mut machine, &mut catch_up.events, meta, payload, true)?;
+            apply_decoded(machine, &mut catch_up.events, meta, command, true)?;
             catch_up.last_index = meta.index;
             if catch_up.last_index + 1 - catch_up.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS
                 || boundary == Some(meta.index)
@@ -756,8 +777,57 @@ fn recover<M: StateMachine>(
                 hand_over(&mut catch_up, &mut sink)?;
             }
             Ok(())
-        },
-    );
+        };
+        let restored = |restoring: &mut Option<std::thread::ScopedJoinHandle<'_, _>>| {
+            let thread = restoring.take().expect("a snapshot is being restored");
+            let mut machine: M = thread.join().expect("the restore thread does not panic")?;
+            machine.set_replaying(snapshot_index < followed);
+            Ok::<M, PipelineError>(machine)
+        };
+        if let Some(machine) = machine.as_mut() {
+            assert_eq!(
+                machine.applied_index(),
+                snapshot_index,
+                "init() must build a fresh machine"
+            );
+            machine.set_replaying(snapshot_index < followed);
+        }
+        let opened = Wal::open_and_replay(
+            Arc::clone(&config.storage),
+            config.data_dir.join("wal"),
+            options,
+            snapshot_index,
+            |meta, payload| {
+                pending.push_back((meta, decode_record::<M>(meta, payload)?));
+                if machine.is_none() {
+                    let done = restoring.as_ref().is_some_and(|t| t.is_finished());
+                    if !done && pending.len() < RESTORE_OVERLAP_RECORDS_MAX {
+                        return Ok(());
+                    }
+                    machine = Some(restored(&mut restoring)?);
+                }
+                let machine = machine.as_mut().expect("restored");
+                if let Some((_, ahead)) = pending.back() {
+                    machine.prefetch(ahead);
+                }
+                while pending.len() > REPLAY_PREFETCH_AHEAD {
+                    let (meta, command) = pending.pop_front().expect("queued");
+                    apply(machine, meta, command)?;
+                }
+                Ok(())
+            },
+        );
+        let mut machine = match machine {
+            Some(machine) => machine,
+            None => restored(&mut restoring)?,
+        };
+        if opened.is_ok() {
+            for (meta, command) in pending.drain(..) {
+                apply(&mut machine, meta, command)?;
+            }
+        }
+        Ok::<_, PipelineError>((opened, machine))
+    })?;
     machine.set_replaying(false);
     if opened.is_ok() {
         hand_over(&mut catch_up, &mut sink)?;
@@ -830,20 +900,24 @@ fn hand_over<E>(
     sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
 }
 
-/// Applies one log record at start-up; events are discarded unless a follower needs them
-/// (they were published before the restart, and subscribers resync after one).
-fn apply_record<M: StateMachine>(
-    machine: &mut M,
-    events: &mut Vec<M::Event>,
-    meta: Meta,
-    payload: &[u8],
-    keep_events: bool,
-) -> Result<(), PipelineError> {
-    let command = M::decode_command(payload).map_err(|error| PipelineError::Decode {
+/// Decodes one log record read at start-up.
+fn decode_record<M: StateMachine>(meta: Meta, payload: &[u8]) -> Result<M::Command, PipelineError> {
+    M::decode_command(payload).map_err(|error| PipelineError::Decode {
         what: "command",
         index: meta.index,
         source: Arc::new(error),
-    })?;
+    })
+}
+
+/// Applies one decoded log record at start-up; events are discarded unless a follower needs
+/// them (they were published before the restart, and subscribers resync after one).
+fn apply_decoded<M: StateMachine>(
+    machine: &mut M,
+    events: &mut Vec<M::Event>,
+    meta: Meta,
+    command: M::Command,
+    keep_events: bool,
+) -> Result<(), PipelineError> {
     let before = events.len();
     let _reply = machine.apply(meta, command, events);
     if !keep_events {
