@@ -267,8 +267,15 @@ impl From<RkyvMoney> for Money {
     /// Exact for every amount the engine wrote; a reserve written at more decimals, before
     /// reserves were kept to the cent, is rounded up, and restore recomputes the house's total.
     fn from(RkyvMoney { bytes }: RkyvMoney) -> Self {
+        // Integer work on the mantissa: a restore reads millions of these.
         let value = Decimal::deserialize(bytes);
-        let cents = (value * Decimal::ONE_HUNDRED).ceil();
+        let (mantissa, scale) = (value.mantissa(), value.scale());
+        let cents = if scale <= MONEY_SCALE {
+            mantissa * 10i128.pow(MONEY_SCALE - scale)
+        } else {
+            let unit = 10i128.pow(scale - MONEY_SCALE);
+            mantissa.div_euclid(unit) + i128::from(mantissa.rem_euclid(unit) != 0)
+        };
         Money(i64::try_from(cents).unwrap_or(i64::MAX))
     }
 }
