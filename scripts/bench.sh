@@ -11,6 +11,8 @@ echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo || true; uptime
 
 echo "== engine-mix: 100k accounts, 1M open contracts, 10M commands"
 "$bench" engine-mix 100000 1000000 10000000 3
+echo "== engine-shards: the same mix over 2 engines on 2 threads (the sharding model)"
+"$bench" engine-shards 2 100000 1000000 10000000 3
 echo "== settle-burst: 1M contracts expiring on one tick"
 "$bench" settle-burst 1000000 3
 echo "== snapshot: take and restore with 1M users, 1M open contracts"
