@@ -291,7 +291,7 @@ impl Engine {
             return Err(EngineError::Invalid("amount"));
         }
         let amount = Money::from_decimal(amount).ok_or(EngineError::Invalid("amount"))?;
-        self.check_supply(self.ledger.seed_capital + self.ledger.deposits_approved, amount)?;
+        self.check_supply(self.ledger.real_supply(), amount)?;
         self.ledger.house += amount;
         self.ledger.seed_capital += amount;
         Ok(Reply::Done)

@@ -56,6 +56,14 @@ pub struct Ledger {
     pub demo_house: Money,
 }
 
+impl Ledger {
+    /// Real money that has entered and not left: the house's seed and approved deposits, less
+    /// paid withdrawals. Every real balance and the house sum to it.
+    pub fn real_supply(&self) -> Money {
+        self.seed_capital + self.deposits_approved - self.withdrawals_paid
+    }
+}
+
 /// One product's live trading state.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Book {

@@ -212,7 +212,7 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> CommandResult {
         let d = self.deposits.get(&order).ok_or(EngineError::OrderNotFound)?;
-        self.check_supply(self.ledger.deposits_approved - self.ledger.withdrawals_paid, d.amount)?;
+        self.check_supply(self.ledger.real_supply(), d.amount)?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
         let account = self.account_mut(d.user);
         account.pending_deposits -= 1;

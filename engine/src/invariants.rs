@@ -24,7 +24,7 @@ impl Engine {
             demo_total += a.demo.total();
         }
         let l = &self.ledger;
-        if real_total + l.house != l.deposits_approved - l.withdrawals_paid + l.seed_capital {
+        if real_total + l.house != l.real_supply() {
             return Err(format!(
                 "real money not conserved: users {real_total} + house {} != deposits {} - withdrawals {} + seed {}",
                 l.house, l.deposits_approved, l.withdrawals_paid, l.seed_capital

@@ -61,22 +61,12 @@ impl Money {
     /// The exact amount of a decimal with at most two decimals within the supply bound;
     /// none for anything else (the caller refuses it).
     pub fn from_decimal(value: Decimal) -> Option<Money> {
-        // From the mantissa and scale, without `Decimal` arithmetic: every order converts
-        // its stake here.
-        let (mantissa, scale) = (value.mantissa(), value.scale());
-        let cents = if scale <= MONEY_SCALE {
-            mantissa.checked_mul(10i128.pow(MONEY_SCALE - scale))?
-        } else {
-            let unit = 10i128.checked_pow(scale - MONEY_SCALE)?;
-            if mantissa % unit != 0 {
-                return None;
+        match cents_of(value)? {
+            (cents, false) if cents.abs() <= i128::from(MONEY_SUPPLY_MAX_USDT) * 100 => {
+                i64::try_from(cents).ok().map(Money)
             }
-            mantissa / unit
-        };
-        if cents.abs() > i128::from(MONEY_SUPPLY_MAX_USDT) * 100 {
-            return None;
+            _ => None,
         }
-        i64::try_from(cents).ok().map(Money)
     }
 
     /// The amount as a decimal with two decimals, for the API, display and encodings.
@@ -107,35 +97,44 @@ impl Money {
     /// This amount times `rate`, rounded half to even to the cent (decisions §2).
     #[inline]
     pub fn times(self, rate: Rate) -> Money {
-        Money(round_div_half_even(self.0, rate.0, Rate::ONE.0))
+        Money(times_rate(self.0, rate, |q, r, one| 2 * r > one || (2 * r == one && q % 2 != 0)))
     }
 
     /// This amount times `rate`, rounded up to the cent: for reserves, which must cover the
     /// exact amount.
     #[inline]
     pub fn times_ceil(self, rate: Rate) -> Money {
-        let product = i128::from(self.0) * i128::from(rate.0);
-        let one = i128::from(Rate::ONE.0);
-        Money(narrow(product.div_euclid(one) + i128::from(product.rem_euclid(one) != 0)))
+        Money(times_rate(self.0, rate, |_, r, _| r != 0))
     }
 }
 
-/// `value * rate / one`, rounded half to even; in `i64` when the product fits (every
-/// realistic stake), else in `i128`.
+/// Cents and whether a fraction of a cent was dropped (rounding toward minus infinity), from
+/// the decimal's mantissa and scale without `Decimal` arithmetic: every order converts its
+/// stake, and a restore millions of archived amounts. None past `i128`.
 #[inline]
-fn round_div_half_even(value: i64, rate: i64, one: i64) -> i64 {
-    match value.checked_mul(rate) {
-        Some(product) => {
-            let (q, r) = (product.div_euclid(one), product.rem_euclid(one));
-            q + i64::from(2 * r > one || (2 * r == one && q % 2 != 0))
-        }
-        None => {
-            let product = i128::from(value) * i128::from(rate);
-            let one = i128::from(one);
-            let (q, r) = (product.div_euclid(one), product.rem_euclid(one));
-            narrow(q + i128::from(2 * r > one || (2 * r == one && q % 2 != 0)))
-        }
+fn cents_of(value: Decimal) -> Option<(i128, bool)> {
+    let (mantissa, scale) = (value.mantissa(), value.scale());
+    if scale <= MONEY_SCALE {
+        return Some((mantissa.checked_mul(10i128.pow(MONEY_SCALE - scale))?, false));
     }
+    let unit = 10i128.checked_pow(scale - MONEY_SCALE)?;
+    Some((mantissa.div_euclid(unit), mantissa.rem_euclid(unit) != 0))
+}
+
+/// `cents * rate`, in cents, raised by one when `up(quotient, remainder, one)` says so; in
+/// `i64` when the product fits (every realistic stake), else in `i128`.
+#[inline]
+fn times_rate(cents: i64, rate: Rate, up: impl Fn(i128, i64, i64) -> bool) -> i64 {
+    const ONE: i64 = Rate::ONE.0;
+    let (q, r) = match cents.checked_mul(rate.0) {
+        Some(product) => (i128::from(product.div_euclid(ONE)), product.rem_euclid(ONE)),
+        None => {
+            let product = i128::from(cents) * i128::from(rate.0);
+            let r = product.rem_euclid(i128::from(ONE));
+            (product.div_euclid(i128::from(ONE)), i64::try_from(r).expect("below one"))
+        }
+    };
+    narrow(q + i128::from(up(q, r, ONE)))
 }
 
 /// A result of a bounded amount times a rate of at most 1 (or a sum of a few): it fits.
@@ -267,16 +266,8 @@ impl From<RkyvMoney> for Money {
     /// Exact for every amount the engine wrote; a reserve written at more decimals, before
     /// reserves were kept to the cent, is rounded up, and restore recomputes the house's total.
     fn from(RkyvMoney { bytes }: RkyvMoney) -> Self {
-        // Integer work on the mantissa: a restore reads millions of these.
-        let value = Decimal::deserialize(bytes);
-        let (mantissa, scale) = (value.mantissa(), value.scale());
-        let cents = if scale <= MONEY_SCALE {
-            mantissa * 10i128.pow(MONEY_SCALE - scale)
-        } else {
-            let unit = 10i128.pow(scale - MONEY_SCALE);
-            mantissa.div_euclid(unit) + i128::from(mantissa.rem_euclid(unit) != 0)
-        };
-        Money(i64::try_from(cents).unwrap_or(i64::MAX))
+        let cents = cents_of(Decimal::deserialize(bytes)).map(|(c, cut)| c + i128::from(cut));
+        Money(cents.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX))
     }
 }
 

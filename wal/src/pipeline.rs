@@ -317,10 +317,10 @@ impl<E> fmt::Debug for Follower<E> {
 /// 100 MB of commands; then reading waits for the restore).
 const RESTORE_OVERLAP_RECORDS_MAX: usize = 1 << 20;
 
-/// Records decoded ahead of the one applied at start-up, so that what each touches is
-/// requested from memory a few records before it is needed (as the engine thread does
-/// within a batch).
-const REPLAY_PREFETCH_AHEAD: usize = 8;
+/// How many commands ahead of the one being applied the machine is asked to prefetch, by the
+/// engine thread within a batch and by replay at start-up: far enough for a miss to memory to
+/// overlap the commands in between, near enough that what came in is still in cache.
+const PREFETCH_AHEAD: usize = 8;
 
 /// Records per batch handed to a follower's sink during start-up catch-up.
 pub const FOLLOWER_REPLAY_BATCH_RECORDS: u64 = 4_096;
@@ -810,7 +810,7 @@ fn recover<M: StateMachine>(
                 if let Some((_, ahead)) = pending.back() {
                     machine.prefetch(ahead);
                 }
-                while pending.len() > REPLAY_PREFETCH_AHEAD {
+                while pending.len() > PREFETCH_AHEAD {
                     let (meta, command) = pending.pop_front().expect("queued");
                     apply(machine, meta, command)?;
                 }

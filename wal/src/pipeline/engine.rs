@@ -7,13 +7,11 @@ use crossbeam_channel::{select, Receiver, Sender, TrySendError};
 
 use super::journal::DurableBatch;
 use super::snapshotter::Job;
-use super::{Audit, EngineControl, EventBatch, PipelineError, Query, Shared, AUDITS_WAITING_MAX};
+use super::{
+    Audit, EngineControl, EventBatch, PipelineError, Query, Shared, AUDITS_WAITING_MAX,
+    PREFETCH_AHEAD,
+};
 use crate::machine::{Meta, StateMachine};
-
-/// How many commands ahead of the one being applied the machine is asked to prefetch: far
-/// enough for a miss to memory to overlap the commands in between, near enough that what came
-/// in is still in cache.
-const PREFETCH_AHEAD: usize = 8;
 
 /// The engine thread's state. It alone owns the machine.
 pub(super) struct Engine<M: StateMachine> {
