@@ -313,9 +313,12 @@ impl<E> fmt::Debug for Follower<E> {
     }
 }
 
-/// Log records read and decoded at most while the snapshot is still being restored (about
-/// 100 MB of commands; then reading waits for the restore).
-const RESTORE_OVERLAP_RECORDS_MAX: usize = 1 << 20;
+/// Log records read and decoded at start-up at most ahead of the machine, while the snapshot
+/// is restored and beside replay (about 100 MB of commands; then reading waits).
+const REPLAY_AHEAD_RECORDS_MAX: usize = 1 << 20;
+
+/// Decoded records handed from the log's reader to replay at a time.
+const REPLAY_BATCH_RECORDS: usize = 4_096;
 
 /// How many commands ahead of the one being applied the machine is asked to prefetch, by the
 /// engine thread within a batch and by replay at start-up: far enough for a miss to memory to
@@ -736,27 +739,45 @@ fn recover<M: StateMachine>(
         events: Vec::new(),
     };
     let (opened, mut machine) = std::thread::scope(|scope| {
-        // The snapshot is restored on a thread of its own while this one opens the log and
-        // reads and decodes its first records: the two took turns before, and each is a
-        // second or more at a million users.
-        let mut restoring = None;
-        let mut machine = match &snapshot {
-            None => Some(init()),
-            Some(snapshot) => match std::thread::Builder::new()
-                .name("restore".into())
-                .spawn_scoped(scope, move || restore::<M>(snapshot.index, &snapshot.bytes))
-            {
-                Ok(thread) => {
-                    restoring = Some(thread);
-                    None
+        // The log is opened, read, checked and decoded on a thread of its own, ahead of the
+        // machine: first while the snapshot is restored here, then beside replay, so that
+        // applying is all this thread does. Each of the three is a second or more at a
+        // million users and ten million records.
+        let (decoded, batches) =
+            bounded::<Vec<(Meta, M::Command)>>(REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS);
+        let storage = Arc::clone(&config.storage);
+        let dir = config.data_dir.join("wal");
+        let reader = std::thread::Builder::new()
+            .name("wal-replay-read".into())
+            .spawn_scoped(scope, move || {
+                let mut batch = Vec::with_capacity(REPLAY_BATCH_RECORDS);
+                let opened =
+                    Wal::open_and_replay(storage, dir, options, snapshot_index, |meta, payload| {
+                        batch.push((meta, decode_record::<M>(meta, payload)?));
+                        if batch.len() == REPLAY_BATCH_RECORDS {
+                            let next = Vec::with_capacity(REPLAY_BATCH_RECORDS);
+                            // Refused only once the applier has stopped on an error of its own.
+                            decoded
+                                .send(std::mem::replace(&mut batch, next))
+                                .map_err(|_| PipelineError::ShutDown)?;
+                        }
+                        Ok(())
+                    });
+                if opened.is_ok() && !batch.is_empty() {
+                    let _ = decoded.send(batch);
                 }
-                // No thread to spare: restore here, then read the log.
-                Err(_) => Some(restore::<M>(snapshot.index, &snapshot.bytes)?),
-            },
+                opened
+            })
+            .map_err(|error| PipelineError::Spawn(Arc::new(error)))?;
+        let mut machine = match &snapshot {
+            None => {
+                let machine = init();
+                assert_eq!(machine.applied_index(), 0, "init() must build a fresh machine");
+                machine
+            }
+            Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
         };
-        // Decoded records not applied yet: those read while the snapshot is restored, then
-        // a few ahead of the one applied, whose accounts are requested from memory first.
-        let mut pending: VecDeque<(Meta, M::Command)> = VecDeque::new();
+        machine.set_replaying(snapshot_index < followed);
         let mut apply = |machine: &mut M, meta: Meta, command: M::Command| {
             if meta.index <= followed {
                 return apply_decoded(machine, &mut events, meta, command, false);
@@ -778,54 +799,20 @@ fn recover<M: StateMachine>(
             }
             Ok(())
         };
-        let restored = |restoring: &mut Option<std::thread::ScopedJoinHandle<'_, _>>| {
-            let thread = restoring.take().expect("a snapshot is being restored");
-            let mut machine: M = thread.join().expect("the restore thread does not panic")?;
-            machine.set_replaying(snapshot_index < followed);
-            Ok::<M, PipelineError>(machine)
-        };
-        if let Some(machine) = machine.as_mut() {
-            assert_eq!(
-                machine.applied_index(),
-                snapshot_index,
-                "init() must build a fresh machine"
-            );
-            machine.set_replaying(snapshot_index < followed);
-        }
-        let opened = Wal::open_and_replay(
-            Arc::clone(&config.storage),
-            config.data_dir.join("wal"),
-            options,
-            snapshot_index,
-            |meta, payload| {
-                pending.push_back((meta, decode_record::<M>(meta, payload)?));
-                if machine.is_none() {
-                    let done = restoring.as_ref().is_some_and(|t| t.is_finished());
-                    if !done && pending.len() < RESTORE_OVERLAP_RECORDS_MAX {
-                        return Ok(());
-                    }
-                    machine = Some(restored(&mut restoring)?);
-                }
-                let machine = machine.as_mut().expect("restored");
-                if let Some((_, ahead)) = pending.back() {
+        for batch in &batches {
+            // The accounts of a few records ahead are requested from memory first.
+            let mut batch = VecDeque::from(batch);
+            for (_, command) in batch.iter().take(PREFETCH_AHEAD) {
+                machine.prefetch(command);
+            }
+            while let Some((meta, command)) = batch.pop_front() {
+                if let Some((_, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(ahead);
                 }
-                while pending.len() > PREFETCH_AHEAD {
-                    let (meta, command) = pending.pop_front().expect("queued");
-                    apply(machine, meta, command)?;
-                }
-                Ok(())
-            },
-        );
-        let mut machine = match machine {
-            Some(machine) => machine,
-            None => restored(&mut restoring)?,
-        };
-        if opened.is_ok() {
-            for (meta, command) in pending.drain(..) {
                 apply(&mut machine, meta, command)?;
             }
         }
+        let opened = reader.join().expect("the log reader does not panic");
         Ok::<_, PipelineError>((opened, machine))
     })?;
     machine.set_replaying(false);
