@@ -260,7 +260,8 @@ impl Engine {
         let aligned = if bytes.as_ptr().align_offset(ARCHIVE_ALIGN_BYTES) == 0 {
             bytes
         } else {
-            let mut buffer = rkyv::util::AlignedVec::<ARCHIVE_ALIGN_BYTES>::with_capacity(bytes.len());
+            let mut buffer =
+                rkyv::util::AlignedVec::<ARCHIVE_ALIGN_BYTES>::with_capacity(bytes.len());
             buffer.extend_from_slice(bytes);
             copy = buffer;
             &copy[..]
