@@ -539,3 +539,118 @@ fn a_catch_up_batch_ends_at_the_boundary() {
     assert!(!ranges.iter().any(|r| r.0 <= 150 && r.1 > 150), "none straddles it: {ranges:?}");
     pipeline.shutdown().unwrap();
 }
+
+/// A [`Kv`] whose snapshots finish serialising only when the test lets them.
+struct Gated {
+    kv: Kv,
+    gate: Option<Gate>,
+}
+
+#[derive(Clone)]
+struct Gate {
+    /// Told the frozen state's index when a serialisation starts.
+    started: crossbeam_channel::Sender<u64>,
+    /// Waited on before the bytes are handed back.
+    release: crossbeam_channel::Receiver<()>,
+}
+
+impl wal::StateMachine for Gated {
+    type Command = Vec<u8>;
+    type Reply = common::KvReply;
+    type Event = u64;
+    type DecodeError = common::KvDecodeError;
+
+    fn encode_command(command: &Vec<u8>, out: &mut Vec<u8>) {
+        Kv::encode_command(command, out);
+    }
+
+    fn decode_command(bytes: &[u8]) -> Result<Vec<u8>, Self::DecodeError> {
+        Kv::decode_command(bytes)
+    }
+
+    fn apply(&mut self, meta: wal::Meta, command: Vec<u8>, events: &mut Vec<u64>) -> Self::Reply {
+        self.kv.apply(meta, command, events)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        self.kv.snapshot()
+    }
+
+    fn freeze(&self) -> wal::Frozen {
+        let (bytes, index, gate) = (self.kv.snapshot(), self.kv.applied, self.gate.clone());
+        Box::new(move || {
+            if let Some(gate) = gate {
+                gate.started.send(index).expect("the test listens");
+                gate.release.recv().expect("the test releases the serialiser");
+            }
+            bytes
+        })
+    }
+
+    fn restore(bytes: &[u8]) -> Result<Self, Self::DecodeError> {
+        Ok(Gated { kv: Kv::restore(bytes)?, gate: None })
+    }
+
+    fn applied_index(&self) -> u64 {
+        self.kv.applied
+    }
+
+    fn state_hash(&self) -> u64 {
+        self.kv.state_hash()
+    }
+}
+
+/// A snapshot is serialised beside the engine, from the state frozen when it was asked for:
+/// commands that arrive meanwhile are applied and answered without waiting for it, and are
+/// not in it.
+#[test]
+fn commands_are_applied_and_answered_while_a_snapshot_is_serialised() {
+    use std::time::Duration;
+    use wal::StateMachine;
+    let temp = tempfile::tempdir().unwrap();
+    let config = config(temp.path());
+    let (started, frozen_at) = crossbeam_channel::bounded(1);
+    let (release, released) = crossbeam_channel::bounded(1);
+    let gate = Gate { started, release: released };
+    let (pipeline, handle) =
+        Pipeline::start(config.clone(), || Gated { kv: Kv::default(), gate: Some(gate) })
+            .expect("start");
+    // Bound after the pipeline, so dropped before it: if the test fails, the serialiser is
+    // let go and the pipeline's shutdown does not wait for it forever.
+    let release = release;
+    for i in 0..10 {
+        handle.submit_blocking(set(&format!("before{i}"), "1")).unwrap();
+    }
+    let snapshotting = {
+        let handle = handle.clone();
+        std::thread::spawn(move || handle.snapshot_now())
+    };
+    assert_eq!(frozen_at.recv().unwrap(), 10, "frozen at the index it was asked at");
+
+    // The serialiser now waits for the test. A pipeline that waited for it would never answer:
+    // the commands go from a thread of their own, and the test gives up on them after a minute.
+    let (answered, answers) = crossbeam_channel::bounded(1);
+    let submitter = handle.clone();
+    std::thread::spawn(move || {
+        let indexes: Vec<u64> = (0..100)
+            .map(|i| submitter.submit_blocking(set(&format!("during{i}"), "1")).unwrap().meta.index)
+            .collect();
+        let _ = answered.send(indexes);
+    });
+    let indexes = answers
+        .recv_timeout(Duration::from_secs(60))
+        .expect("commands are answered while a snapshot is being serialised");
+    assert_eq!(indexes, (11..=110).collect::<Vec<u64>>());
+    assert!(!snapshotting.is_finished(), "the snapshot was still being serialised");
+    release.send(()).unwrap();
+    assert_eq!(snapshotting.join().unwrap().unwrap(), 10);
+    let before = handle.query(|machine: &Gated| machine.state_hash()).unwrap();
+    pipeline.shutdown().unwrap();
+
+    let (pipeline, handle) =
+        Pipeline::start(config, || Gated { kv: Kv::default(), gate: None }).expect("restart");
+    assert_eq!(handle.recovery().snapshot_index, Some(10));
+    assert_eq!(handle.recovery().records_replayed, 100);
+    assert_eq!(handle.query(|machine: &Gated| machine.state_hash()).unwrap(), before);
+    pipeline.shutdown().unwrap();
+}
