@@ -3,14 +3,59 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::cow::CowVec;
+use crate::engine::Ledger;
 use crate::money::Money;
-use crate::types::{AccountKind, UserId};
+use crate::snapshot::Frozen;
+use crate::types::{Account, AccountKind, Contract, DepositOrder, UserId, WithdrawOrder};
 use crate::Engine;
 
 impl Engine {
     /// Checks conservation of money, non-negative balances and the consistency of every
     /// counter with the open contracts and pending orders. Returns the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
+        Books {
+            accounts: &self.accounts,
+            contracts: self.contracts.iter(),
+            withdrawals: self.withdrawals.values(),
+            deposits: self.deposits.values(),
+            ledger: &self.ledger,
+        }
+        .check()
+    }
+}
+
+impl Frozen {
+    /// [`Engine::check_invariants`] of the frozen state, so that an audit can check them away
+    /// from the engine thread.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        Books {
+            accounts: &self.accounts,
+            contracts: self.contracts.iter().flatten(),
+            withdrawals: self.withdrawals.iter(),
+            deposits: self.deposits.iter(),
+            ledger: &self.ledger,
+        }
+        .check()
+    }
+}
+
+/// What the invariants read, from the live engine or from a frozen state.
+struct Books<'a, C, W, D> {
+    accounts: &'a CowVec<Account>,
+    contracts: C,
+    withdrawals: W,
+    deposits: D,
+    ledger: &'a Ledger,
+}
+
+impl<'a, C, W, D> Books<'a, C, W, D>
+where
+    C: Iterator<Item = &'a Contract>,
+    W: Iterator<Item = &'a WithdrawOrder>,
+    D: Iterator<Item = &'a DepositOrder>,
+{
+    fn check(self) -> Result<(), String> {
         let zero = Money::ZERO;
         let mut real_total = zero;
         let mut demo_total = zero;
@@ -42,11 +87,11 @@ impl Engine {
         self.check_counters()
     }
 
-    fn check_counters(&self) -> Result<(), String> {
+    fn check_counters(self) -> Result<(), String> {
         type PerUser = FxHashMap<(UserId, AccountKind), (Money, u32)>;
         let mut open: PerUser = FxHashMap::default();
         let mut reserved = Money::ZERO;
-        for c in self.contracts.iter() {
+        for c in self.contracts {
             let e = open.entry((c.user, c.account)).or_default();
             e.0 += c.stake;
             e.1 += 1;
@@ -59,13 +104,13 @@ impl Engine {
             ));
         }
         let mut frozen: FxHashMap<UserId, (Money, u32)> = FxHashMap::default();
-        for w in self.withdrawals.values() {
+        for w in self.withdrawals {
             let e = frozen.entry(w.user).or_default();
             e.0 += w.amount;
             e.1 += 1;
         }
         let mut deposits: FxHashMap<UserId, u32> = FxHashMap::default();
-        for d in self.deposits.values() {
+        for d in self.deposits {
             *deposits.entry(d.user).or_default() += 1;
         }
         for (i, a) in self.accounts.iter().enumerate() {
@@ -92,5 +137,35 @@ impl Engine {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::command::{AdminAction, Command};
+    use crate::{Engine, Stamp};
+
+    /// A frozen state's invariants are the live engine's at the moment it was frozen.
+    #[test]
+    fn a_frozen_state_is_checked_as_the_engine_it_was_taken_from() {
+        let mut engine = Engine::new();
+        let run = |engine: &mut Engine, index: u64, command: Command| {
+            engine.apply(Stamp { index, time_ms: 1_000 * index }, command, &mut Vec::new())
+        };
+        run(
+            &mut engine,
+            1,
+            Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() },
+        )
+        .unwrap();
+        let fund = AdminAction::FundHouse { amount: rust_decimal::Decimal::from(1_000) };
+        run(&mut engine, 2, Command::Admin { admin: 1, action: Box::new(fund) }).unwrap();
+        let sound = engine.frozen();
+        engine.ledger.house += crate::money::Money::from_usdt(1);
+        let broken = engine.frozen();
+        assert_eq!(sound.check_invariants(), Ok(()));
+        let violation = engine.check_invariants();
+        assert!(violation.as_ref().is_err_and(|e| e.contains("not conserved")), "{violation:?}");
+        assert_eq!(broken.check_invariants(), violation);
     }
 }

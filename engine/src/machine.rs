@@ -84,6 +84,11 @@ impl wal::StateMachine for Engine {
         Box::new(move || frozen.bytes())
     }
 
+    fn freeze_for_audit(&self) -> wal::FrozenAudit {
+        let frozen = self.frozen();
+        Box::new(move || (frozen.bytes(), frozen.check_invariants()))
+    }
+
     fn restore(bytes: &[u8]) -> Result<Self, DecodeError> {
         Ok(Engine::restore(bytes)?)
     }
@@ -94,6 +99,10 @@ impl wal::StateMachine for Engine {
 
     fn state_hash(&self) -> u64 {
         Engine::state_hash(self)
+    }
+
+    fn snapshot_hash(bytes: &[u8]) -> u64 {
+        crate::snapshot::snapshot_hash(bytes)
     }
 
     fn check_invariants(&self) -> Result<(), String> {

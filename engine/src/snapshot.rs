@@ -21,6 +21,11 @@ use crate::Engine;
 /// The alignment a snapshot's archive is read at.
 const ARCHIVE_ALIGN_BYTES: usize = 16;
 
+/// The state hash of the state a snapshot's bytes hold.
+pub(crate) fn snapshot_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
 /// Bumped whenever the layout below changes.
 pub const SNAPSHOT_VERSION: u32 = 5;
 
@@ -144,7 +149,7 @@ pub struct Frozen {
     applied_index: u64,
     now_ms: u64,
     users: CowVec<User>,
-    accounts: CowVec<Account>,
+    pub(crate) accounts: CowVec<Account>,
     admins: Vec<Admin>,
     products: Vec<Product>,
     last_ticks: Vec<Option<TickRef>>,
@@ -154,10 +159,10 @@ pub struct Frozen {
     limits: Vec<(UserId, LimitsState)>,
     alerts: Vec<PriceAlert>,
     next_alert: AlertId,
-    contracts: CowVec<Option<Contract>>,
-    deposits: Vec<DepositOrder>,
-    withdrawals: Vec<WithdrawOrder>,
-    ledger: Ledger,
+    pub(crate) contracts: CowVec<Option<Contract>>,
+    pub(crate) deposits: Vec<DepositOrder>,
+    pub(crate) withdrawals: Vec<WithdrawOrder>,
+    pub(crate) ledger: Ledger,
     next_contract: ContractId,
     next_order: OrderId,
     next_session: SessionId,
@@ -383,7 +388,7 @@ impl Engine {
 
     /// A digest of the whole state: equal states, equal hashes, on every run and node.
     pub fn state_hash(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.snapshot_bytes())
+        snapshot_hash(&self.snapshot_bytes())
     }
 
     /// A digest of everything but the log position and the clock: a refused command, which

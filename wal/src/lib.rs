@@ -35,7 +35,7 @@ pub mod snapshot;
 pub mod storage;
 
 pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
-pub use machine::{Frozen, Meta, StateMachine};
+pub use machine::{Frozen, FrozenAudit, Meta, StateMachine};
 pub use pipeline::{
     Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery,
     RequestId, Stats, Ticket,

@@ -23,6 +23,10 @@ pub struct Meta {
 /// A machine's state frozen at one moment ([`StateMachine::freeze`]): call it for the bytes.
 pub type Frozen = Box<dyn FnOnce() -> Vec<u8> + Send + Sync>;
 
+/// A state frozen for an audit: called later, on another thread, it gives the state's bytes
+/// (for its hash) and its [`StateMachine::check_invariants`].
+pub type FrozenAudit = Box<dyn FnOnce() -> (Vec<u8>, Result<(), String>) + Send + Sync>;
+
 /// A deterministic state machine that the pipeline journals and drives.
 ///
 /// `apply` must depend only on `self`, `meta` and `command`: no clock, no I/O,
@@ -68,12 +72,31 @@ pub trait StateMachine: Send + 'static {
     /// Index of the last command applied (0 for a fresh machine).
     fn applied_index(&self) -> u64;
     /// A digest of the whole state: equal states give equal hashes.
-    fn state_hash(&self) -> u64;
+    fn state_hash(&self) -> u64
+    where
+        Self: Sized,
+    {
+        Self::snapshot_hash(&self.snapshot())
+    }
+    /// The [`StateMachine::state_hash`] of the state whose snapshot (or frozen state) is
+    /// `bytes`: lets an audit hash the state away from the engine thread.
+    fn snapshot_hash(bytes: &[u8]) -> u64
+    where
+        Self: Sized;
 
     /// Checks the machine's own invariants (money conserved, say); the first violation.
     /// Walks everything: for audits, not for the hot path.
     fn check_invariants(&self) -> Result<(), String> {
         Ok(())
+    }
+
+    /// The state now, for an audit made later by whoever calls the result. By default the
+    /// invariants are checked at once and the state is frozen with [`StateMachine::freeze`];
+    /// a machine that can check them on its frozen state does so there, off the engine thread.
+    fn freeze_for_audit(&self) -> FrozenAudit {
+        let invariants = self.check_invariants();
+        let frozen = self.freeze();
+        Box::new(move || (frozen(), invariants))
     }
 
     /// Time of the last command applied (ms; 0 if unknown): in cluster mode a new leader never

@@ -431,6 +431,10 @@ enum EngineControl<M> {
 /// Audits waiting on the engine thread, at most: more are answered at once, where they are.
 pub const AUDITS_WAITING_MAX: usize = 64;
 
+/// Audited states waiting for their hash behind the one being hashed, at most; more are hashed
+/// on the engine thread.
+const AUDITS_HASHING_QUEUED_MAX: usize = 2;
+
 /// The machine audited between two batches: where, its state hash and its invariants.
 /// In cluster mode batches are Raft entries, the same on every member, so the members audited
 /// at the same requested index audit the same state: their hashes must be equal.
@@ -639,6 +643,7 @@ impl<M: StateMachine> Pipeline<M> {
             last_term,
             snapshot_every_commands: config.snapshot_every_commands,
             audits: Vec::new(),
+            auditor: engine::Auditor::default(),
             shared: Arc::clone(&shared),
         };
         let snapshotter = snapshotter::Snapshotter::<M> {

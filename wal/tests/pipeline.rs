@@ -595,9 +595,47 @@ impl wal::StateMachine for Gated {
         self.kv.applied
     }
 
-    fn state_hash(&self) -> u64 {
-        self.kv.state_hash()
+    fn snapshot_hash(bytes: &[u8]) -> u64 {
+        Kv::snapshot_hash(bytes)
     }
+}
+
+/// How long a test waits for what a working pipeline does at once, before it fails.
+const MINUTE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A pipeline over a [`Gated`] machine; the frozen state's index arrives on the receiver when
+/// a serialisation starts, which then waits for the sender. The sender comes last, so that a
+/// caller binding the four in order drops it first: if a test fails, the serialiser is let go
+/// and the pipeline's shutdown does not wait for it forever.
+#[allow(clippy::type_complexity)]
+fn start_gated(
+    config: &Config,
+) -> (Pipeline<Gated>, Handle<Gated>, crossbeam_channel::Receiver<u64>, crossbeam_channel::Sender<()>)
+{
+    let (started, frozen_at) = crossbeam_channel::bounded(1);
+    let (release, released) = crossbeam_channel::bounded(1);
+    let gate = Gate { started, release: released };
+    let (pipeline, handle) =
+        Pipeline::start(config.clone(), || Gated { kv: Kv::default(), gate: Some(gate) })
+            .expect("start");
+    (pipeline, handle, frozen_at, release)
+}
+
+/// Submits `count` commands from a thread of its own and returns their indexes. A pipeline that
+/// waited for a serialiser held by the test would never answer: the test gives up after a
+/// minute.
+fn answered_meanwhile(handle: &Handle<Gated>, count: u64) -> Vec<u64> {
+    let (answered, answers) = crossbeam_channel::bounded(1);
+    let submitter = handle.clone();
+    std::thread::spawn(move || {
+        let indexes: Vec<u64> = (0..count)
+            .map(|i| submitter.submit_blocking(set(&format!("during{i}"), "1")).unwrap().meta.index)
+            .collect();
+        let _ = answered.send(indexes);
+    });
+    answers
+        .recv_timeout(MINUTE)
+        .expect("commands are answered while a frozen state is being serialised")
 }
 
 /// A snapshot is serialised beside the engine, from the state frozen when it was asked for:
@@ -605,19 +643,10 @@ impl wal::StateMachine for Gated {
 /// not in it.
 #[test]
 fn commands_are_applied_and_answered_while_a_snapshot_is_serialised() {
-    use std::time::Duration;
     use wal::StateMachine;
     let temp = tempfile::tempdir().unwrap();
     let config = config(temp.path());
-    let (started, frozen_at) = crossbeam_channel::bounded(1);
-    let (release, released) = crossbeam_channel::bounded(1);
-    let gate = Gate { started, release: released };
-    let (pipeline, handle) =
-        Pipeline::start(config.clone(), || Gated { kv: Kv::default(), gate: Some(gate) })
-            .expect("start");
-    // Bound after the pipeline, so dropped before it: if the test fails, the serialiser is
-    // let go and the pipeline's shutdown does not wait for it forever.
-    let release = release;
+    let (pipeline, handle, frozen_at, release) = start_gated(&config);
     for i in 0..10 {
         handle.submit_blocking(set(&format!("before{i}"), "1")).unwrap();
     }
@@ -625,22 +654,8 @@ fn commands_are_applied_and_answered_while_a_snapshot_is_serialised() {
         let handle = handle.clone();
         std::thread::spawn(move || handle.snapshot_now())
     };
-    assert_eq!(frozen_at.recv().unwrap(), 10, "frozen at the index it was asked at");
-
-    // The serialiser now waits for the test. A pipeline that waited for it would never answer:
-    // the commands go from a thread of their own, and the test gives up on them after a minute.
-    let (answered, answers) = crossbeam_channel::bounded(1);
-    let submitter = handle.clone();
-    std::thread::spawn(move || {
-        let indexes: Vec<u64> = (0..100)
-            .map(|i| submitter.submit_blocking(set(&format!("during{i}"), "1")).unwrap().meta.index)
-            .collect();
-        let _ = answered.send(indexes);
-    });
-    let indexes = answers
-        .recv_timeout(Duration::from_secs(60))
-        .expect("commands are answered while a snapshot is being serialised");
-    assert_eq!(indexes, (11..=110).collect::<Vec<u64>>());
+    assert_eq!(frozen_at.recv_timeout(MINUTE).unwrap(), 10, "frozen at the index asked at");
+    assert_eq!(answered_meanwhile(&handle, 100), (11..=110).collect::<Vec<u64>>());
     assert!(!snapshotting.is_finished(), "the snapshot was still being serialised");
     release.send(()).unwrap();
     assert_eq!(snapshotting.join().unwrap().unwrap(), 10);
@@ -652,5 +667,30 @@ fn commands_are_applied_and_answered_while_a_snapshot_is_serialised() {
     assert_eq!(handle.recovery().snapshot_index, Some(10));
     assert_eq!(handle.recovery().records_replayed, 100);
     assert_eq!(handle.query(|machine: &Gated| machine.state_hash()).unwrap(), before);
+    pipeline.shutdown().unwrap();
+}
+
+/// An audit hashes the state frozen at its index beside the engine: commands that arrive
+/// meanwhile are answered, and the hash is the state's at that index.
+#[test]
+fn commands_are_answered_while_an_audit_hashes_the_state() {
+    use wal::StateMachine;
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle, frozen_at, release) = start_gated(&config(temp.path()));
+    for i in 0..10 {
+        handle.submit_blocking(set(&format!("before{i}"), "1")).unwrap();
+    }
+    let at_10 = handle.query(|machine: &Gated| machine.state_hash()).unwrap();
+    let auditing = {
+        let handle = handle.clone();
+        std::thread::spawn(move || block_on(handle.audit_at(0)))
+    };
+    assert_eq!(frozen_at.recv_timeout(MINUTE).unwrap(), 10, "frozen where the audit was asked");
+    assert_eq!(answered_meanwhile(&handle, 100), (11..=110).collect::<Vec<u64>>());
+    assert!(!auditing.is_finished(), "the audit was still being hashed");
+    release.send(()).unwrap();
+    let audit = auditing.join().unwrap().unwrap();
+    assert_eq!((audit.index, audit.state_hash), (10, at_10));
+    assert_eq!(audit.invariants, Ok(()));
     pipeline.shutdown().unwrap();
 }

@@ -304,6 +304,7 @@ impl<M: StateMachine> ClusterNode<M> {
             last_term: 0,
             snapshot_every_commands: 0,
             audits: Vec::new(),
+            auditor: engine::Auditor::default(),
             shared: Arc::clone(&shared),
         };
         let engine = spawn_named("wal-engine", move || engine.run())?;

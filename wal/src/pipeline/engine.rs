@@ -3,15 +3,17 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crossbeam_channel::{select, Receiver, Sender, TrySendError};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, select, Receiver, Sender, TrySendError};
 
 use super::journal::DurableBatch;
 use super::snapshotter::Job;
 use super::{
-    Audit, EngineControl, EventBatch, PipelineError, Query, Shared, AUDITS_WAITING_MAX,
-    PREFETCH_AHEAD,
+    spawn_named, Audit, EngineControl, EventBatch, PipelineError, Query, Shared,
+    AUDITS_HASHING_QUEUED_MAX, AUDITS_WAITING_MAX, PREFETCH_AHEAD,
 };
-use crate::machine::{Meta, StateMachine};
+use crate::machine::{FrozenAudit, Meta, StateMachine};
 
 /// The engine thread's state. It alone owns the machine.
 pub(super) struct Engine<M: StateMachine> {
@@ -39,6 +41,8 @@ pub(super) struct Engine<M: StateMachine> {
     pub(super) snapshot_every_commands: u64,
     /// Audits waiting for a batch to reach their index (at most [`AUDITS_WAITING_MAX`]).
     pub(super) audits: Vec<(u64, oneshot::Sender<Audit>)>,
+    /// Hashes and checks audited states beside the engine.
+    pub(super) auditor: Auditor,
     /// Subscribers and counters.
     pub(super) shared: Arc<Shared<M>>,
 }
@@ -71,7 +75,7 @@ impl<M: StateMachine> Engine<M> {
                         self.audits.push((index, answer));
                         if self.audits.len() > AUDITS_WAITING_MAX {
                             let (_, oldest) = self.audits.remove(0);
-                            let _ = oldest.send(self.audit());
+                            self.audit(vec![oldest]);
                         }
                         self.answer_audits();
                     }
@@ -125,13 +129,16 @@ impl<M: StateMachine> Engine<M> {
         }
     }
 
-    /// The machine as it is now.
-    fn audit(&self) -> Audit {
-        Audit {
+    /// Audits the machine as it is now for `answers`: the state is frozen here, and hashed
+    /// and checked by the auditor, so that an audit does not stop the engine for a walk and
+    /// a serialisation of the whole state.
+    fn audit(&mut self, answers: Vec<oneshot::Sender<Audit>>) {
+        let job = AuditJob {
             index: self.machine.applied_index(),
-            state_hash: self.machine.state_hash(),
-            invariants: self.machine.check_invariants(),
-        }
+            state: self.machine.freeze_for_audit(),
+            answers,
+        };
+        self.auditor.submit::<M>(job);
     }
 
     /// Answers the audits whose index the machine has reached.
@@ -140,14 +147,11 @@ impl<M: StateMachine> Engine<M> {
         if !self.audits.iter().any(|(index, _)| *index <= applied) {
             return;
         }
-        let audit = self.audit();
         let (due, waiting) = std::mem::take(&mut self.audits)
             .into_iter()
             .partition::<Vec<_>, _>(|(index, _)| *index <= applied);
         self.audits = waiting;
-        for (_, answer) in due {
-            let _ = answer.send(audit.clone());
-        }
+        self.audit(due.into_iter().map(|(_, answer)| answer).collect());
     }
 
     /// Publishes the batch's events to every subscriber, dropping the ones that are full.
@@ -201,5 +205,69 @@ impl<M: StateMachine> Engine<M> {
         }
         self.since_snapshot = 0;
         self.newest_snapshot = index;
+    }
+}
+
+/// An audit taken on the engine thread whose state hash is still to be computed.
+pub(super) struct AuditJob {
+    index: u64,
+    /// The state at `index`, serialised and checked by whoever answers.
+    state: FrozenAudit,
+    answers: Vec<oneshot::Sender<Audit>>,
+}
+
+impl AuditJob {
+    fn answer(self, hash: fn(&[u8]) -> u64) {
+        let (bytes, invariants) = (self.state)();
+        let audit = Audit { index: self.index, state_hash: hash(&bytes), invariants };
+        for answer in self.answers {
+            // The asker may have given up waiting.
+            let _ = answer.send(audit.clone());
+        }
+    }
+}
+
+/// Answers audits (their state hash and invariants) on a thread of its own, started with the first audit. At most
+/// [`AUDITS_HASHING_QUEUED_MAX`] wait behind the one being hashed (each holds a frozen state);
+/// past that the engine answers in place, a pause as long as a walk and a serialisation of the
+/// state.
+#[derive(Default)]
+pub(super) struct Auditor {
+    jobs: Option<Sender<AuditJob>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Auditor {
+    fn submit<M: StateMachine>(&mut self, job: AuditJob) {
+        if self.jobs.is_none() {
+            let (jobs, queue) = bounded::<AuditJob>(AUDITS_HASHING_QUEUED_MAX);
+            let hashing = spawn_named("wal-auditor", move || {
+                for job in queue {
+                    job.answer(M::snapshot_hash);
+                }
+            });
+            // No thread to spare: every audit is hashed in place.
+            if let Ok(thread) = hashing {
+                (self.jobs, self.thread) = (Some(jobs), Some(thread));
+            }
+        }
+        let job = match &self.jobs {
+            Some(jobs) => match jobs.try_send(job) {
+                Ok(()) => return,
+                Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => job,
+            },
+            None => job,
+        };
+        job.answer(M::snapshot_hash);
+    }
+}
+
+impl Drop for Auditor {
+    /// Lets the audits queued so far be answered, then stops the thread.
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
