@@ -2,7 +2,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, select, Receiver, Sender, TrySendError};
@@ -208,7 +207,7 @@ impl<M: StateMachine> Engine<M> {
     }
 }
 
-/// An audit taken on the engine thread whose state hash is still to be computed.
+/// An audit frozen on the engine thread, its answer still to be computed.
 pub(super) struct AuditJob {
     index: u64,
     /// The state at `index`, serialised and checked by whoever answers.
@@ -227,10 +226,10 @@ impl AuditJob {
     }
 }
 
-/// Answers audits (their state hash and invariants) on a thread of its own, started with the first audit. At most
-/// [`AUDITS_HASHING_QUEUED_MAX`] wait behind the one being hashed (each holds a frozen state);
-/// past that the engine answers in place, a pause as long as a walk and a serialisation of the
-/// state.
+/// Answers audits (state hash and invariants) on a thread of its own, started with the first
+/// audit. At most [`AUDITS_HASHING_QUEUED_MAX`] wait behind the one being answered (each holds
+/// a frozen state); past that the engine answers in place, a pause as long as a walk and a
+/// serialisation of the state.
 #[derive(Default)]
 pub(super) struct Auditor {
     jobs: Option<Sender<AuditJob>>,
@@ -246,7 +245,7 @@ impl Auditor {
                     job.answer(M::snapshot_hash);
                 }
             });
-            // No thread to spare: every audit is hashed in place.
+            // No thread to spare now: this audit is answered in place, the next tries again.
             if let Ok(thread) = hashing {
                 (self.jobs, self.thread) = (Some(jobs), Some(thread));
             }
