@@ -97,10 +97,6 @@ impl wal::StateMachine for Engine {
         self.applied_index
     }
 
-    fn state_hash(&self) -> u64 {
-        Engine::state_hash(self)
-    }
-
     fn snapshot_hash(bytes: &[u8]) -> u64 {
         crate::snapshot::snapshot_hash(bytes)
     }

@@ -711,9 +711,9 @@ fn spawn_named<T: Send + 'static>(
     builder.spawn(body).map_err(|error| PipelineError::Spawn(Arc::new(error)))
 }
 
-/// Restores the newest valid snapshot (or `init()`), then opens the log and replays it
-/// after the snapshot in the same pass (each segment is read once), and checks that the
-/// log continues the snapshot.
+/// Restores the newest valid snapshot (or `init()`) while a reader thread opens the log and
+/// reads, checks and decodes it after the snapshot in one pass (each segment is read once),
+/// then applies the decoded records, and checks that the log continues the snapshot.
 #[allow(clippy::type_complexity)]
 fn recover<M: StateMachine>(
     config: &Config,
