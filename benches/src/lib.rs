@@ -213,8 +213,8 @@ pub fn apply_all(
     let mut stream = stream.into_iter();
     while let Some((stamp, command)) = {
         // As the pipeline's engine thread applies a batch: a few commands ahead prefetched.
-        if let Some((_, ahead)) = stream.as_slice().get(8) {
-            engine.prefetch(ahead);
+        if let Some((ahead_stamp, ahead)) = stream.as_slice().get(8) {
+            engine.prefetch(ahead_stamp.time_ms, ahead);
         }
         stream.next()
     } {

@@ -105,8 +105,8 @@ impl wal::StateMachine for Engine {
         Engine::check_invariants(self)
     }
 
-    fn prefetch(&self, command: &Command) {
-        Engine::prefetch(self, command);
+    fn prefetch(&self, meta: wal::Meta, command: &Command) {
+        Engine::prefetch(self, meta.time_ms, command);
     }
 
     fn set_replaying(&mut self, replaying: bool) {

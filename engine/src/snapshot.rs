@@ -10,7 +10,7 @@ use rkyv::with::{Inline, Map};
 use rustc_hash::FxHashMap;
 
 use crate::cow::CowVec;
-use crate::engine::{Book, Indexes, Ledger};
+use crate::engine::{Book, Due, Indexes, Ledger};
 use crate::terms::Terms;
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
@@ -356,12 +356,12 @@ impl Engine {
             slab.reserve(contracts.len());
             // Sorted by id = acceptance order, so waiting queues come back in the same order.
             for c in contracts {
-                let (product, entered, duration_ms, expiry_ms) =
-                    (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms);
+                let (product, entered, duration_ms, expiry_ms, user) =
+                    (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms, c.user);
                 let at = slab.insert(c);
                 let book = &mut books[product];
                 if entered {
-                    book.schedule(duration_ms, expiry_ms, at);
+                    book.schedule(duration_ms, Due { expiry_ms, at, user });
                 } else {
                     book.waiting.push_back(at);
                 }

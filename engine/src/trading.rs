@@ -11,6 +11,7 @@ use rust_decimal::Decimal;
 
 use crate::command::PlaceOrder;
 use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
+use crate::engine::Due;
 use crate::event::{CommandResult, Event, Reply, Settlement};
 use crate::money::{is_valid_price, Money, Rate};
 use crate::slab::SlotRef;
@@ -164,7 +165,7 @@ impl Engine {
             contract.expiry_ms = expiry_ms;
             let (id, user) = (contract.id, contract.user);
             let duration_ms = contract.duration_ms;
-            self.books[book].schedule(duration_ms, expiry_ms, at);
+            self.books[book].schedule(duration_ms, Due { expiry_ms, at, user });
             if !self.quiet {
                 events.push(Event::ContractEntered { contract: id, user, entry: tick, expiry_ms });
             }
@@ -213,17 +214,17 @@ impl Engine {
         // dozen at most in steady trading), so their misses overlap; then, while settling,
         // a contract further on and the account of a nearer one.
         for queue in &self.books[at].expiring {
-            for &(expiry, slot) in queue.contracts.iter().take(PREFETCH_CONTRACTS_MAX) {
-                if !is_due(expiry) {
+            for due in queue.contracts.iter().take(PREFETCH_CONTRACTS_MAX) {
+                if !is_due(due.expiry_ms) {
                     break;
                 }
-                self.contracts.prefetch(slot);
+                self.contracts.prefetch(due.at);
             }
         }
         let mut settled = 0;
         while let Some(q) = self.books[at].earliest() {
             let queue = &mut self.books[at].expiring[q].contracts;
-            let Some(&(_, slot)) = queue.front().filter(|&&(expiry, _)| is_due(expiry)) else {
+            let Some(slot) = queue.front().filter(|d| is_due(d.expiry_ms)).map(|d| d.at) else {
                 break;
             };
             queue.pop_front();
@@ -241,21 +242,21 @@ impl Engine {
     }
 
     /// While settling the contract just taken from `queue`, brings into cache the contract of a
-    /// later one (past those requested up front) and the account of a nearer one (whose
-    /// contract came in by now): settling walks contracts and accounts at random, and without
-    /// this each waited for memory in turn. A contract not yet due costs one wasted request.
+    /// later one (past those requested up front) and the account of a nearer one: settling
+    /// walks contracts and accounts at random, and without this each waited for memory in
+    /// turn. A contract not yet due costs one wasted request.
     #[inline]
     fn prefetch_settlement(
         contracts: &crate::slab::Slab,
         accounts: &crate::cow::CowVec<crate::types::Account>,
-        queue: &std::collections::VecDeque<(u64, SlotRef)>,
+        queue: &std::collections::VecDeque<Due>,
     ) {
         const ACCOUNT_AHEAD: usize = 3;
-        if let Some(&(_, ahead)) = queue.get(PREFETCH_CONTRACTS_MAX - 1) {
-            contracts.prefetch(ahead);
+        if let Some(ahead) = queue.get(PREFETCH_CONTRACTS_MAX - 1) {
+            contracts.prefetch(ahead.at);
         }
-        if let Some(contract) = queue.get(ACCOUNT_AHEAD).and_then(|&(_, at)| contracts.get(at)) {
-            accounts.prefetch(contract.user as usize - 1);
+        if let Some(nearer) = queue.get(ACCOUNT_AHEAD) {
+            accounts.prefetch((nearer.user as usize).wrapping_sub(1));
         }
     }
 

@@ -105,9 +105,9 @@ pub trait StateMachine: Send + 'static {
         0
     }
 
-    /// Brings what `command` will touch into cache; the pipeline calls it a few commands ahead
-    /// of `apply` within a batch. A hint: it must change nothing.
-    fn prefetch(&self, _command: &Self::Command) {}
+    /// Brings what `command`, to be applied at `meta`, will touch into cache; the pipeline
+    /// calls it a few commands ahead of `apply` within a batch. A hint: it must change nothing.
+    fn prefetch(&self, _meta: Meta, _command: &Self::Command) {}
 
     /// Told `true` before start-up replay and `false` after it. Replay discards every event,
     /// so a machine may skip building them meanwhile; its state must not depend on this.

@@ -807,12 +807,12 @@ fn recover<M: StateMachine>(
         for batch in &batches {
             // The accounts of a few records ahead are requested from memory first.
             let mut batch = VecDeque::from(batch);
-            for (_, command) in batch.iter().take(PREFETCH_AHEAD) {
-                machine.prefetch(command);
+            for (meta, command) in batch.iter().take(PREFETCH_AHEAD) {
+                machine.prefetch(*meta, command);
             }
             while let Some((meta, command)) = batch.pop_front() {
-                if let Some((_, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
-                    machine.prefetch(ahead);
+                if let Some((ahead_meta, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
+                    machine.prefetch(*ahead_meta, ahead);
                 }
                 apply(&mut machine, meta, command)?;
             }

@@ -97,7 +97,9 @@ impl<M: StateMachine> Engine<M> {
             for (meta, reply) in batch.metas.iter().zip(batch.replies.drain(..)) {
                 // What a command a few places ahead will touch comes into cache meanwhile.
                 if let Some(ahead) = commands.as_slice().get(PREFETCH_AHEAD) {
-                    self.machine.prefetch(ahead);
+                    let ahead_meta =
+                        batch.metas[batch.metas.len() - commands.len() + PREFETCH_AHEAD];
+                    self.machine.prefetch(ahead_meta, ahead);
                 }
                 let command = commands.next().expect("a command per meta");
                 let result = self.machine.apply(*meta, command, &mut self.events);
