@@ -9,8 +9,11 @@
 //! is well under a millisecond).
 //!
 //! Reads cost one more indirection through a table of chunk pointers small enough to stay in
-//! cache.
+//! cache. Writes check ownership in a table of their own: asking the `Arc` (a locked
+//! instruction on its count) on every write made each one wait for the writes before it to
+//! reach memory, and the engine's loop lives on overlapping those misses.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Elements per chunk (a power of two). At 130-170 bytes an account or a contract, a chunk
@@ -22,19 +25,32 @@ pub(crate) const CHUNK: usize = 256;
 #[derive(Debug)]
 pub(crate) struct CowVec<T> {
     chunks: Vec<Arc<Vec<T>>>,
+    /// For each chunk, the value of `clones` when this vector last found it its own: equal to
+    /// `clones` now means nothing has shared it since, so it can be written without asking.
+    owned_at: Vec<u64>,
+    /// Clones taken of this vector so far, plus one (0 in `owned_at` means never found own).
+    clones: AtomicU64,
     len: usize,
 }
 
 impl<T> Default for CowVec<T> {
     fn default() -> Self {
-        CowVec { chunks: Vec::new(), len: 0 }
+        CowVec { chunks: Vec::new(), owned_at: Vec::new(), clones: AtomicU64::new(1), len: 0 }
     }
 }
 
-/// Cheap: shares every chunk.
+/// Cheap: shares every chunk. Both sides then copy a chunk before their first write to it.
 impl<T> Clone for CowVec<T> {
     fn clone(&self) -> Self {
-        CowVec { chunks: self.chunks.clone(), len: self.len }
+        // Relaxed is enough: a later `&mut self` on any thread is ordered after this `&self`
+        // by whatever handed the vector over.
+        self.clones.fetch_add(1, Ordering::Relaxed);
+        CowVec {
+            chunks: self.chunks.clone(),
+            owned_at: vec![0; self.owned_at.len()],
+            clones: AtomicU64::new(1),
+            len: self.len,
+        }
     }
 }
 
@@ -53,8 +69,30 @@ impl<T: Clone> CowVec<T> {
     /// The element at `at`, to change: copies its chunk first if a clone shares it.
     #[inline]
     pub(crate) fn get_mut(&mut self, at: usize) -> Option<&mut T> {
-        let chunk = self.chunks.get_mut(at / CHUNK)?;
-        owned(chunk).get_mut(at % CHUNK)
+        if at / CHUNK >= self.chunks.len() {
+            return None;
+        }
+        self.chunk_mut(at / CHUNK).get_mut(at % CHUNK)
+    }
+
+    /// Chunk `c` (which exists), to change: copied first if a clone may share it.
+    #[inline]
+    fn chunk_mut(&mut self, c: usize) -> &mut Vec<T> {
+        let clones = *self.clones.get_mut();
+        if self.owned_at[c] != clones {
+            owned(&mut self.chunks[c]);
+            self.owned_at[c] = clones;
+        }
+        let chunk = Arc::as_ptr(&self.chunks[c]).cast_mut();
+        // SAFETY: `owned_at[c] == clones` says that `owned` found (or made) this `Arc` the
+        // only one of its chunk, with no weak pointer (none is ever made), and that no clone
+        // of this vector has been taken since: cloning the vector is the only way its chunks'
+        // `Arc`s are cloned, and every clone bumps `clones`. So nothing else can reach the
+        // chunk, and `&mut self` keeps it so for the returned borrow.
+        #[allow(unsafe_code)]
+        unsafe {
+            &mut *chunk
+        }
     }
 
     /// Asks the CPU to bring the element at `at` into cache ahead of its use: the engine's
@@ -69,12 +107,13 @@ impl<T: Clone> CowVec<T> {
 
     /// Appends an element.
     pub(crate) fn push(&mut self, value: T) {
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => owned(chunk).push(value),
+        match self.chunks.last() {
+            Some(chunk) if chunk.len() < CHUNK => self.chunk_mut(self.chunks.len() - 1).push(value),
             _ => {
                 let mut chunk = Vec::with_capacity(CHUNK);
                 chunk.push(value);
                 self.chunks.push(Arc::new(chunk));
+                self.owned_at.push(*self.clones.get_mut());
             }
         }
         self.len += 1;
@@ -87,7 +126,9 @@ impl<T: Clone> CowVec<T> {
 
     /// Room for `n` more elements' chunks in the chunk table.
     pub(crate) fn reserve(&mut self, n: usize) {
-        self.chunks.reserve((self.len + n).div_ceil(CHUNK).saturating_sub(self.chunks.len()));
+        let more = (self.len + n).div_ceil(CHUNK).saturating_sub(self.chunks.len());
+        self.chunks.reserve(more);
+        self.owned_at.reserve(more);
     }
 }
 
@@ -118,15 +159,15 @@ fn prefetch_line(p: *const u8) {
     let _ = p;
 }
 
-/// The chunk to write to, copied first (with room for a full chunk) if anyone shares it.
-#[inline]
-fn owned<T: Clone>(chunk: &mut Arc<Vec<T>>) -> &mut Vec<T> {
+/// Makes `chunk` the only `Arc` of its chunk, copying it first (with room for a full chunk)
+/// if anyone shares it.
+#[cold]
+fn owned<T: Clone>(chunk: &mut Arc<Vec<T>>) {
     if Arc::get_mut(chunk).is_none() {
         let mut copy = Vec::with_capacity(CHUNK);
         copy.extend_from_slice(chunk);
         *chunk = Arc::new(copy);
     }
-    Arc::get_mut(chunk).expect("a chunk just copied is not shared")
 }
 
 impl<T: Clone> FromIterator<T> for CowVec<T> {
@@ -151,7 +192,8 @@ impl<T: Clone> std::ops::Index<usize> for CowVec<T> {
 impl<T: Clone> std::ops::IndexMut<usize> for CowVec<T> {
     #[inline]
     fn index_mut(&mut self, at: usize) -> &mut T {
-        &mut owned(&mut self.chunks[at / CHUNK])[at % CHUNK]
+        assert!(at / CHUNK < self.chunks.len(), "index {at} out of range");
+        &mut self.chunk_mut(at / CHUNK)[at % CHUNK]
     }
 }
 
@@ -179,5 +221,31 @@ mod tests {
             live.chunks.iter().zip(&frozen.chunks).filter(|(a, b)| Arc::ptr_eq(a, b)).count();
         assert_eq!(shared, 1);
         assert_eq!(live.get(CHUNK * 4), None);
+    }
+
+    #[test]
+    fn a_chunk_written_since_one_clone_is_copied_again_for_the_next() {
+        let mut live: CowVec<u64> = (0..(CHUNK as u64 * 2)).collect();
+        let first = live.clone();
+        live[1] = 10; // copies chunk 0, which is then the live side's own
+        live[2] = 20; // no copy: still its own
+        let second = live.clone();
+        live[1] = 11; // shared again with `second`: copied again
+        let mut third = live.clone();
+        third[CHUNK] = 30; // the clone's writes copy too, and leave the original alone
+        assert_eq!((first[1], first[2]), (1, 2));
+        assert_eq!((second[1], second[2]), (10, 20));
+        assert_eq!((live[1], live[2], live[CHUNK]), (11, 20, CHUNK as u64));
+        assert_eq!((third[1], third[CHUNK]), (11, 30));
+        drop((first, second));
+        // Once every clone is gone a write finds the chunk its own again, without a copy.
+        drop(third);
+        let before = Arc::as_ptr(&live.chunks[0]);
+        live[3] = 33;
+        assert_eq!(Arc::as_ptr(&live.chunks[0]), before);
+        *live.get_mut(CHUNK + 1).unwrap() = 44;
+        live.push(55);
+        assert_eq!((live[3], live[CHUNK + 1], live[CHUNK * 2]), (33, 44, 55));
+        assert_eq!(live.get_mut(CHUNK * 3), None);
     }
 }
