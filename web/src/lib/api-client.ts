@@ -120,7 +120,7 @@ export function createApiClient(options: ApiClientOptions) {
       init.signal?.removeEventListener('abort', abort);
     }
 
-    let payload: unknown = null;
+    let payload: unknown;
     try {
       payload = await response.json();
     } catch {

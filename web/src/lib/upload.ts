@@ -31,7 +31,7 @@ export function upload<T>(client: ApiClient, path: string, file: Blob, init: Upl
       if (event.lengthComputable && event.total > 0) init.onProgress?.(Math.min(100, Math.floor((event.loaded / event.total) * 100)));
     };
     xhr.onload = () => {
-      let payload: unknown = null;
+      let payload: unknown;
       try {
         payload = JSON.parse(xhr.responseText) as unknown;
       } catch {
