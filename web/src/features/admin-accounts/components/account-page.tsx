@@ -19,13 +19,15 @@ export function AccountPage() {
   const admin = useAdminSession((s) => s.admin);
   const { hash, key } = useLocation();
   const password = useRef<HTMLElement>(null);
+  // The form is there once the admin is: the effect runs again when they arrive.
+  const loaded = admin !== null;
 
   useEffect(() => {
     if (hash !== '#password' || !password.current) return;
     password.current.scrollIntoView?.({ block: 'start' });
     password.current.querySelector('input')?.focus();
     // `key` too: the menu's link again while already here moves there again.
-  }, [hash, key, admin === null]);
+  }, [hash, key, loaded]);
 
   return (
     <div className="admin-page admin-account-page">

@@ -5,7 +5,7 @@
  * is already filtered by the language header; live frames go to every user). A notice an
  * admin withdraws closes at once.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
@@ -24,13 +24,15 @@ export function NoticeModal() {
   const { t, i18n } = useTranslation();
   const signedIn = useSession((s) => s.token !== null);
   const [notice, setNotice] = useState<Notice | null>(null);
+  // Read when the answer comes, not a reason to look again: a language change does not.
+  const isForLanguage = useEffectEvent((shown: Notice) => noticeIsFor(shown, i18n.language));
 
   useEffect(() => {
     if (!signedIn) return;
     api.get<Page<Notice>>('/notices', { query: { page: 1, pageSize: 1 } }).then(
       ({ items }) => {
         const newest = items[0];
-        if (newest && newest.time > seen() && noticeIsFor(newest, i18n.language)) setNotice(newest);
+        if (newest && newest.time > seen() && isForLanguage(newest)) setNotice(newest);
       },
       () => undefined,
     );

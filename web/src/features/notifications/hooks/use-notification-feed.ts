@@ -14,7 +14,7 @@
  * `security` frame, and caught up from the security history on each authentication as price
  * alerts are.
  */
-import { useEffect } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { api } from '@/lib/api';
@@ -185,6 +185,10 @@ export function useNotificationFeed(): void {
     if (uid !== null) markSeen(StorageKey.securityEventsSeen, uid, data.until);
   });
 
+  // The catch-up below announces with the hook's values of the moment its answers come; they
+  // are not a reason to ask again (only a new sign-in or connection is).
+  const announceMissed = useEffectEvent(announce);
+
   useEffect(() => {
     if (!authenticated || uid === null) return undefined;
     let stale = false;
@@ -196,7 +200,7 @@ export function useNotificationFeed(): void {
         const since = Date.now() - FIRST_WINDOW_MS;
         const missed = items.filter((a) => (seen === undefined ? (a.firedAt ?? 0) >= since : a.id > seen)).reverse();
         // One tone for the lot, on the newest.
-        missed.forEach((a, i) => announce(alertNotification(a), 'priceAlerts', i === missed.length - 1));
+        missed.forEach((a, i) => announceMissed(alertNotification(a), 'priceAlerts', i === missed.length - 1));
         if (items[0]) markSeen(StorageKey.priceAlertsSeen, uid, items[0].id);
       })
       .catch(() => undefined);
@@ -210,7 +214,7 @@ export function useNotificationFeed(): void {
         const missed = items.filter((e) => (seen === undefined ? e.time >= since : e.until > seen)).reverse();
         missed.forEach((e, i) => {
           const item = securityNotification(e);
-          if (item) announce(item, null, i === missed.length - 1);
+          if (item) announceMissed(item, null, i === missed.length - 1);
         });
         if (items[0]) markSeen(StorageKey.securityEventsSeen, uid, items[0].until);
       })

@@ -3,7 +3,7 @@
  * History comes over HTTP and the forming candle from the websocket; the chart itself lives
  * in a {@link ChartController} created once and removed on unmount.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ErrorState, Spinner } from '@/components/states';
@@ -78,10 +78,13 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   const [hover, setHover] = useState<ChartCandle | null>(null);
   const [latest, setLatest] = useState<ChartCandle | null>(null);
 
+  // The language the chart starts in, read when it is created, not a reason to create it again.
+  const startLanguage = useEffectEvent(() => i18n.language);
+
   // The chart: created once for this symbol's precision, removed on unmount.
   useEffect(() => {
     if (!container.current) return undefined;
-    const chart = new ChartController(container.current, { precision, language: i18n.language });
+    const chart = new ChartController(container.current, { precision, language: startLanguage() });
     controller.current = chart;
     const offCrosshair = chart.onCrosshair(setHover);
     return () => {
