@@ -21,7 +21,9 @@ use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
 use super::two_factor;
 use super::users::{user_view, UserView};
 use super::wallet::{team_of, Generation};
-use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope};
+use super::{
+    ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey,
+};
 use crate::readmodel::{
     AuditRow, ContractRow, DayRow, NoticeRow, OrderRow, Page, Paging, ReadModel, Totals,
 };
@@ -129,6 +131,7 @@ pub struct AdminLoginBody {
     responses((status = 200, body = Envelope<AdminLogin>), (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn login(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     client: Client,
     Body(body): Body<AdminLoginBody>,
 ) -> Answer<AdminLogin> {
@@ -177,7 +180,7 @@ async fn login(
     guard.succeeded(&account, &client.ip);
     let session =
         SessionInfo { ttl_ms: ADMIN_SESSION_TTL_MS, device: client.device, ip: client.ip };
-    let reply = state.submit(Command::CreateAdminSession { admin: id, session }).await?;
+    let reply = state.submit(key, Command::CreateAdminSession { admin: id, session }).await?;
     let Reply::SessionCreated { session, expires_ms } = reply else {
         return Err(ApiError::internal("unexpected reply"));
     };
@@ -199,8 +202,8 @@ async fn login(
 /// End the admin session.
 #[utoipa::path(post, path = "/api/admin/logout", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope)))]
-async fn logout(State(state): State<AppState>, admin: Admin) -> Answer<Empty> {
-    state.submit(Command::EndAdminSession { admin: admin.id, session: admin.session }).await?;
+async fn logout(State(state): State<AppState>, key: IdempotencyKey, admin: Admin) -> Answer<Empty> {
+    state.submit(key, Command::EndAdminSession { admin: admin.id, session: admin.session }).await?;
     ok(Empty {})
 }
 
@@ -224,8 +227,14 @@ async fn me(State(state): State<AppState>, admin: Admin) -> Answer<AdminView> {
     })
 }
 
-pub(super) async fn act(state: &AppState, admin: &Admin, action: AdminAction) -> ApiResult<Reply> {
-    state.submit(Command::Admin { admin: admin.id, action: Box::new(action) }).await
+/// Submits an admin's action, with the request's key.
+pub(super) async fn act(
+    state: &AppState,
+    admin: &Admin,
+    key: IdempotencyKey,
+    action: AdminAction,
+) -> ApiResult<Reply> {
+    state.submit(key, Command::Admin { admin: admin.id, action: Box::new(action) }).await
 }
 
 /// Key figures.
@@ -554,13 +563,14 @@ pub struct FreezeBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn freeze(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u32>,
     Body(body): Body<FreezeBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Users)?;
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
-    act(&state, &admin, AdminAction::SetUserFrozen { user: id, frozen: body.frozen, reason })
+    act(&state, &admin, key, AdminAction::SetUserFrozen { user: id, frozen: body.frozen, reason })
         .await?;
     ok(Empty {})
 }
@@ -583,6 +593,7 @@ pub struct AdjustBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "USER_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "HOUSE_EXPOSURE_LIMIT: the house cannot cover a credit", body = ErrorEnvelope)))]
 async fn adjust(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u32>,
     Body(body): Body<AdjustBody>,
@@ -595,7 +606,7 @@ async fn adjust(
     let magnitude = dto::amount("amount", magnitude)?;
     let delta = if negative { -magnitude } else { magnitude };
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
-    act(&state, &admin, AdminAction::AdjustBalance { user: id, delta, reason }).await?;
+    act(&state, &admin, key, AdminAction::AdjustBalance { user: id, delta, reason }).await?;
     ok(Empty {})
 }
 
@@ -657,6 +668,7 @@ fn rate(field: &'static str, value: &str) -> ApiResult<Decimal> {
     responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn set_rule(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<RuleBody>,
 ) -> Answer<Vec<RuleView>> {
@@ -672,7 +684,7 @@ async fn set_rule(
         fee_rate: rate("feeRate", &body.fee_rate)?,
         enabled: body.enabled,
     };
-    act(&state, &admin, AdminAction::SetRule(rule)).await?;
+    act(&state, &admin, key, AdminAction::SetRule(rule)).await?;
     ok(state.query(rule_views).await?)
 }
 
@@ -682,11 +694,12 @@ async fn set_rule(
     responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "RULE_NOT_FOUND", body = ErrorEnvelope)))]
 async fn remove_rule(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(duration): PathValue<u32>,
 ) -> Answer<Vec<RuleView>> {
     admin.writes(Area::Rules)?;
-    act(&state, &admin, AdminAction::RemoveRule { duration_secs: duration }).await?;
+    act(&state, &admin, key, AdminAction::RemoveRule { duration_secs: duration }).await?;
     ok(state.query(rule_views).await?)
 }
 
@@ -810,11 +823,12 @@ async fn recharge_pending(State(state): State<AppState>, admin: Admin) -> Answer
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn recharge_approve(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, AdminAction::ApproveDeposit { order: id }).await?;
+    act(&state, &admin, key, AdminAction::ApproveDeposit { order: id }).await?;
     ok(Empty {})
 }
 
@@ -824,13 +838,14 @@ async fn recharge_approve(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn recharge_reject(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, AdminAction::RejectDeposit { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::RejectDeposit { order: id, remark }).await?;
     ok(Empty {})
 }
 
@@ -869,11 +884,12 @@ async fn withdraw_pending(State(state): State<AppState>, admin: Admin) -> Answer
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_approve(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, AdminAction::ApproveWithdrawal { order: id }).await?;
+    act(&state, &admin, key, AdminAction::ApproveWithdrawal { order: id }).await?;
     ok(Empty {})
 }
 
@@ -883,13 +899,14 @@ async fn withdraw_approve(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_reject(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, AdminAction::RejectWithdrawal { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::RejectWithdrawal { order: id, remark }).await?;
     ok(Empty {})
 }
 
@@ -899,11 +916,12 @@ async fn withdraw_reject(
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_paid(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, AdminAction::CompleteWithdrawal { order: id }).await?;
+    act(&state, &admin, key, AdminAction::CompleteWithdrawal { order: id }).await?;
     ok(Empty {})
 }
 
@@ -914,13 +932,14 @@ async fn withdraw_paid(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn withdraw_failed(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
     Body(body): Body<RemarkBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, AdminAction::FailWithdrawal { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::FailWithdrawal { order: id, remark }).await?;
     ok(Empty {})
 }
 
@@ -954,6 +973,7 @@ async fn deposit_accounts(
     responses((status = 200, body = Envelope<Vec<dto::DepositAccountView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn set_deposit_accounts(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<DepositAccountsBody>,
 ) -> Answer<Vec<dto::DepositAccountView>> {
@@ -963,7 +983,7 @@ async fn set_deposit_accounts(
     }
     let accounts =
         body.accounts.iter().map(dto::DepositAccountView::parse).collect::<Result<Vec<_>, _>>()?;
-    act(&state, &admin, AdminAction::SetDepositAccounts(accounts)).await?;
+    act(&state, &admin, key, AdminAction::SetDepositAccounts(accounts)).await?;
     deposit_accounts(State(state), admin).await
 }
 
@@ -1069,6 +1089,7 @@ pub struct AddProductBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND: not in the catalogue", body = ErrorEnvelope), (status = 409, description = "PRODUCT_LISTED", body = ErrorEnvelope)))]
 async fn add_product(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<AddProductBody>,
 ) -> Answer<Empty> {
@@ -1080,7 +1101,7 @@ async fn add_product(
     if state.query(move |e| e.product(symbol).is_some()).await? {
         return Err(ApiError::new(StatusCode::CONFLICT, "PRODUCT_LISTED"));
     }
-    act(&state, &admin, market_feed::feed::listing(&instrument)).await?;
+    act(&state, &admin, key, market_feed::feed::listing(&instrument)).await?;
     state.market.list(symbol);
     ok(Empty {})
 }
@@ -1110,6 +1131,7 @@ pub struct ProductBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn update_product(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(code): PathValue<String>,
     Body(body): Body<ProductBody>,
@@ -1128,7 +1150,7 @@ async fn update_product(
         enabled: body.enabled,
         hours: product.hours,
     };
-    act(&state, &admin, action).await?;
+    act(&state, &admin, key, action).await?;
     ok(Empty {})
 }
 
@@ -1307,6 +1329,7 @@ async fn config(State(state): State<AppState>, admin: Admin) -> Answer<SystemCon
     responses((status = 200, body = Envelope<SystemConfig>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn update_config(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<SystemConfig>,
 ) -> Answer<SystemConfig> {
@@ -1356,7 +1379,7 @@ async fn update_config(
             LinkKind::Web,
         )?,
     };
-    act(&state, &admin, AdminAction::UpdateSettings(Box::new(settings))).await?;
+    act(&state, &admin, key, AdminAction::UpdateSettings(Box::new(settings))).await?;
     ok(state.query(|e| config_of(e.settings())).await?)
 }
 
@@ -1394,6 +1417,7 @@ async fn notices(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "NOTICE_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "NOTICE_WITHDRAWN", body = ErrorEnvelope)))]
 async fn withdraw_notice(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
@@ -1403,7 +1427,7 @@ async fn withdraw_notice(
     if notice.withdrawn_at.is_some() {
         return Err(ApiError::new(StatusCode::CONFLICT, "NOTICE_WITHDRAWN"));
     }
-    act(&state, &admin, AdminAction::WithdrawNotice { notice: id }).await?;
+    act(&state, &admin, key, AdminAction::WithdrawNotice { notice: id }).await?;
     ok(Empty {})
 }
 
@@ -1412,6 +1436,7 @@ async fn withdraw_notice(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn broadcast(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<NoticeBody>,
 ) -> Answer<Empty> {
@@ -1422,7 +1447,7 @@ async fn broadcast(
     if !(lang.is_empty() || LANGUAGES.contains(&lang.as_str())) {
         return Err(ApiError::invalid("lang", "notice"));
     }
-    act(&state, &admin, AdminAction::BroadcastNotice { title, body: text, lang }).await?;
+    act(&state, &admin, key, AdminAction::BroadcastNotice { title, body: text, lang }).await?;
     ok(Empty {})
 }
 
@@ -1509,11 +1534,12 @@ pub struct FundBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 async fn fund_house(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<FundBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::House)?;
     let amount = dto::amount("amount", &body.amount)?;
-    act(&state, &admin, AdminAction::FundHouse { amount }).await?;
+    act(&state, &admin, key, AdminAction::FundHouse { amount }).await?;
     ok(Empty {})
 }

@@ -20,7 +20,7 @@ use super::users::{
     check_own_password, ChangePasswordBody, TwoFactorBody, TwoFactorOffBody, TwoFactorSetup,
     TwoFactorState,
 };
-use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
+use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -107,6 +107,7 @@ pub struct CreateAdminBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
 async fn create_admin(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<CreateAdminBody>,
 ) -> Answer<Empty> {
@@ -115,7 +116,7 @@ async fn create_admin(
     let password = dto::password("password", &body.password)?;
     let role = Role::from_name(&body.role).ok_or_else(|| ApiError::invalid("role", "role"))?;
     let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
-    act(&state, &admin, AdminAction::CreateAdmin { username, password_hash, role }).await?;
+    act(&state, &admin, key, AdminAction::CreateAdmin { username, password_hash, role }).await?;
     ok(Empty {})
 }
 
@@ -134,12 +135,13 @@ pub struct DisabledBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "ADMIN_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "ADMIN_KEPT: nobody disables themselves", body = ErrorEnvelope)))]
 async fn set_disabled(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     PathValue(id): PathValue<u32>,
     Body(body): Body<DisabledBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Admins)?;
-    act(&state, &admin, AdminAction::SetAdminDisabled { admin: id, disabled: body.disabled })
+    act(&state, &admin, key, AdminAction::SetAdminDisabled { admin: id, disabled: body.disabled })
         .await?;
     ok(Empty {})
 }
@@ -149,6 +151,7 @@ async fn set_disabled(
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn change_password(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<ChangePasswordBody>,
 ) -> Answer<Empty> {
@@ -165,7 +168,8 @@ async fn change_password(
     }
     let password_hash = state.hasher.hash(new_password).await.map_err(|_| ApiError::busy())?;
     let keep_session = admin.session;
-    act(&state, &admin, AdminAction::ChangeOwnPassword { password_hash, keep_session }).await?;
+    act(&state, &admin, key, AdminAction::ChangeOwnPassword { password_hash, keep_session })
+        .await?;
     ok(Empty {})
 }
 
@@ -202,6 +206,7 @@ async fn two_factor_setup(State(state): State<AppState>, admin: Admin) -> Answer
     responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn two_factor_enable(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     Body(body): Body<TwoFactorBody>,
 ) -> Answer<TwoFactorState> {
@@ -213,7 +218,7 @@ async fn two_factor_enable(
         return Err(ApiError::invalid("secret", "body"));
     }
     let step = two_factor::setup_step(&secret, &body.code, state.now())?;
-    act(&state, &admin, AdminAction::SetOwnTotp { secret: Some(secret) }).await?;
+    act(&state, &admin, key, AdminAction::SetOwnTotp { secret: Some(secret) }).await?;
     two_factor::spend_setup_step(&state, Principal::Admin(admin.id), step).await?;
     ok(TwoFactorState { enabled: true })
 }
@@ -223,6 +228,7 @@ async fn two_factor_enable(
     responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn two_factor_disable(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     admin: Admin,
     client: Client,
     Body(body): Body<TwoFactorOffBody>,
@@ -235,6 +241,6 @@ async fn two_factor_disable(
     check_own_password(&state, &format!("admin:{id}"), hash, &body.password).await?;
     let who = Principal::Admin(id);
     two_factor::verify(&state, who, &secret, Some(&body.code), client.language).await?;
-    act(&state, &admin, AdminAction::SetOwnTotp { secret: None }).await?;
+    act(&state, &admin, key, AdminAction::SetOwnTotp { secret: None }).await?;
     ok(TwoFactorState { enabled: false })
 }

@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::auth::{Body, Params, PathValue, User};
 use super::dto::{self, PageQuery};
-use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
+use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::readmodel::{AlertRow, Page};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -64,6 +64,7 @@ async fn alerts(State(state): State<AppState>, user: User) -> Answer<AlertsAnswe
         (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_PRICE_ALERTS", body = ErrorEnvelope)))]
 async fn set_alert(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<NewAlert>,
 ) -> Answer<AlertRow> {
@@ -83,7 +84,7 @@ async fn set_alert(
         return Err(ApiError::invalid("price", "price_at_market"));
     }
     let command = Command::SetPriceAlert { user: user.id, symbol, price };
-    match state.submit(command).await? {
+    match state.submit(key, command).await? {
         Reply::AlertCreated { alert } => ok(AlertRow::waiting(&alert)),
         _ => Err(ApiError::internal("set alert answered otherwise")),
     }
@@ -95,10 +96,11 @@ async fn set_alert(
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 404, description = "PRICE_ALERT_NOT_FOUND", body = ErrorEnvelope)))]
 async fn cancel_alert(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
-    state.submit(Command::CancelPriceAlert { user: user.id, alert: id }).await?;
+    state.submit(key, Command::CancelPriceAlert { user: user.id, alert: id }).await?;
     ok(Empty {})
 }
 

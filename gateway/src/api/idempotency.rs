@@ -1,24 +1,19 @@
 //! `Idempotency-Key`: a client's id for one request, sent again with a retry (an order sent
-//! just before a failover, say). It travels with the first command the request submits; in
-//! cluster mode the replicated state remembers it, so the retry is answered, not applied twice.
+//! just before a failover, say). The handler passes it, as an [`IdempotencyKey`], with the
+//! first command the request submits; in cluster mode the replicated state remembers it, so
+//! the retry is answered, not applied twice.
 //!
 //! The key is 1 to 64 visible ASCII characters (a UUID, say); anything else is refused (400), so
 //! a client never believes it is protected when it is not.
 
-use std::cell::Cell;
-
-use axum::extract::Request;
-use axum::http::StatusCode;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use wal::RequestId;
 
 use super::ApiError;
-
-tokio::task_local! {
-    /// The key of the request being handled, until its first command takes it.
-    static KEY: Cell<Option<RequestId>>;
-}
 
 /// Longest key accepted.
 pub const KEY_CHARS_MAX: usize = 64;
@@ -30,30 +25,53 @@ pub fn parse(value: &str) -> Option<RequestId> {
         .then(|| RequestId::from_key(value.as_bytes()))
 }
 
-/// Makes the request's key available to [`take`] while the request is handled.
-pub async fn scope(request: Request, next: Next) -> Response {
-    let key = match request.headers().get("idempotency-key") {
-        None => None,
-        Some(value) => match value.to_str().ok().and_then(parse) {
-            Some(key) => Some(key),
-            None => {
-                let refused = ApiError::new(StatusCode::BAD_REQUEST, "VALIDATION")
-                    .arg("field", "Idempotency-Key");
-                return ApiError {
-                    key: "api.error.VALIDATION".into(),
-                    field: Some("Idempotency-Key"),
-                    ..refused
-                }
-                .into_response();
+/// A request's key, which its handler passes to the command the key protects: the first
+/// command the request submits ([`super::AppState::submit`]); any later one goes with
+/// [`IdempotencyKey::NONE`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IdempotencyKey(pub Option<RequestId>);
+
+impl IdempotencyKey {
+    /// No key: the command is applied however often it is sent.
+    pub const NONE: IdempotencyKey = IdempotencyKey(None);
+
+    /// The key, leaving none behind: for a request that may submit more than one command,
+    /// the first takes it.
+    pub fn take(&mut self) -> IdempotencyKey {
+        std::mem::take(self)
+    }
+
+    /// The key in `headers`; a malformed one is refused (400 VALIDATION on the header).
+    fn of(headers: &HeaderMap) -> Result<IdempotencyKey, ApiError> {
+        let Some(value) = headers.get("idempotency-key") else { return Ok(Self::NONE) };
+        let key = value.to_str().ok().and_then(parse).ok_or_else(|| {
+            let refused = ApiError::new(StatusCode::BAD_REQUEST, "VALIDATION")
+                .arg("field", "Idempotency-Key");
+            ApiError {
+                key: "api.error.VALIDATION".into(),
+                field: Some("Idempotency-Key"),
+                ..refused
             }
-        },
-    };
-    KEY.scope(Cell::new(key), next.run(request)).await
+        })?;
+        Ok(IdempotencyKey(Some(key)))
+    }
 }
 
-/// The request's key, once: the first command a request submits carries it.
-pub fn take() -> Option<RequestId> {
-    KEY.try_with(Cell::take).ok().flatten()
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<IdempotencyKey, ApiError> {
+        IdempotencyKey::of(&parts.headers)
+    }
+}
+
+/// Refuses a malformed key on any request, also one whose handler submits nothing, so that a
+/// client never believes it is protected when it is not.
+pub async fn check(request: Request, next: Next) -> Response {
+    match IdempotencyKey::of(request.headers()) {
+        Ok(_) => next.run(request).await,
+        Err(refused) => refused.into_response(),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Body, PathValue, User};
-use super::{dto, ok, Answer, ApiError, AppState, Envelope, ErrorEnvelope};
+use super::{dto, ok, Answer, ApiError, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(limits, set_limits)).routes(routes!(admin_limits))
@@ -111,12 +111,13 @@ async fn limits(State(state): State<AppState>, user: User) -> Answer<LimitsAnswe
     responses((status = 200, body = Envelope<LimitsAnswer>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn set_limits(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<LimitsView>,
 ) -> Answer<LimitsAnswer> {
     let limits = body.parse()?;
     let id = user.id;
-    state.submit(Command::SetTradingLimits { user: id, limits: Box::new(limits) }).await?;
+    state.submit(key, Command::SetTradingLimits { user: id, limits: Box::new(limits) }).await?;
     let now = state.now();
     ok(answer(state.query(move |e| e.trading_limits(id, now)).await?))
 }

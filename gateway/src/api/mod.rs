@@ -39,15 +39,16 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
-use engine::{Command, Engine, EngineError, Reply};
+use engine::{Command, Engine, Reply};
 use market_feed::market::MarketData;
 use serde::Serialize;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
-use wal::Handle;
+use wal::{Handle, PipelineError};
 
 pub use error::{ApiError, ApiResult};
+pub use idempotency::IdempotencyKey;
 
 use crate::hasher::Hasher;
 use crate::limits::Limits;
@@ -157,14 +158,24 @@ impl AppState {
         wal::pipeline::system_time_ms()
     }
 
-    /// Journals `command` and waits for the engine's answer. The request's `Idempotency-Key`
-    /// goes with the first command a request submits: in cluster mode a retry of it is
-    /// answered DUPLICATE_REQUEST (with the index it was applied at), never applied twice.
-    pub async fn submit(&self, command: Command) -> ApiResult<Reply> {
-        let request = idempotency::take();
-        let result: Result<Reply, EngineError> =
-            self.handle.submit_request(command, request).await?;
-        Ok(result?)
+    /// Journals `command` and waits for the engine's answer. `key` is the request's
+    /// `Idempotency-Key` for the first command a request submits: in cluster mode a retry of
+    /// it is answered DUPLICATE_REQUEST (with the index it was applied at), never applied twice.
+    pub async fn submit(&self, key: IdempotencyKey, command: Command) -> ApiResult<Reply> {
+        match self.submit_once(key, command).await? {
+            Submitted::Applied(reply) => Ok(reply),
+            Submitted::Duplicate { index } => Err(PipelineError::Duplicate { index }.into()),
+        }
+    }
+
+    /// As [`AppState::submit`], with a retry of a request already carried out told apart, for
+    /// a handler that answers it as it was answered the first time.
+    pub async fn submit_once(&self, key: IdempotencyKey, command: Command) -> ApiResult<Submitted> {
+        match self.handle.submit_request(command, key.0).await {
+            Ok(result) => Ok(Submitted::Applied(result?)),
+            Err(PipelineError::Duplicate { index }) => Ok(Submitted::Duplicate { index }),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// The read model, once it holds every command applied so far (waiting at most
@@ -183,6 +194,18 @@ impl AppState {
     ) -> ApiResult<R> {
         Ok(self.handle.query_async(read).await?)
     }
+}
+
+/// What became of a command submitted with a key.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Applied now; the engine's answer.
+    Applied(Reply),
+    /// A retry of a request carried out before, applied at `index`; not applied again.
+    Duplicate {
+        /// Where the first one went in the log.
+        index: u64,
+    },
 }
 
 /// The success envelope.
@@ -281,7 +304,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
             .fallback(fallback)
             .method_not_allowed_fallback(method_not_allowed)
             .layer(axum::extract::DefaultBodyLimit::max(BODY_BYTES_MAX))
-            .layer(middleware::from_fn(idempotency::scope))
+            .layer(middleware::from_fn(idempotency::check))
             .layer(middleware::from_fn_with_state(state.clone(), forward::forward_writes))
             .layer(middleware::from_fn_with_state(state.clone(), envelope_errors))
             .layer(tower_http::timeout::TimeoutLayer::with_status_code(

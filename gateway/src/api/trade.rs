@@ -15,7 +15,9 @@ use super::auth::{Body, Params, PathValue, User};
 use super::dto::{
     self, AccountParam, CategoryParam, ContractStatus, DirectionParam, PageQuery, PeriodParam,
 };
-use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope};
+use super::{
+    ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey, Submitted,
+};
 use crate::readmodel::{ContractRow, Page};
 
 /// Most candles per request.
@@ -329,6 +331,7 @@ pub struct OrderAccepted {
     responses((status = 200, body = Envelope<OrderAccepted>), (status = 400, description = "VALIDATION, DURATION_NOT_ALLOWED, STAKE_OUT_OF_RANGE, INSUFFICIENT_BALANCE, MARKET_CLOSED, PRODUCT_DISABLED, PRICE_NOT_AVAILABLE", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "SIMULATED_PRICES_DEMO_ONLY (real money on a simulated market), ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, description = "PRODUCT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "TOO_MANY_OPEN_CONTRACTS, HOUSE_EXPOSURE_LIMIT", body = ErrorEnvelope), (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was sent before with another order", body = ErrorEnvelope)))]
 async fn place_order(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<OrderBody>,
 ) -> Answer<OrderAccepted> {
@@ -337,12 +340,10 @@ async fn place_order(
         return Err(ApiError::internal("an order's command is not an order"));
     };
     let order = order.clone();
-    let reply = match state.submit(command).await {
-        Err(error) if error.code == "DUPLICATE_REQUEST" => {
-            // A retry (same Idempotency-Key): the order placed the first time, not a second.
-            return ok(accepted_earlier(&state, &order, &error).await?);
-        }
-        other => other?,
+    let reply = match state.submit_once(key, command).await? {
+        Submitted::Applied(reply) => reply,
+        // A retry (same Idempotency-Key): the order placed the first time, not a second.
+        Submitted::Duplicate { index } => return ok(accepted_earlier(&state, &order, index).await?),
     };
     let accepted = order_accepted(reply)?;
     state.metrics.orders.inc();
@@ -356,10 +357,8 @@ async fn place_order(
 async fn accepted_earlier(
     state: &AppState,
     order: &PlaceOrder,
-    duplicate: &ApiError,
+    index: u64,
 ) -> ApiResult<OrderAccepted> {
-    let index = duplicate.args.iter().find(|(name, _)| *name == "index");
-    let index: u64 = index.and_then(|(_, v)| v.parse().ok()).ok_or_else(|| duplicate.clone())?;
     let history = state.history().await?;
     let paging = crate::readmodel::Paging { page: 1, size: 1 };
     let found = history.contracts(order.user, |c| c.accepted_index == index, paging)?;

@@ -13,7 +13,10 @@ use utoipa_axum::routes;
 
 use super::auth::{Admin, PathValue, User};
 use super::users::UserView;
-use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, UPLOAD_BYTES_MAX};
+use super::{
+    ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey,
+    UPLOAD_BYTES_MAX,
+};
 use crate::readmodel::UploadRow;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -125,11 +128,12 @@ async fn upload(
     responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 409, description = "UPLOAD_QUOTA_EXCEEDED", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn avatar(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<UserView> {
     let stored = store(&state, user.id, "avatar", multipart).await?;
-    ok(super::users::set_avatar(&state, user.id, stored.url).await?)
+    ok(super::users::set_avatar(&state, key, user.id, stored.url).await?)
 }
 
 /// Uploads of the site itself (the logo) are owned by this id, which no user has.

@@ -17,7 +17,7 @@ use super::auth::{
 };
 use super::dto::{self, ChainParam, PageQuery};
 use super::two_factor::{self, totp};
-use super::{ok, Answer, ApiError, ApiResult, AppState, Empty};
+use super::{ok, Answer, ApiError, ApiResult, AppState, Empty, IdempotencyKey};
 use crate::mail::{CodeError, Purpose};
 use crate::readmodel::{LoginRow, Page, SecurityRow};
 use axum::extract::State;
@@ -152,6 +152,7 @@ pub struct LoginBody {
 
 async fn start_session(
     state: &AppState,
+    key: IdempotencyKey,
     user: u32,
     client: &Client,
     remember: bool,
@@ -159,7 +160,7 @@ async fn start_session(
 ) -> ApiResult<LoginData> {
     let ttl_ms = if remember { SESSION_REMEMBER_TTL_MS } else { SESSION_TTL_MS };
     let info = SessionInfo { ttl_ms, device: client.device.clone(), ip: client.ip.clone() };
-    let reply = state.submit(Command::CreateSession(NewSession { user, info })).await?;
+    let reply = state.submit(key, Command::CreateSession(NewSession { user, info })).await?;
     let Reply::SessionCreated { session, expires_ms } = reply else {
         return Err(ApiError::internal("unexpected reply to CreateSession"));
     };
@@ -184,12 +185,13 @@ fn limit(allowed: bool) -> ApiResult<()> {
     responses((status = 200, body = Envelope<LoginData>), (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn login(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     client: Client,
     Body(body): Body<LoginBody>,
 ) -> Answer<LoginData> {
     limit(state.limits.login_address.allow(&client.ip))?;
     if body.email.is_some() || body.code.is_some() {
-        return email_login(state, client, body).await;
+        return email_login(state, key, client, body).await;
     }
     let username = dto::username(body.username.as_deref().unwrap_or(""))?;
     let password = dto::password("password", body.password.as_deref().unwrap_or(""))?;
@@ -230,10 +232,15 @@ async fn login(
         }
     }
     guard.succeeded(&username, &client.ip);
-    ok(start_session(&state, id, &client, body.remember, false).await?)
+    ok(start_session(&state, key, id, &client, body.remember, false).await?)
 }
 
-async fn email_login(state: AppState, client: Client, body: LoginBody) -> Answer<LoginData> {
+async fn email_login(
+    state: AppState,
+    mut key: IdempotencyKey,
+    client: Client,
+    body: LoginBody,
+) -> Answer<LoginData> {
     let email = dto::email(body.email.as_deref().unwrap_or(""))?;
     let code = dto::code(body.code.as_deref().unwrap_or(""))?;
     let enabled = state.query(|e| e.settings().email_login).await?;
@@ -258,9 +265,9 @@ async fn email_login(state: AppState, client: Client, body: LoginBody) -> Answer
     }
     if !verified {
         // The code reached this mailbox: the address is proven.
-        state.submit(Command::VerifyEmail { user: id }).await?;
+        state.submit(key.take(), Command::VerifyEmail { user: id }).await?;
     }
-    ok(start_session(&state, id, &client, body.remember, false).await?)
+    ok(start_session(&state, key, id, &client, body.remember, false).await?)
 }
 
 /// `{email}`.
@@ -380,6 +387,7 @@ pub struct Registered {
     responses((status = 200, body = Envelope<Registered>), (status = 400, description = "VALIDATION, USERNAME_EXISTS, EMAIL_EXISTS, INVALID_INVITE_CODE", body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn register(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     client: Client,
     Body(body): Body<RegisterBody>,
 ) -> Answer<Registered> {
@@ -409,7 +417,7 @@ async fn register(
         invite_code,
         email_verified: false,
     };
-    let reply = state.submit(Command::Register(Box::new(register))).await?;
+    let reply = state.submit(key, Command::Register(Box::new(register))).await?;
     let Reply::Registered { user, invite_code } = reply else {
         return Err(ApiError::internal("unexpected reply to Register"));
     };
@@ -477,6 +485,7 @@ async fn wallet_nonce(
     responses((status = 200, body = Envelope<LoginData>), (status = 400, description = "VALIDATION (no signature), INVALID_SIGNATURE, NONCE_INVALID", body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn wallet_login(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     client: Client,
     Body(body): Body<WalletBody>,
 ) -> Answer<LoginData> {
@@ -499,13 +508,13 @@ async fn wallet_login(
         Err(false) => return Err(ApiError::bad("NONCE_INVALID")),
         Err(true) => return Err(ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_SIGNATURE")),
     }
-    let key = address.clone();
-    let existing = state.query(move |e| e.user_by_wallet(chain, &key).map(|u| u.id)).await?;
+    let wanted = address.clone();
+    let existing = state.query(move |e| e.user_by_wallet(chain, &wanted).map(|u| u.id)).await?;
     let (id, is_new) = match existing {
         Some(id) => (id, false),
         None => (register_wallet(&state, chain, &address).await?, true),
     };
-    ok(start_session(&state, id, &client, body.remember, is_new).await?)
+    ok(start_session(&state, key, id, &client, body.remember, is_new).await?)
 }
 
 /// Creates `wallet_{chain}_{fragment}` with no password (decisions §6).
@@ -539,8 +548,8 @@ async fn register_wallet(state: &AppState, chain: Chain, address: &str) -> ApiRe
 /// End the current session.
 #[utoipa::path(post, path = "/api/login/logout", tag = "auth", security(("user" = [])),
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope)))]
-async fn logout(State(state): State<AppState>, user: User) -> Answer<Empty> {
-    state.submit(Command::EndSession { user: user.id, session: user.session }).await?;
+async fn logout(State(state): State<AppState>, key: IdempotencyKey, user: User) -> Answer<Empty> {
+    state.submit(key, Command::EndSession { user: user.id, session: user.session }).await?;
     ok(Empty {})
 }
 
@@ -620,7 +629,11 @@ pub struct ResetBody {
 /// Step 3: set the new password; every session ends.
 #[utoipa::path(post, path = "/api/password/forgot/reset", tag = "auth", request_body = ResetBody,
     responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INVALID_CODE (the reset token is spent or expired)", body = ErrorEnvelope)))]
-async fn forgot_reset(State(state): State<AppState>, Body(body): Body<ResetBody>) -> Answer<Empty> {
+async fn forgot_reset(
+    State(state): State<AppState>,
+    key: IdempotencyKey,
+    Body(body): Body<ResetBody>,
+) -> Answer<Empty> {
     let password = dto::strong_password("password", &body.password)?;
     if body.confirm_password != password {
         return Err(ApiError::invalid("confirmPassword", "passwords_mismatch"));
@@ -635,7 +648,7 @@ async fn forgot_reset(State(state): State<AppState>, Body(body): Body<ResetBody>
         return Err(ApiError::bad("INVALID_CODE"));
     }
     let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
-    state.submit(Command::SetPassword { user: id, password_hash, keep_session: None }).await?;
+    state.submit(key, Command::SetPassword { user: id, password_hash, keep_session: None }).await?;
     ok(Empty {})
 }
 
@@ -697,13 +710,14 @@ pub struct ProfileBody {
 
 async fn replace_profile(
     state: &AppState,
+    key: IdempotencyKey,
     id: u32,
     change: impl FnOnce(&mut Profile) + Send + 'static,
 ) -> ApiResult<UserView> {
     let current = state.query(move |e| e.user(id).map(|u| u.profile.clone())).await?;
     let mut profile = current.ok_or_else(ApiError::unauthorized)?;
     change(&mut profile);
-    state.submit(Command::UpdateProfile { user: id, profile: Box::new(profile) }).await?;
+    state.submit(key, Command::UpdateProfile { user: id, profile: Box::new(profile) }).await?;
     state.query(move |e| user_view(e, id)).await?.ok_or_else(ApiError::unauthorized)
 }
 
@@ -712,6 +726,7 @@ async fn replace_profile(
     responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn update_profile(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<ProfileBody>,
 ) -> Answer<UserView> {
@@ -721,7 +736,7 @@ async fn update_profile(
     if !phone.chars().all(|c| c.is_ascii_digit() || " +-()".contains(c)) {
         return Err(ApiError::invalid("phone", "settings"));
     }
-    ok(replace_profile(&state, user.id, move |p| {
+    ok(replace_profile(&state, key, user.id, move |p| {
         p.nickname = nickname;
         p.bio = bio;
         p.phone = phone;
@@ -729,8 +744,13 @@ async fn update_profile(
     .await?)
 }
 
-pub(crate) async fn set_avatar(state: &AppState, id: u32, url: String) -> ApiResult<UserView> {
-    replace_profile(state, id, move |p| p.avatar = url).await
+pub(crate) async fn set_avatar(
+    state: &AppState,
+    key: IdempotencyKey,
+    id: u32,
+    url: String,
+) -> ApiResult<UserView> {
+    replace_profile(state, key, id, move |p| p.avatar = url).await
 }
 
 /// `POST /api/user/email/send-code`: no address to verify the one on file, or a new one.
@@ -811,6 +831,7 @@ pub struct CodeBody {
     responses((status = 200, body = Envelope<UserView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn email_verify(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<CodeBody>,
 ) -> Answer<UserView> {
@@ -823,9 +844,9 @@ async fn email_verify(
         .check(Purpose::Verify, &email, &code, state.now())
         .map_err(|_| ApiError::bad("INVALID_CODE"))?;
     if new {
-        state.submit(Command::SetVerifiedEmail { user: id, email }).await?;
+        state.submit(key, Command::SetVerifiedEmail { user: id, email }).await?;
     } else {
-        state.submit(Command::VerifyEmail { user: id }).await?;
+        state.submit(key, Command::VerifyEmail { user: id }).await?;
     }
     ok(state.query(move |e| user_view(e, id)).await?.ok_or_else(ApiError::unauthorized)?)
 }
@@ -866,6 +887,7 @@ impl ChangePasswordBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, description = "RATE_LIMITED", body = ErrorEnvelope)))]
 async fn change_password(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<ChangePasswordBody>,
 ) -> Answer<Empty> {
@@ -883,7 +905,10 @@ async fn change_password(
     }
     let password_hash = state.hasher.hash(new_password).await.map_err(|_| ApiError::busy())?;
     state
-        .submit(Command::SetPassword { user: id, password_hash, keep_session: Some(user.session) })
+        .submit(
+            key,
+            Command::SetPassword { user: id, password_hash, keep_session: Some(user.session) },
+        )
         .await?;
     ok(Empty {})
 }
@@ -947,6 +972,7 @@ pub struct TwoFactorBody {
     responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn two_factor_enable(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<TwoFactorBody>,
 ) -> Answer<TwoFactorState> {
@@ -959,7 +985,7 @@ async fn two_factor_enable(
         return Err(ApiError::invalid("secret", "body"));
     }
     let step = two_factor::setup_step(&secret, &body.code, state.now())?;
-    state.submit(Command::SetTotp { user: id, secret: Some(secret) }).await?;
+    state.submit(key, Command::SetTotp { user: id, secret: Some(secret) }).await?;
     two_factor::spend_setup_step(&state, Principal::User(id), step).await?;
     ok(TwoFactorState { enabled: true })
 }
@@ -981,6 +1007,7 @@ pub struct TwoFactorOffBody {
     responses((status = 200, body = Envelope<TwoFactorState>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
 async fn two_factor_disable(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     client: Client,
     Body(body): Body<TwoFactorOffBody>,
@@ -994,7 +1021,7 @@ async fn two_factor_disable(
     check_own_password(&state, &format!("uid:{id}"), hash, &body.password).await?;
     two_factor::verify(&state, Principal::User(id), &secret, Some(&body.code), client.language)
         .await?;
-    state.submit(Command::SetTotp { user: id, secret: None }).await?;
+    state.submit(key, Command::SetTotp { user: id, secret: None }).await?;
     ok(TwoFactorState { enabled: false })
 }
 
@@ -1073,10 +1100,11 @@ async fn sessions(State(state): State<AppState>, user: User) -> Answer<Vec<Sessi
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn end_session(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
-    state.submit(Command::EndSession { user: user.id, session: id }).await?;
+    state.submit(key, Command::EndSession { user: user.id, session: id }).await?;
     ok(Empty {})
 }
 
@@ -1171,11 +1199,12 @@ async fn notification_settings(
     responses((status = 200, body = Envelope<NotificationSettings>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn update_notification_settings(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<NotificationSettings>,
 ) -> Answer<NotificationSettings> {
     let bits = body.bits();
-    replace_profile(&state, user.id, move |p| p.notify_bits = bits).await?;
+    replace_profile(&state, key, user.id, move |p| p.notify_bits = bits).await?;
     ok(NotificationSettings::from_bits(bits))
 }
 

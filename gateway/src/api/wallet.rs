@@ -19,7 +19,7 @@ use super::dto::{
 };
 use super::i18n::{language_of, LANGUAGES};
 use super::two_factor;
-use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope};
+use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel};
 
 /// 24 h, for the wallet's 24 h change.
@@ -115,8 +115,12 @@ async fn balance(
 /// Put the demo wallet back to 10,000 USDT.
 #[utoipa::path(post, path = "/api/wallet/demo/reset", tag = "wallet", security(("user" = [])),
     responses((status = 200, body = Envelope<Empty>), (status = 401, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
-async fn reset_demo(State(state): State<AppState>, user: User) -> Answer<Empty> {
-    state.submit(Command::ResetDemo { user: user.id }).await?;
+async fn reset_demo(
+    State(state): State<AppState>,
+    key: IdempotencyKey,
+    user: User,
+) -> Answer<Empty> {
+    state.submit(key, Command::ResetDemo { user: user.id }).await?;
     ok(Empty {})
 }
 
@@ -258,6 +262,7 @@ pub struct OrderCreated {
     responses((status = 200, body = Envelope<OrderCreated>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope)))]
 async fn create_deposit(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<DepositBody>,
 ) -> Answer<OrderCreated> {
@@ -291,7 +296,7 @@ async fn create_deposit(
         bank_name,
         receipt,
     };
-    let reply = match state.submit(Command::RequestDeposit(Box::new(request))).await {
+    let reply = match state.submit(key, Command::RequestDeposit(Box::new(request))).await {
         Err(error) if error.code == "RECEIPT_USED" => return Err(receipt_used()),
         other => other?,
     };
@@ -430,6 +435,7 @@ pub struct WithdrawBody {
     responses((status = 200, body = Envelope<OrderCreated>), (status = 400, description = "VALIDATION, AMOUNT_OUT_OF_RANGE, INSUFFICIENT_BALANCE, WITHDRAWAL_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope)))]
 async fn create_withdrawal(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     client: Client,
     Body(body): Body<WithdrawBody>,
@@ -472,7 +478,10 @@ async fn create_withdrawal(
         two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
     let reply = state
-        .submit(Command::RequestWithdrawal { user: id, amount, destination: Box::new(destination) })
+        .submit(
+            key,
+            Command::RequestWithdrawal { user: id, amount, destination: Box::new(destination) },
+        )
         .await?;
     let Reply::OrderCreated { order } = reply else {
         return Err(ApiError::internal("unexpected reply"));
@@ -510,6 +519,7 @@ pub struct AddressBody {
     responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
 async fn add_address(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     Body(body): Body<AddressBody>,
 ) -> Answer<Vec<AddressView>> {
@@ -517,13 +527,10 @@ async fn add_address(
     let label = dto::optional_text("label", &body.label, dto::FIELD_CHARS_MAX)?;
     let id = user.id;
     state
-        .submit(Command::AddAddress {
-            user: id,
-            label,
-            chain,
-            address,
-            make_default: body.is_default,
-        })
+        .submit(
+            key,
+            Command::AddAddress { user: id, label, chain, address, make_default: body.is_default },
+        )
         .await?;
     ok(state.query(move |e| address_views(e, id)).await?)
 }
@@ -534,11 +541,12 @@ async fn add_address(
     responses((status = 200, body = Envelope<Vec<AddressView>>), (status = 401, body = ErrorEnvelope), (status = 404, description = "ADDRESS_NOT_FOUND", body = ErrorEnvelope)))]
 async fn remove_address(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     PathValue(position): PathValue<u32>,
 ) -> Answer<Vec<AddressView>> {
     let id = user.id;
-    state.submit(Command::RemoveAddress { user: id, position }).await?;
+    state.submit(key, Command::RemoveAddress { user: id, position }).await?;
     ok(state.query(move |e| address_views(e, id)).await?)
 }
 
@@ -561,6 +569,7 @@ pub struct TransferBody {
     responses((status = 200, body = Envelope<Empty>), (status = 400, description = "VALIDATION, INSUFFICIENT_BALANCE, SELF_TRANSFER, TRANSFER_BLOCKED, TOTP_REQUIRED, INVALID_TOTP", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 async fn transfer(
     State(state): State<AppState>,
+    key: IdempotencyKey,
     user: User,
     client: Client,
     Body(body): Body<TransferBody>,
@@ -575,7 +584,7 @@ async fn transfer(
         let code = body.totp_code.as_deref();
         two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
-    state.submit(Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
+    state.submit(key, Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
     ok(Empty {})
 }
 

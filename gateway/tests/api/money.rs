@@ -77,6 +77,40 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
 }
 
 #[test]
+fn a_malformed_idempotency_key_is_refused_and_a_wellformed_one_goes_with_the_order() {
+    let h = start();
+    let (_, token) = h.user("ines");
+    let body = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
+    let with_key = |method: Method, path: &str, key: &str, body: Option<Value>| {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("authorization", format!("Bearer {token}"))
+            .header("idempotency-key", key);
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        h.request(request.body(body).unwrap())
+    };
+    let records = || h.get("/api/trade/contracts", Some(&token));
+    let before = records().ok()["total"].clone();
+    for bad in ["a b", &"k".repeat(65)] {
+        let refused = with_key(Method::POST, "/api/trade/orders", bad, Some(body.clone()));
+        refused.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_eq!(refused.body["field"], "Idempotency-Key", "{}", refused.body);
+        // Also where the handler would submit nothing.
+        with_key(Method::GET, "/api/user/profile", bad, None)
+            .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    }
+    assert_eq!(records().ok()["total"], before, "a refused request placed nothing");
+    let key = "0b0e6a1c-6a41-4f7e-9d3c-2f1e5a7b9c00";
+    let placed = with_key(Method::POST, "/api/trade/orders", key, Some(body));
+    assert!(placed.ok()["contractId"].as_u64().is_some_and(|id| id > 0));
+    assert_eq!(records().ok()["total"], before.as_u64().unwrap() + 1);
+}
+
+#[test]
 fn deposit_with_receipt_approval_withdrawal_transfer_and_bills() {
     let h = start();
     let admin = h.admin();

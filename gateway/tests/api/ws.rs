@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use gateway::api::IdempotencyKey;
 use gateway::ws::{
     WsConfig, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_RESYNC,
     CLOSE_SESSION_ENDED, CLOSE_TOO_BIG,
@@ -767,7 +768,10 @@ fn a_price_alert_fires_once_live_and_is_kept_in_the_fired_list() {
         c.send(json!({"op": "auth", "token": token})).await;
         c.until("authenticated").await;
         let tick = Command::Tick { symbol: btc, price: above, quantity: Decimal::ZERO };
-        assert!(matches!(h.state.submit(tick).await, Ok(Reply::Clock { .. })));
+        assert!(matches!(
+            h.state.submit(IdempotencyKey::NONE, tick).await,
+            Ok(Reply::Clock { .. })
+        ));
         c.until("priceAlert").await
     });
     assert_eq!(frame["data"]["id"].as_u64(), Some(id));
