@@ -111,8 +111,9 @@ pub struct Settlement {
 }
 
 /// Something that changed.
+/// Not `non_exhaustive`: every reader of events names each kind, so that a new one makes each
+/// decide what it means for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Event {
     /// A user signed up.
     UserRegistered {

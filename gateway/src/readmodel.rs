@@ -1450,7 +1450,13 @@ impl<'a, 't> Writer<'a, 't> {
                 self.seq += 1;
                 self.put(&global_key(AUDIT, self.seq), &row)?;
             }
-            _ => {}
+            // Kept by the engine (a password, a profile, the catalogue), by the candle archive
+            // (ticks), or in the audit log (an admin's sessions): no history row of their own.
+            Event::PasswordChanged { .. }
+            | Event::UserUpdated { .. }
+            | Event::Tick { .. }
+            | Event::AdminSessionsEnded { .. }
+            | Event::CatalogueChanged => {}
         }
         Ok(())
     }

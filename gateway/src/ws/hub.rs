@@ -363,7 +363,20 @@ impl Hub {
                     self.to_every_user(&protocol::notice_withdrawn(*notice));
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
-                _ => {}
+                // Nobody to tell yet (no user online), or nothing a connection shows: ticks
+                // reach clients from the market feed, the rest is read over HTTP when asked.
+                Event::Notice { .. }
+                | Event::NoticeWithdrawn { .. }
+                | Event::Tick { .. }
+                | Event::UserRegistered { .. }
+                | Event::SessionStarted { .. }
+                | Event::PasswordChanged { .. }
+                | Event::UserUpdated { .. }
+                | Event::DepositRequested(_)
+                | Event::WithdrawalRequested(_)
+                | Event::TwoFactorLocked { who: Principal::Admin(_), .. }
+                | Event::CatalogueChanged
+                | Event::Audit(_) => {}
             }
         }
     }
