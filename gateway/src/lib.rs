@@ -9,7 +9,7 @@
 //!   [`admission`]: connection caps per address and in all (HTTP and websockets).
 //! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document.
 //! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
-//! - [`limits`]: brute-force rate limits; [`mail`]: e-mail codes and delivery;
+//! - [`throttle`]: brute-force limits (attempts per account and address); [`mail`]: e-mail codes and delivery;
 //!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
 //! - [`ws`]: the websocket (`/ws`, `/trade`): subscriptions, the private stream, orders,
 //!   fan-out with bounded per-connection queues.
@@ -24,7 +24,6 @@ pub mod config;
 pub mod feeds;
 pub mod hasher;
 pub mod http;
-pub mod limits;
 pub mod logging;
 pub mod mail;
 pub mod metrics;
@@ -32,6 +31,7 @@ pub mod node;
 pub mod password;
 pub mod readmodel;
 pub mod server;
+pub mod throttle;
 pub mod verify;
 pub mod walletsig;
 pub mod web;

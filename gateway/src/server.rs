@@ -13,9 +13,9 @@ use market_feed::market::{MarketConfig, MarketData, MarketService};
 use crate::api::{self, AppState, Shared};
 use crate::feeds::Feeds;
 use crate::hasher::Hasher;
-use crate::limits::Limits;
 use crate::mail::{Mailer, SmtpConfig};
 use crate::node::{Node, NodeConfig, NodeError, Startup};
+use crate::throttle::Throttles;
 
 /// How often idle rate-limit keys are forgotten.
 const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
@@ -203,7 +203,11 @@ impl Server {
                 None => api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
             },
             hasher: Hasher::start(config.hash_threads)?,
-            limits: if config.rate_limits { Limits::standard() } else { Limits::unlimited() },
+            throttles: if config.rate_limits {
+                Throttles::standard()
+            } else {
+                Throttles::unlimited()
+            },
             codes: Default::default(),
             mailer: Mailer::new(config.smtp.as_ref(), data_dir.join("outbox"))?,
             nonces: Default::default(),
@@ -227,7 +231,7 @@ impl Server {
         let runtime = self.runtime.as_ref().expect("running");
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let limits = state.limits.clone();
+        let limits = state.throttles.clone();
         let send_buffer = state.ws.config.socket_send_buffer_bytes;
         let listen = config.listen_limits;
         let task = runtime.spawn(async move {

@@ -137,10 +137,10 @@ async fn login(
 ) -> Answer<AdminLogin> {
     let username = dto::username(&body.username)?;
     let password = dto::password("password", &body.password)?;
-    if !state.limits.login_address.allow(&client.ip) {
+    if !state.throttles.login_address.allow(&client.ip) {
         return Err(ApiError::rate_limited());
     }
-    let (guard, budget) = (&state.limits.login_guard, &state.limits.account_budget);
+    let (guard, budget) = (&state.throttles.login_guard, &state.throttles.account_budget);
     let account = format!("admin:{username}");
     guard.check(&account, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();

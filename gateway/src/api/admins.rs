@@ -157,7 +157,7 @@ async fn change_password(
 ) -> Answer<Empty> {
     let new_password = body.new_password(true)?;
     let id = admin.id;
-    if !state.limits.login_account.allow(&format!("admin:{id}")) {
+    if !state.throttles.login_account.allow(&format!("admin:{id}")) {
         return Err(ApiError::rate_limited());
     }
     let current = state.query(move |e| e.admin(id).map(|a| a.password_hash.clone())).await?;

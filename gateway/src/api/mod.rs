@@ -51,10 +51,10 @@ pub use error::{ApiError, ApiResult};
 pub use idempotency::IdempotencyKey;
 
 use crate::hasher::Hasher;
-use crate::limits::Limits;
 use crate::mail::{Codes, Mailer};
 use crate::metrics::Metrics;
 use crate::readmodel::ReadModel;
+use crate::throttle::Throttles;
 use crate::walletsig::Nonces;
 
 /// Largest request body outside uploads.
@@ -102,8 +102,8 @@ pub struct Shared {
     pub tokens: auth::Tokens,
     /// argon2id pool.
     pub hasher: Hasher,
-    /// Brute-force limits.
-    pub limits: Limits,
+    /// Brute-force limits: attempts per account and per address.
+    pub throttles: Throttles,
     /// E-mail codes outstanding.
     pub codes: Codes,
     /// E-mail delivery.

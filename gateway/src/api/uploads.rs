@@ -60,7 +60,7 @@ async fn store(
 ) -> ApiResult<Uploaded> {
     // Not a multipart body (no boundary, another content type): the envelope, not axum's text.
     let mut multipart = multipart.map_err(|_| ApiError::invalid("file", "file"))?;
-    if !state.limits.upload_user.allow(&owner.to_string()) {
+    if !state.throttles.upload_user.allow(&owner.to_string()) {
         return Err(ApiError::rate_limited());
     }
     let mut data = None;

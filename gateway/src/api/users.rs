@@ -189,13 +189,13 @@ async fn login(
     client: Client,
     Body(body): Body<LoginBody>,
 ) -> Answer<LoginData> {
-    limit(state.limits.login_address.allow(&client.ip))?;
+    limit(state.throttles.login_address.allow(&client.ip))?;
     if body.email.is_some() || body.code.is_some() {
         return email_login(state, key, client, body).await;
     }
     let username = dto::username(body.username.as_deref().unwrap_or(""))?;
     let password = dto::password("password", body.password.as_deref().unwrap_or(""))?;
-    let (guard, budget) = (&state.limits.login_guard, &state.limits.account_budget);
+    let (guard, budget) = (&state.throttles.login_guard, &state.throttles.account_budget);
     guard.check(&username, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
     let name = username.clone();
     let found = state
@@ -247,7 +247,7 @@ async fn email_login(
     if !enabled {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "EMAIL_LOGIN_DISABLED"));
     }
-    limit(state.limits.code_check.allow(&email))?;
+    limit(state.throttles.code_check.allow(&email))?;
     state
         .codes
         .check(Purpose::Login, &email, &code, state.now())
@@ -295,7 +295,7 @@ async fn send_code_to(
     exists: bool,
     language: usize,
 ) -> ApiResult<CodeSent> {
-    limit(state.limits.code_address.allow(&client.ip))?;
+    limit(state.throttles.code_address.allow(&client.ip))?;
     let now = state.now();
     let code = match state.codes.issue(purpose, email, now) {
         Ok(code) => code,
@@ -391,7 +391,7 @@ async fn register(
     client: Client,
     Body(body): Body<RegisterBody>,
 ) -> Answer<Registered> {
-    limit(state.limits.login_address.allow(&client.ip))?;
+    limit(state.throttles.login_address.allow(&client.ip))?;
     let username = dto::username(&body.username)?;
     let email = dto::email(&body.email)?;
     let password = dto::password("password", &body.password)?;
@@ -471,7 +471,7 @@ async fn wallet_nonce(
     client: Client,
     Body(body): Body<WalletBody>,
 ) -> Answer<WalletNonce> {
-    limit(state.limits.login_address.allow(&client.ip))?;
+    limit(state.throttles.login_address.allow(&client.ip))?;
     wallet_enabled(&state).await?;
     let (chain, address) = wallet_address(&body)?;
     let site = state.query(|e| e.settings().site_name.clone()).await?;
@@ -489,7 +489,7 @@ async fn wallet_login(
     client: Client,
     Body(body): Body<WalletBody>,
 ) -> Answer<LoginData> {
-    limit(state.limits.login_address.allow(&client.ip))?;
+    limit(state.throttles.login_address.allow(&client.ip))?;
     wallet_enabled(&state).await?;
     let (chain, address) = wallet_address(&body)?;
     // A bare address proves nothing.
@@ -595,7 +595,7 @@ async fn forgot_verify(
 ) -> Answer<ResetToken> {
     let email = dto::email(&body.email)?;
     let code = dto::code(&body.code)?;
-    limit(state.limits.code_check.allow(&email))?;
+    limit(state.throttles.code_check.allow(&email))?;
     state
         .codes
         .check(Purpose::Reset, &email, &code, state.now())
@@ -838,7 +838,7 @@ async fn email_verify(
     let code = dto::code(&body.code)?;
     let id = user.id;
     let (email, new) = email_to_verify(&state, id, body.email.trim()).await?;
-    limit(state.limits.code_check.allow(&email))?;
+    limit(state.throttles.code_check.allow(&email))?;
     state
         .codes
         .check(Purpose::Verify, &email, &code, state.now())
@@ -895,7 +895,7 @@ async fn change_password(
     let current = state.query(move |e| e.user(id).map(|u| u.password_hash.clone())).await?;
     let current = current.ok_or_else(ApiError::unauthorized)?;
     let new_password = body.new_password(current.is_some())?;
-    limit(state.limits.login_account.allow(&format!("uid:{id}")))?;
+    limit(state.throttles.login_account.allow(&format!("uid:{id}")))?;
     if current.is_some() {
         let matches =
             state.hasher.verify(body.old_password, current).await.map_err(|_| ApiError::busy())?;
@@ -1036,7 +1036,7 @@ pub(super) async fn check_own_password(
     if password.is_empty() {
         return Err(ApiError::invalid("password", "password_required"));
     }
-    if !state.limits.login_account.allow(account) {
+    if !state.throttles.login_account.allow(account) {
         return Err(ApiError::rate_limited());
     }
     let matches =

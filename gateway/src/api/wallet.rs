@@ -196,7 +196,7 @@ async fn recipient(
 ) -> Answer<Recipient> {
     // A lookup shows who a UID is: a few a minute per account and per address, so nobody
     // lists the users by walking the UIDs.
-    let lookups = &state.limits.recipient_lookup;
+    let lookups = &state.throttles.recipient_lookup;
     if !lookups.allow(&format!("uid:{}", user.id)) || !lookups.allow(&format!("ip:{}", client.ip)) {
         return Err(ApiError::rate_limited());
     }

@@ -141,7 +141,7 @@ fn failed_sign_ins_delay_their_own_address_not_the_owner() {
         ("/api/login/login", "dave", "secret1", "INVALID_CREDENTIALS"),
         ("/api/admin/login", "admin", ADMIN_PASSWORD, "ADMIN_LOGIN_FAILED"),
     ] {
-        for _ in 0..gateway::limits::LOGIN_FREE_FAILURES + 1 {
+        for _ in 0..gateway::throttle::LOGIN_FREE_FAILURES + 1 {
             from("10.0.0.66", path, username, "wrong-pass").fails(StatusCode::BAD_REQUEST, refused);
         }
         // The delay doubles with each failure: within a few attempts the attacker waits.

@@ -226,7 +226,7 @@ impl AccountBudget {
 
 /// Every limiter of the API.
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub struct Throttles {
     /// Failed password sign-ins per account and address.
     pub login_guard: LoginGuard,
     /// Failed sign-ins per account, from any address.
@@ -245,10 +245,10 @@ pub struct Limits {
     pub upload_user: Limiter,
 }
 
-impl Limits {
+impl Throttles {
     /// The production limits.
-    pub fn standard() -> Limits {
-        Limits {
+    pub fn standard() -> Throttles {
+        Throttles {
             login_guard: LoginGuard::new(true),
             account_budget: AccountBudget::new(true),
             recipient_lookup: Limiter::per_minute(10, 10),
@@ -261,9 +261,9 @@ impl Limits {
     }
 
     /// Limits high enough never to trigger (load tests and benchmarks).
-    pub fn unlimited() -> Limits {
+    pub fn unlimited() -> Throttles {
         let huge = 1_000_000_000;
-        Limits {
+        Throttles {
             login_guard: LoginGuard::new(false),
             account_budget: AccountBudget::new(false),
             recipient_lookup: Limiter::per_minute(huge, huge),
