@@ -5,8 +5,7 @@
 //! |---|---|
 //! | [`simulated`] | the embedded default: a seeded geometric random walk per symbol |
 //! | [`replay`] | recorded tick or OHLCV files (ours, pandas/Yahoo, Binance, HistData, MetaTrader; plain or gzip) played at real or accelerated speed |
-//! | [`exchange`] | live exchanges over a websocket (Binance, OKX), with reconnects |
-//! | [`okx`] | OKX's subscription, frames and text ping |
+//! | [`exchange`] | live exchanges over a websocket, with reconnects: the shared core, and one module per venue ([`exchange::binance`], [`exchange::okx`]: subscription, frames, keepalive) |
 //! | [`constants`] | every bound of the sources, units last |
 //!
 //! A source is chosen per product in configuration ([`SourceConfig`]); a runner holds a
@@ -16,7 +15,6 @@
 
 pub mod constants;
 pub mod exchange;
-pub mod okx;
 pub mod replay;
 pub mod simulated;
 

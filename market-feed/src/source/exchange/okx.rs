@@ -1,12 +1,12 @@
 //! OKX's public websocket (API v5): the second live exchange, beside Binance.
 //!
-//! The connection, reconnects, rotation and delivery are [`super::exchange`]'s; this module
+//! The connection, reconnects, rotation and delivery are [`super`]'s; this module
 //! holds what differs, as OKX documents it for `wss://ws.okx.com:8443/ws/v5/public`:
 //! - Subscribe after connecting with
 //!   `{"op":"subscribe","args":[{"channel":"trades","instId":"BTC-USDT"},…]}`; OKX confirms each
 //!   argument with `{"event":"subscribe","arg":{…},"connId":"…"}` and refuses with
 //!   `{"event":"error","code":"60018","msg":"…","connId":"…"}`, which ends the source
-//!   ([`super::SourceError::Rejected`]): a wrong instrument is not fixed by retrying. Every new
+//!   ([`crate::source::SourceError::Rejected`]): a wrong instrument is not fixed by retrying. Every new
 //!   connection subscribes again.
 //! - Data: `{"arg":{"channel":"trades","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT",
 //!   "tradeId":"…","px":"42219.9","sz":"0.12","side":"buy","ts":"1630048897897","count":"3"},
@@ -16,8 +16,8 @@
 //! - Keepalive is the client's: OKX closes a connection that has pushed nothing for 30 s. The
 //!   client sends the text `ping` after N < 30 s without a message and expects the text `pong`;
 //!   without it, it reconnects. The adapter pings after
-//!   [`OKX_PING_AFTER_MS`](super::constants::OKX_PING_AFTER_MS) of quiet and reconnects
-//!   [`OKX_SILENCE_TIMEOUT_MS`](super::constants::OKX_SILENCE_TIMEOUT_MS) after the last frame.
+//!   [`OKX_PING_AFTER_MS`](crate::source::constants::OKX_PING_AFTER_MS) of quiet and reconnects
+//!   [`OKX_SILENCE_TIMEOUT_MS`](crate::source::constants::OKX_SILENCE_TIMEOUT_MS) after the last frame.
 //! - `{"event":"notice","code":"64008",…}` announces that the server will close the connection
 //!   for an upgrade: the adapter reconnects at once.
 //! - OKX allows 3 connection attempts per second per IP: the backoff (first delay 0.25 to 0.5 s,
@@ -27,8 +27,8 @@
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::at_precision;
-use super::exchange::{exact, Incoming, SymbolTable};
+use super::{exact, Incoming, SymbolTable};
+use crate::source::at_precision;
 use crate::types::RawTick;
 
 /// The subscription request for `channel` of every instrument.
