@@ -30,7 +30,6 @@ pub mod pipeline;
 pub mod raft;
 pub mod record;
 pub mod segment;
-mod shutdown;
 pub mod snapshot;
 pub mod storage;
 

@@ -21,6 +21,7 @@
 pub mod cluster;
 mod engine;
 mod journal;
+mod shutdown;
 mod snapshotter;
 
 use std::collections::VecDeque;
@@ -43,9 +44,9 @@ use crate::constants::{
 };
 use crate::log::{Recovery, Wal, WalError, WalOptions};
 use crate::machine::{Frozen, Meta, StateMachine};
-use crate::shutdown::Shutdown;
 use crate::snapshot::{SnapshotError, SnapshotLoad, SnapshotStore};
 use crate::storage::{FsStorage, Storage};
+use shutdown::Shutdown;
 
 /// Why a command, query or the pipeline itself failed.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -40,6 +40,7 @@ use openraft::type_config::async_runtime::WatchReceiver;
 use openraft::{EntryPayload, OptionalSend, RaftSnapshotBuilder, ServerState, SnapshotPolicy};
 
 use super::journal::DurableBatch;
+use super::shutdown::Shutdown;
 use super::{
     engine, spawn_named, Counters, EngineControl, EventBatch, Follower, Handle, PipelineError,
     PipelineRecovery, ReplySender, Shared, Submission,
@@ -49,7 +50,6 @@ use crate::machine::{Frozen, Meta, StateMachine};
 use crate::raft::network::{self, ClusterSecret, Network};
 use crate::raft::state_machine::{Snapshot, SnapshotMeta, StoredMembership};
 use crate::raft::{Applied, CommandBatch, LogId, LogStore, TypeConfig};
-use crate::shutdown::Shutdown;
 use crate::snapshot::SnapshotStore;
 
 /// Batches proposed and not yet applied, at most: the proposer waits beyond, and commands

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::pipeline::PipelineError;
+use super::PipelineError;
 
 /// Shared by every handle and pipeline thread: once closed, new commands are refused
 /// with the recorded reason (a clean stop, or the journal's failure), so no producer
