@@ -98,6 +98,14 @@ pub(crate) fn valid_totp_secret(secret: &str) -> bool {
 
 impl Engine {
     pub(crate) fn register(&mut self, r: Register, events: &mut Vec<Event>) -> CommandResult {
+        Self::check_registration_fields(&r)?;
+        let (inviter, demo) = self.check_registration(&r)?;
+        Ok(self.add_user(r, inviter, demo, events))
+    }
+
+    /// The fields' own rules: a valid username, an e-mail or a wallet, a password hash unless
+    /// a wallet signs in.
+    fn check_registration_fields(r: &Register) -> Result<(), EngineError> {
         if !valid_username(&r.username) {
             return Err(EngineError::Invalid("username"));
         }
@@ -118,12 +126,16 @@ impl Engine {
                 return Err(EngineError::Invalid("address"));
             }
         }
-        let username_key = r.username.to_lowercase();
-        if self.idx.username.contains_key(&username_key) {
+        Ok(())
+    }
+
+    /// Checks against the state (names and wallets free, the invitation, the demo supply, room
+    /// for one more user); changes nothing. Returns the inviter and the demo grant.
+    fn check_registration(&self, r: &Register) -> Result<(Option<UserId>, Money), EngineError> {
+        if self.idx.username.contains_key(&r.username.to_lowercase()) {
             return Err(EngineError::UsernameExists);
         }
-        let email_key = r.email.as_ref().map(|e| e.to_lowercase());
-        if email_key.as_ref().is_some_and(|e| self.idx.email.contains_key(e)) {
+        if r.email.as_ref().is_some_and(|e| self.idx.email.contains_key(&e.to_lowercase())) {
             return Err(EngineError::EmailExists);
         }
         if let Some(w) = &r.wallet {
@@ -149,12 +161,22 @@ impl Engine {
         if self.users.len() >= UserId::MAX as usize - 1 {
             return Err(EngineError::LimitReached);
         }
+        Ok((inviter, demo))
+    }
 
+    /// Adds a user whose registration passed every check: nothing can fail.
+    fn add_user(
+        &mut self,
+        r: Register,
+        inviter: Option<UserId>,
+        demo: Money,
+        events: &mut Vec<Event>,
+    ) -> Reply {
         let id = self.users.len() as UserId + 1;
         let invite_code = self.new_invite_code(id);
-        self.idx.username.insert(username_key, id);
-        if let Some(e) = email_key {
-            self.idx.email.insert(e, id);
+        self.idx.username.insert(r.username.to_lowercase(), id);
+        if let Some(e) = &r.email {
+            self.idx.email.insert(e.to_lowercase(), id);
         }
         if let Some(w) = &r.wallet {
             self.idx.wallet.insert((w.chain, w.address.clone()), id);
@@ -193,7 +215,7 @@ impl Engine {
             default_address: None,
         });
         self.wallet_event(id, AccountKind::Demo, None, demo, 0, events);
-        Ok(Reply::Registered { user: id, invite_code })
+        Reply::Registered { user: id, invite_code }
     }
 
     /// A code no user has: the keyed permutation of the id, walked on (the permutation applied

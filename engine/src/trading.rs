@@ -25,15 +25,33 @@ const PREFETCH_CONTRACTS_MAX: usize = 16;
 /// Slack added to a contract's reserve so the rounded pieces never exceed it (5 pieces x 0.005).
 const RESERVE_SLACK: Money = Money::from_cents(3);
 
+/// What an order that passed every check will open.
+struct CheckedOrder {
+    /// Index of the product in the catalogue.
+    product: u16,
+    stake: Money,
+    fee: Money,
+    /// The rule's payout rate, locked in the contract.
+    payout_rate: Rate,
+    /// What the house sets aside (zero on demo).
+    reserved: Money,
+}
+
 impl Engine {
     pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Vec<Event>) -> CommandResult {
+        let checked = self.check_order(&o)?;
+        Ok(self.open_contract(&o, checked, events))
+    }
+
+    /// Every check an order must pass, in the order the refusals are given; changes nothing.
+    fn check_order(&self, o: &PlaceOrder) -> Result<CheckedOrder, EngineError> {
         let account = self.active_account(o.user)?;
-        let product_at = *self.idx.symbol.get(&o.symbol).ok_or(EngineError::ProductNotFound)?;
-        let product = &self.products[usize::from(product_at)];
-        if !product.enabled {
+        let product = *self.idx.symbol.get(&o.symbol).ok_or(EngineError::ProductNotFound)?;
+        let listed = &self.products[usize::from(product)];
+        if !listed.enabled {
             return Err(EngineError::ProductDisabled);
         }
-        if !product.hours.is_open(self.now_ms) {
+        if !listed.hours.is_open(self.now_ms) {
             return Err(EngineError::MarketClosed);
         }
         let rule = self
@@ -80,8 +98,16 @@ impl Engine {
             }
             AccountKind::Demo => Money::ZERO,
         };
+        Ok(CheckedOrder { product, stake, fee, payout_rate, reserved })
+    }
 
-        // Every check passed: from here on nothing can fail.
+    /// Opens the contract of an order that passed [`Engine::check_order`]: nothing can fail.
+    fn open_contract(
+        &mut self,
+        o: &PlaceOrder,
+        CheckedOrder { product, stake, fee, payout_rate, reserved }: CheckedOrder,
+        events: &mut Vec<Event>,
+    ) -> Reply {
         let id = self.next_contract;
         self.next_contract += 1;
         let wallet = self.account_mut(o.user).wallet_mut(o.account);
@@ -99,7 +125,7 @@ impl Engine {
             id,
             user: o.user,
             account: o.account,
-            product: product_at,
+            product,
             direction: o.direction,
             stake,
             fee,
@@ -119,10 +145,10 @@ impl Engine {
         }
         self.count_accepted(&contract);
         let at = self.contracts.insert(contract);
-        self.books[usize::from(product_at)].waiting.push_back(at);
+        self.books[usize::from(product)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
         self.wallet_event(o.user, o.account, bill, -fee, id, events);
-        Ok(Reply::OrderAccepted { contract: id, fee })
+        Reply::OrderAccepted { contract: id, fee }
     }
 
     pub(crate) fn tick(
