@@ -386,8 +386,11 @@ impl MarketData {
     }
 }
 
+/// Sources built, each with its products.
+type Built = Vec<(Box<dyn crate::source::PriceSource>, Vec<Symbol>)>;
+
 /// Sources built by `start`, each with its products, and the engine they will feed.
-struct Pending(Vec<(Box<dyn crate::source::PriceSource>, Vec<Symbol>)>, Handle<Engine>);
+struct Pending(Built, Handle<Engine>);
 
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -423,53 +426,8 @@ impl MarketService {
         let groups = assign(&instruments, &config)?;
         let store = CandleStore::open(&config.data_dir)?;
         let now = wal::pipeline::system_time_ms();
-        let mut to_backfill = Vec::new();
-        for (source, members) in &groups {
-            if matches!(source, SourceConfig::Simulated { .. }) {
-                for instrument in members {
-                    if store.is_empty_for(instrument.symbol)? {
-                        to_backfill.push(instrument.clone());
-                    }
-                }
-            }
-        }
-        let history = if config.history_from_engine {
-            engine.query(|e: &Engine| e.chart_history())?
-        } else {
-            Some((config.backfill_seed, now))
-        };
-        let backfill_later = match history {
-            Some(history) => {
-                write_history(&store, &to_backfill, history, config.backfill_candles)?;
-                None
-            }
-            // A cluster member before its group's first leader drew the history: the candle
-            // thread writes it once the engine has it.
-            None if to_backfill.is_empty() => None,
-            None => Some((to_backfill, config.backfill_candles)),
-        };
-        // Build every source now, so a bad replay file or URL stops the start. The simulator
-        // continues from the last price the engine sequenced, so a restart does not jump the
-        // chart back to the catalogue's starting price.
-        let symbols: Vec<Symbol> = instruments.iter().map(|i| i.symbol).collect();
-        let last_prices: HashMap<Symbol, Decimal> = engine.query(move |e: &Engine| {
-            symbols.iter().filter_map(|&s| Some((s, e.last_tick(s)?.price))).collect()
-        })?;
-        let mut built = Vec::with_capacity(groups.len());
-        for (source, members) in &groups {
-            let members: Vec<Instrument> = members
-                .iter()
-                .map(|i| match last_prices.get(&i.symbol) {
-                    Some(&price) => Instrument {
-                        start_price: price.round_dp(u32::from(i.precision)),
-                        ..i.clone()
-                    },
-                    None => i.clone(),
-                })
-                .collect();
-            let symbols = members.iter().map(|i| i.symbol).collect::<Vec<_>>();
-            built.push((source.build(&members, Arc::new(SystemClock))?, symbols));
-        }
+        let backfill_later = backfill_history(&engine, &store, &groups, &config, now)?;
+        let built = build_sources(&engine, &instruments, &groups)?;
         let positions = instruments.iter().enumerate().map(|(at, i)| (i.symbol, at)).collect();
         let hours = instruments.iter().map(|i| (i.symbol, i.hours()));
         let simulated = groups
@@ -765,6 +723,72 @@ fn write_history(
 
 /// Longest a cluster member waits at first start for its group's chart history to be drawn.
 const HISTORY_WAIT: Duration = Duration::from_secs(120);
+
+/// Writes the chart history of simulated products that have none yet (their first start).
+/// Returns what is left for the candle thread to write, when the history comes from the
+/// engine and a cluster member's group has not drawn it yet.
+fn backfill_history(
+    engine: &Handle<Engine>,
+    store: &CandleStore,
+    groups: &[(SourceConfig, Vec<Instrument>)],
+    config: &MarketConfig,
+    now: u64,
+) -> Result<Option<(Vec<Instrument>, usize)>, MarketError> {
+    let mut to_backfill = Vec::new();
+    for (source, members) in groups {
+        if matches!(source, SourceConfig::Simulated { .. }) {
+            for instrument in members {
+                if store.is_empty_for(instrument.symbol)? {
+                    to_backfill.push(instrument.clone());
+                }
+            }
+        }
+    }
+    let history = if config.history_from_engine {
+        engine.query(|e: &Engine| e.chart_history())?
+    } else {
+        Some((config.backfill_seed, now))
+    };
+    Ok(match history {
+        Some(history) => {
+            write_history(store, &to_backfill, history, config.backfill_candles)?;
+            None
+        }
+        // A cluster member before its group's first leader drew the history: the candle
+        // thread writes it once the engine has it.
+        None if to_backfill.is_empty() => None,
+        None => Some((to_backfill, config.backfill_candles)),
+    })
+}
+
+/// Builds every source now, so a bad replay file or URL stops the start. The simulator
+/// continues from the last price the engine sequenced, so a restart does not jump the chart
+/// back to the catalogue's starting price.
+fn build_sources(
+    engine: &Handle<Engine>,
+    instruments: &[Instrument],
+    groups: &[(SourceConfig, Vec<Instrument>)],
+) -> Result<Built, MarketError> {
+    let symbols: Vec<Symbol> = instruments.iter().map(|i| i.symbol).collect();
+    let last_prices: HashMap<Symbol, Decimal> = engine.query(move |e: &Engine| {
+        symbols.iter().filter_map(|&s| Some((s, e.last_tick(s)?.price))).collect()
+    })?;
+    let mut built = Vec::with_capacity(groups.len());
+    for (source, members) in groups {
+        let members: Vec<Instrument> = members
+            .iter()
+            .map(|i| match last_prices.get(&i.symbol) {
+                Some(&price) => {
+                    Instrument { start_price: price.round_dp(u32::from(i.precision)), ..i.clone() }
+                }
+                None => i.clone(),
+            })
+            .collect();
+        let symbols = members.iter().map(|i| i.symbol).collect::<Vec<_>>();
+        built.push((source.build(&members, Arc::new(SystemClock))?, symbols));
+    }
+    Ok(built)
+}
 
 /// Subscribes to the engine's events, then starts the candle thread, which writes the history
 /// it still lacks (`backfill_later`), restores the stored candles and folds the ticks they

@@ -306,26 +306,10 @@ fn read_candles(
 ) -> Result<(Vec<Row>, bool), SourceError> {
     let mut parsed = Vec::new();
     let mut date_only = true;
-    let names = ["open", "high", "low", "close"];
     while let Some(record) = rows.next(records, layout.fields)? {
         let field = |at: usize| record.get(at).unwrap_or("");
-        let (open, offset_ms) = match columns.time {
-            TimeColumns::Millis(at) => {
-                date_only = false;
-                ([Some(rows.millis(field(at), "open_ms")?); 2], 0)
-            }
-            TimeColumns::One(at) => {
-                let time = layout.times.parse(field(at)).map_err(|e| rows.bad(e))?;
-                date_only &= time.date_only;
-                (time.readings, time.offset_ms)
-            }
-            TimeColumns::Pair(date, time) => {
-                date_only = false;
-                let time =
-                    layout.times.parse_pair(field(date), field(time)).map_err(|e| rows.bad(e))?;
-                (time.readings, time.offset_ms)
-            }
-        };
+        let (open, offset_ms, dates_alone) = candle_open(rows, layout, columns, field)?;
+        date_only &= dates_alone;
         let (symbol, precision) = match (columns.symbol, only) {
             (Some(at), _) => match rows.symbol(field(at))? {
                 Some(served) => served,
@@ -337,35 +321,10 @@ fn read_candles(
             (None, Some(only)) => only,
             (None, None) => return Err(rows.bad("the file names no product")),
         };
-        let mut ohlc = [Decimal::ZERO; 4];
-        let mut exact = [Decimal::ZERO; 4];
-        if columns.ours {
-            for (k, name) in names.into_iter().enumerate() {
-                ohlc[k] = rows.price(field(columns.ohlc[k]), name, symbol, precision)?;
-            }
-            exact = ohlc;
-        } else {
-            let missing = columns.ohlc.iter().filter(|&&at| is_missing(field(at))).count();
-            if missing == 4 {
-                read.empty_rows += 1;
-                continue;
-            }
-            if let Some(k) = (0..4).find(|&k| is_missing(field(columns.ohlc[k]))) {
-                return Err(rows.bad(format!("{} is empty but other prices are not", names[k])));
-            }
-            for (k, name) in names.into_iter().enumerate() {
-                let (value, rounded) =
-                    rows.price_rounded(field(columns.ohlc[k]), name, symbol, precision)?;
-                read.rounded_prices += u64::from(value != rounded);
-                (exact[k], ohlc[k]) = (value, rounded);
-            }
-        }
-        let [open_price, high, low, close] = exact;
-        if low > open_price.min(close) || high < open_price.max(close) {
-            return Err(rows.bad(format!(
-                "low {low} and high {high} do not bound open {open_price} and close {close}"
-            )));
-        }
+        let Some(ohlc) = candle_prices(rows, columns, field, (symbol, precision), read)? else {
+            read.empty_rows += 1;
+            continue;
+        };
         let volume = match columns.volume.map(field) {
             // pandas writes a missing volume as nothing; our schema always has one.
             Some(text) if !columns.ours && is_missing(text) => Decimal::ZERO,
@@ -374,30 +333,97 @@ fn read_candles(
         };
         let length_ms = match columns.close_time {
             None => None,
-            Some(at) => {
-                let close = layout
-                    .times
-                    .parse(field(at))
-                    .map_err(|e| rows.bad(format!("close time: {e}")))?;
-                let (Some(open_ms), Some(close_ms)) = (open[0], close.readings[0]) else {
-                    return Err(rows.bad("close time unreadable"));
-                };
-                if close_ms < open_ms {
-                    return Err(rows.bad(format!(
-                        "close time {} is before the open time {}",
-                        dates::show(close_ms),
-                        dates::show(open_ms)
-                    )));
-                }
-                // Binance's close time is the candle's last ms (or µs, or s).
-                let unit_ms = if layout.times.unit == Some(TimeUnit::Seconds) { 1_000 } else { 1 };
-                Some(close_ms - open_ms + unit_ms)
-            }
+            Some(at) => Some(candle_length(rows, layout, open[0], field(at))?),
         };
         parsed.push(Row { line: rows.line, open, offset_ms, symbol, ohlc, volume, length_ms });
     }
     let date_only = date_only && !parsed.is_empty();
     Ok((parsed, date_only))
+}
+
+/// A row's open time as read (its readings and clock offset), and whether it was a date alone.
+fn candle_open<'r>(
+    rows: &Rows<'_>,
+    layout: &Layout,
+    columns: &CandleColumns,
+    field: impl Fn(usize) -> &'r str,
+) -> Result<(Readings, i64, bool), SourceError> {
+    Ok(match columns.time {
+        TimeColumns::Millis(at) => ([Some(rows.millis(field(at), "open_ms")?); 2], 0, false),
+        TimeColumns::One(at) => {
+            let time = layout.times.parse(field(at)).map_err(|e| rows.bad(e))?;
+            (time.readings, time.offset_ms, time.date_only)
+        }
+        TimeColumns::Pair(date, time) => {
+            let time =
+                layout.times.parse_pair(field(date), field(time)).map_err(|e| rows.bad(e))?;
+            (time.readings, time.offset_ms, false)
+        }
+    })
+}
+
+/// A row's open, high, low and close at the product's precision, checked to bound each other;
+/// none for a row with no price at all (another file's empty candle).
+fn candle_prices<'r>(
+    rows: &Rows<'_>,
+    columns: &CandleColumns,
+    field: impl Fn(usize) -> &'r str,
+    (symbol, precision): (Symbol, u8),
+    read: &mut Loaded,
+) -> Result<Option<[Decimal; 4]>, SourceError> {
+    let names = ["open", "high", "low", "close"];
+    let mut ohlc = [Decimal::ZERO; 4];
+    let mut exact = [Decimal::ZERO; 4];
+    if columns.ours {
+        for (k, name) in names.into_iter().enumerate() {
+            ohlc[k] = rows.price(field(columns.ohlc[k]), name, symbol, precision)?;
+        }
+        exact = ohlc;
+    } else {
+        let missing = columns.ohlc.iter().filter(|&&at| is_missing(field(at))).count();
+        if missing == 4 {
+            return Ok(None);
+        }
+        if let Some(k) = (0..4).find(|&k| is_missing(field(columns.ohlc[k]))) {
+            return Err(rows.bad(format!("{} is empty but other prices are not", names[k])));
+        }
+        for (k, name) in names.into_iter().enumerate() {
+            let (value, rounded) =
+                rows.price_rounded(field(columns.ohlc[k]), name, symbol, precision)?;
+            read.rounded_prices += u64::from(value != rounded);
+            (exact[k], ohlc[k]) = (value, rounded);
+        }
+    }
+    let [open_price, high, low, close] = exact;
+    if low > open_price.min(close) || high < open_price.max(close) {
+        return Err(rows.bad(format!(
+            "low {low} and high {high} do not bound open {open_price} and close {close}"
+        )));
+    }
+    Ok(Some(ohlc))
+}
+
+/// A candle's length from its file's close time (Binance's close time is the candle's last
+/// ms, or µs, or s).
+fn candle_length(
+    rows: &Rows<'_>,
+    layout: &Layout,
+    open_ms: Option<u64>,
+    close_text: &str,
+) -> Result<u64, SourceError> {
+    let close = layout.times.parse(close_text).map_err(|e| rows.bad(format!("close time: {e}")))?;
+    let (Some(open_ms), Some(close_ms)) = (open_ms, close.readings[0]) else {
+        return Err(rows.bad("close time unreadable"));
+    };
+    if close_ms < open_ms {
+        return Err(rows.bad(format!(
+            "close time {} is before the open time {}",
+            dates::show(close_ms),
+            dates::show(open_ms)
+        )));
+    }
+    let unit_ms = if layout.times.unit == Some(TimeUnit::Seconds) { 1_000 } else { 1 };
+    Ok(close_ms - open_ms + unit_ms)
 }
 
 /// Pass two over a candle file.
@@ -426,6 +452,18 @@ pub(super) struct Settled {
     pub labels: Vec<(Symbol, CandleLabel)>,
 }
 
+/// Where pass two puts each candle (by row), and the gaps it finds.
+struct Placed {
+    /// Each row's candle opens here (UTC ms)...
+    opens: Vec<u64>,
+    /// ...and lasts this long (ms).
+    lengths: Vec<u64>,
+    /// The gaps found, in the order found.
+    gaps: Vec<Gap>,
+    /// How many.
+    gap_count: u64,
+}
+
 /// A UTC time (ms) on a clock `offset_ms` east of UTC.
 fn local(utc_ms: u64, offset_ms: i64) -> i64 {
     i64::try_from(utc_ms).unwrap_or(i64::MAX).saturating_add(offset_ms)
@@ -445,6 +483,60 @@ impl Settle<'_> {
     /// Settles the date order, checks the order of times, places each candle in time (which
     /// end its time names, how long it lasts), checks overlaps, finds gaps.
     fn run(&self, rows: Vec<Row>) -> Result<Settled, SourceError> {
+        self.check_label_applies()?;
+        let reading = self.date_order(&rows)?;
+        // Each row's time as written: its candle's open, or its end when dated by it.
+        let dated: Vec<u64> =
+            rows.iter().map(|r| r.open[reading].expect("the chosen reading is valid")).collect();
+        let by_symbol = self.by_symbol(&rows, &dated)?;
+        let mut placed = Placed {
+            opens: vec![0u64; rows.len()],
+            lengths: vec![0u64; rows.len()],
+            gaps: Vec::new(),
+            gap_count: 0,
+        };
+        let mut labels = Vec::new();
+        for (symbol, members) in &by_symbol {
+            let (verdict, period) = self.place(&rows, &dated, *symbol, members, &mut placed)?;
+            labels.push((*symbol, verdict.label));
+            self.check_overlaps_find_gaps(
+                &rows,
+                &dated,
+                *symbol,
+                members,
+                (&verdict, period),
+                &mut placed,
+            )?;
+        }
+        let Placed { opens, lengths, mut gaps, gap_count } = placed;
+        gaps.sort_by_key(|g| g.line);
+        gaps.truncate(REPLAY_GAPS_KEPT_MAX);
+        let mut candles: Vec<PlayCandle> = rows
+            .into_iter()
+            .zip(opens)
+            .zip(lengths)
+            .map(|((row, open_ms), length)| {
+                let [open, high, low, close] = row.ohlc;
+                // The shorter path through the four prices: down first when the candle rises.
+                let path =
+                    if close >= open { [open, low, high, close] } else { [open, high, low, close] };
+                PlayCandle {
+                    open_ms,
+                    quarter_ms: length / 4,
+                    symbol: row.symbol,
+                    path,
+                    volume: row.volume,
+                }
+            })
+            .collect();
+        // Candles dated by their ends open a period earlier, and products of different periods
+        // by different amounts: playing merges candles in order of their opens.
+        candles.sort_by_key(|c| c.open_ms);
+        Ok(Settled { candles, gaps, gap_count, labels })
+    }
+
+    /// `#label=end` names what the file's own columns already say: refused.
+    fn check_label_applies(&self) -> Result<(), SourceError> {
         if self.options.label == Some(CandleLabel::End) && self.times_are_opens() {
             let whose = if self.columns.ours {
                 "opens (open_ms)"
@@ -456,13 +548,18 @@ impl Settle<'_> {
                 self.path.display()
             )));
         }
-        let reading = self.date_order(&rows)?;
-        // Each row's time as written: its candle's open, or its end when dated by it.
-        let dated: Vec<u64> =
-            rows.iter().map(|r| r.open[reading].expect("the chosen reading is valid")).collect();
-        // Times never go back over the whole file; a symbol's candles never repeat a time.
+        Ok(())
+    }
+
+    /// The rows of each symbol, symbols in the order they first appear (so errors do not
+    /// depend on hashing); checks that times never go back over the whole file and that a
+    /// symbol's candles never repeat a time.
+    fn by_symbol(
+        &self,
+        rows: &[Row],
+        dated: &[u64],
+    ) -> Result<Vec<(Symbol, Vec<usize>)>, SourceError> {
         let mut last: HashMap<Symbol, usize> = HashMap::new();
-        // Symbols in the order they first appear, so errors do not depend on hashing.
         let mut by_symbol: Vec<(Symbol, Vec<usize>)> = Vec::new();
         for (k, row) in rows.iter().enumerate() {
             if k > 0 && dated[k] < dated[k - 1] {
@@ -501,125 +598,119 @@ impl Settle<'_> {
                 None => by_symbol.push((row.symbol, vec![k])),
             }
         }
-        let mut opens = vec![0u64; rows.len()];
-        let mut lengths = vec![0u64; rows.len()];
-        let mut gaps = Vec::new();
-        let mut gap_count = 0;
-        let mut labels = Vec::new();
-        for (symbol, members) in &by_symbol {
-            let locals: Vec<i64> =
-                members.iter().map(|&k| local(dated[k], rows[k].offset_ms)).collect();
-            let series =
-                if self.times_are_opens() { Series::default() } else { Series::of(&locals) };
-            let period = self.period(&rows, &dated, members, &series)?;
-            let verdict = match self.options.label {
-                Some(label) => Verdict { label, why: Why::Said },
-                None if self.times_are_opens() => {
-                    Verdict { label: CandleLabel::Start, why: Why::Columns }
-                }
-                None => labels::detect(&series, period),
-            };
-            if let Why::Guessed(note) = &verdict.why {
-                tracing::info!("{}: {symbol}: {note}", self.path.display());
+        Ok(by_symbol)
+    }
+
+    /// Places one symbol's candles in time: which end each time names (said, given by the
+    /// columns, or detected) and how long each lasts. Returns the label's verdict and the
+    /// period.
+    fn place(
+        &self,
+        rows: &[Row],
+        dated: &[u64],
+        symbol: Symbol,
+        members: &[usize],
+        placed: &mut Placed,
+    ) -> Result<(Verdict, CandlePeriod), SourceError> {
+        let locals: Vec<i64> =
+            members.iter().map(|&k| local(dated[k], rows[k].offset_ms)).collect();
+        let series = if self.times_are_opens() { Series::default() } else { Series::of(&locals) };
+        let period = self.period(rows, dated, members, &series)?;
+        let verdict = match self.options.label {
+            Some(label) => Verdict { label, why: Why::Said },
+            None if self.times_are_opens() => {
+                Verdict { label: CandleLabel::Start, why: Why::Columns }
             }
-            labels.push((*symbol, verdict.label));
-            for (&k, &at) in members.iter().zip(&locals) {
-                let row = &rows[k];
-                let (from, to) = match row.length_ms {
-                    Some(length) => (dated[k], dated[k] + length),
-                    None => {
-                        let (from, to) = labels::span(at, verdict.label, period, &series);
-                        let utc = |ms: i64| {
-                            u64::try_from(ms.saturating_sub(row.offset_ms)).map_err(|_| {
-                                self.bad(row.line, "this candle would open before 1970-01-01 UTC")
-                            })
-                        };
-                        (utc(from)?, utc(to)?)
-                    }
-                };
-                (opens[k], lengths[k]) = (from, to.saturating_sub(from));
-                // Calendar quarters are the one period longer than a month.
-                let quarter = period == CandlePeriod::Quarter && row.length_ms.is_none();
-                if lengths[k] > REPLAY_CANDLE_MAX_MS && !quarter {
-                    return Err(self.bad(row.line, "a candle longer than a month"));
-                }
-            }
-            for pair in members.windows(2) {
-                let (a, b) = (pair[0], pair[1]);
-                let end = opens[a] + lengths[a];
-                let slack = if lengths[a] >= DAY_MS { REPLAY_DST_SLACK_MS } else { 0 };
-                if opens[b] + slack < end {
-                    let dated_end =
-                        verdict.label == CandleLabel::End && rows[b].length_ms.is_none();
-                    let which = if dated_end {
-                        format!(" (dated {}, its end)", self.show(dated[b]))
-                    } else {
-                        String::new()
+            None => labels::detect(&series, period),
+        };
+        if let Why::Guessed(note) = &verdict.why {
+            tracing::info!("{}: {symbol}: {note}", self.path.display());
+        }
+        for (&k, &at) in members.iter().zip(&locals) {
+            let row = &rows[k];
+            let (from, to) = match row.length_ms {
+                Some(length) => (dated[k], dated[k] + length),
+                None => {
+                    let (from, to) = labels::span(at, verdict.label, period, &series);
+                    let utc = |ms: i64| {
+                        u64::try_from(ms.saturating_sub(row.offset_ms)).map_err(|_| {
+                            self.bad(row.line, "this candle would open before 1970-01-01 UTC")
+                        })
                     };
-                    let mut hints = String::new();
-                    if self.options.period.is_some() {
-                        hints.push_str("; is #period= right?");
-                    }
-                    match (&verdict.why, verdict.label) {
-                        (Why::Said, _) => hints.push_str("; is #label= right?"),
-                        (Why::Guessed(_), CandleLabel::Start) => hints.push_str(
-                            "; if each date is the last day of its candle, say #label=end",
-                        ),
-                        (Why::Guessed(_), CandleLabel::End) => {
-                            hints.push_str("; if each date opens its candle, say #label=start");
-                        }
-                        _ => {}
-                    }
-                    return Err(self.bad(
-                        rows[b].line,
-                        format!(
-                            "this {symbol} candle{which} opens at {}, before the one on line {} \
-                             ends at {}{hints}",
-                            self.show(opens[b]),
-                            rows[a].line,
-                            self.show(end)
-                        ),
-                    ));
+                    (utc(from)?, utc(to)?)
                 }
-                let offsets = (rows[a].offset_ms, rows[b].offset_ms);
-                let missing =
-                    self.missing(*symbol, (opens[a], opens[b]), offsets, lengths[a], period);
-                if missing > 0 {
-                    gap_count += 1;
-                    gaps.push(Gap {
-                        line: rows[b].line,
-                        symbol: *symbol,
-                        from_ms: end,
-                        to_ms: opens[b],
-                        missing,
-                    });
-                }
+            };
+            (placed.opens[k], placed.lengths[k]) = (from, to.saturating_sub(from));
+            // Calendar quarters are the one period longer than a month.
+            let quarter = period == CandlePeriod::Quarter && row.length_ms.is_none();
+            if placed.lengths[k] > REPLAY_CANDLE_MAX_MS && !quarter {
+                return Err(self.bad(row.line, "a candle longer than a month"));
             }
         }
-        gaps.sort_by_key(|g| g.line);
-        gaps.truncate(REPLAY_GAPS_KEPT_MAX);
-        let mut candles: Vec<PlayCandle> = rows
-            .into_iter()
-            .zip(opens)
-            .zip(lengths)
-            .map(|((row, open_ms), length)| {
-                let [open, high, low, close] = row.ohlc;
-                // The shorter path through the four prices: down first when the candle rises.
-                let path =
-                    if close >= open { [open, low, high, close] } else { [open, high, low, close] };
-                PlayCandle {
-                    open_ms,
-                    quarter_ms: length / 4,
-                    symbol: row.symbol,
-                    path,
-                    volume: row.volume,
+        Ok((verdict, period))
+    }
+
+    /// Refuses a symbol's candle that opens before the one before it ends (with a hint at the
+    /// option that may be wrong), and counts the gaps between its candles.
+    fn check_overlaps_find_gaps(
+        &self,
+        rows: &[Row],
+        dated: &[u64],
+        symbol: Symbol,
+        members: &[usize],
+        (verdict, period): (&Verdict, CandlePeriod),
+        placed: &mut Placed,
+    ) -> Result<(), SourceError> {
+        let (opens, lengths) = (&placed.opens, &placed.lengths);
+        for pair in members.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let end = opens[a] + lengths[a];
+            let slack = if lengths[a] >= DAY_MS { REPLAY_DST_SLACK_MS } else { 0 };
+            if opens[b] + slack < end {
+                let dated_end = verdict.label == CandleLabel::End && rows[b].length_ms.is_none();
+                let which = if dated_end {
+                    format!(" (dated {}, its end)", self.show(dated[b]))
+                } else {
+                    String::new()
+                };
+                let mut hints = String::new();
+                if self.options.period.is_some() {
+                    hints.push_str("; is #period= right?");
                 }
-            })
-            .collect();
-        // Candles dated by their ends open a period earlier, and products of different periods
-        // by different amounts: playing merges candles in order of their opens.
-        candles.sort_by_key(|c| c.open_ms);
-        Ok(Settled { candles, gaps, gap_count, labels })
+                match (&verdict.why, verdict.label) {
+                    (Why::Said, _) => hints.push_str("; is #label= right?"),
+                    (Why::Guessed(_), CandleLabel::Start) => hints
+                        .push_str("; if each date is the last day of its candle, say #label=end"),
+                    (Why::Guessed(_), CandleLabel::End) => {
+                        hints.push_str("; if each date opens its candle, say #label=start");
+                    }
+                    _ => {}
+                }
+                return Err(self.bad(
+                    rows[b].line,
+                    format!(
+                        "this {symbol} candle{which} opens at {}, before the one on line {} \
+                         ends at {}{hints}",
+                        self.show(opens[b]),
+                        rows[a].line,
+                        self.show(end)
+                    ),
+                ));
+            }
+            let offsets = (rows[a].offset_ms, rows[b].offset_ms);
+            let missing = self.missing(symbol, (opens[a], opens[b]), offsets, lengths[a], period);
+            if missing > 0 {
+                placed.gap_count += 1;
+                placed.gaps.push(Gap {
+                    line: rows[b].line,
+                    symbol,
+                    from_ms: end,
+                    to_ms: opens[b],
+                    missing,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Our schemas' times are shown as they are written; others' as dates.
