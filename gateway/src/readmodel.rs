@@ -15,8 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, Principal, TickRef};
-use engine::{Engine, Event, Settlement};
+use engine::types::{
+    AccountKind, BillType, Contract, DepositOrder, Direction, OrderId, OrderStatus, Outcome,
+    Principal, SessionId, Symbol, TickRef, UserId, WithdrawOrder,
+};
+use engine::{AuditRecord, Engine, Event, Settlement, WalletChange};
 use market_feed::archive::TickArchive;
 use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
 use rust_decimal::Decimal;
@@ -1282,119 +1285,21 @@ impl<'a, 't> Writer<'a, 't> {
     fn event(&mut self, event: &Event) -> Result<(), ReadModelError> {
         let now = self.time_ms;
         match event {
-            Event::Wallet(change) => {
-                let Some(bill) = change.bill else { return Ok(()) };
-                self.seq += 1;
-                let row = BillRow {
-                    id: self.seq,
-                    account: account_name(change.account).into(),
-                    bill_type: bill_name(bill).into(),
-                    amount: change.amount.to_decimal(),
-                    balance: change.wallet.available.to_decimal(),
-                    reference: change.reference,
-                    status: "completed".into(),
-                    time: now,
-                };
-                self.put(&key(BILL, change.user, self.seq), &row)?;
-            }
-            Event::ContractOpened { contract, symbol } => {
-                let c = contract;
-                if c.account == AccountKind::Real {
-                    self.totals.contracts += 1;
-                    self.totals.volume += c.stake.to_decimal();
-                    let day = self.day()?;
-                    day.contracts += 1;
-                    day.turnover += c.stake.to_decimal();
-                    day.fees += c.fee.to_decimal();
-                    day.house_result += c.fee.to_decimal();
-                }
-                let row = ContractRow::opened(c, *symbol);
-                self.put(&key(CONTRACT, c.user, c.id), &row)?;
-                self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
-            }
+            Event::Wallet(change) => self.bill(change)?,
+            Event::ContractOpened { contract, symbol } => self.opened(contract, *symbol)?,
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
                     row.entered(*entry, *expiry_ms);
                 })?;
             }
             Event::ContractSettled(settlement) => self.settled(settlement)?,
-            Event::DepositRequested(order) => {
-                let receipt = [&[UPLOAD][..], order.receipt.as_bytes()].concat();
-                self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id))?;
-                let details = serde_json::json!({
-                    "accountName": order.account_name,
-                    "accountNumber": order.account_number,
-                    "bankName": order.bank_name,
-                });
-                let row = OrderRow {
-                    id: order.id,
-                    user: order.user,
-                    kind: "deposit".into(),
-                    amount: order.amount.to_decimal(),
-                    fee: Decimal::ZERO,
-                    actual: order.amount.to_decimal(),
-                    method: crate::api::dto::pay_method_name(order.method).into(),
-                    details,
-                    receipt: Some(order.receipt.clone()),
-                    status: "pending".into(),
-                    remark: String::new(),
-                    created_at: order.created_ms,
-                    completed_at: None,
-                };
-                self.order(row)?;
-            }
-            Event::WithdrawalRequested(order) => {
-                let (method, details) = crate::api::dto::destination_json(&order.destination);
-                let row = OrderRow {
-                    id: order.id,
-                    user: order.user,
-                    kind: "withdraw".into(),
-                    amount: order.amount.to_decimal(),
-                    fee: order.fee.to_decimal(),
-                    actual: order.actual.to_decimal(),
-                    method: method.into(),
-                    details,
-                    receipt: None,
-                    status: "pending".into(),
-                    remark: String::new(),
-                    created_at: order.created_ms,
-                    completed_at: None,
-                };
-                self.order(row)?;
-            }
+            Event::DepositRequested(order) => self.deposit_requested(order)?,
+            Event::WithdrawalRequested(order) => self.withdrawal_requested(order)?,
             Event::OrderResolved { order, user, status, remark, withdrawal } => {
-                if *status == OrderStatus::Completed {
-                    let amount =
-                        self.get::<OrderRow>(&key(ORDER, *user, *order))?.map(|o| o.amount);
-                    let day = self.day()?;
-                    let amount = amount.unwrap_or_default();
-                    if *withdrawal {
-                        day.withdrawals += 1;
-                        day.withdrawal_amount += amount;
-                    } else {
-                        day.deposits += 1;
-                        day.deposit_amount += amount;
-                    }
-                }
-                self.update(&key(ORDER, *user, *order), |row: &mut OrderRow| {
-                    row.status = order_status_name(*status).into();
-                    row.remark.clone_from(remark);
-                    if *status != OrderStatus::Processing {
-                        row.completed_at = Some(now);
-                    }
-                })?;
+                self.order_resolved(*order, *user, *status, remark, *withdrawal)?;
             }
             Event::SessionStarted { user, session, device, ip } => {
-                self.totals.logins += 1;
-                self.day()?.logins += 1;
-                let row = LoginRow {
-                    session: *session,
-                    device: device.clone(),
-                    ip: ip.clone(),
-                    started_at: now,
-                    ended_at: None,
-                };
-                self.put(&key(LOGIN, *user, *session), &row)?;
+                self.session_started(*user, *session, device, ip)?;
             }
             Event::SessionEnded { user, session } => {
                 self.update(&key(LOGIN, *user, *session), |row: &mut LoginRow| {
@@ -1402,16 +1307,7 @@ impl<'a, 't> Writer<'a, 't> {
                 })?;
             }
             Event::UserRegistered { user, username, email, .. } => {
-                let row = UserSearchRow {
-                    username: username.to_lowercase(),
-                    email: email.as_deref().unwrap_or("").to_lowercase(),
-                };
-                for gram in row.grams() {
-                    self.put_raw(&gram_key(gram, *user), &[])?;
-                }
-                self.put(&user_key(*user), &row)?;
-                self.totals.registrations += 1;
-                self.day()?.registrations += 1;
+                self.user_registered(*user, username, email.as_deref())?;
             }
             Event::PriceAlertFired { alert, tick } => {
                 self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
@@ -1422,34 +1318,13 @@ impl<'a, 't> Writer<'a, 't> {
             }
             // An admin's pause is in the audit log (the engine's audit record).
             Event::TwoFactorLocked { who: Principal::Admin(_), .. } => {}
-            Event::Notice { id, title, body, lang } => {
-                let row = NoticeRow {
-                    id: *id,
-                    title: title.clone(),
-                    body: body.clone(),
-                    time: now,
-                    lang: lang.clone(),
-                    withdrawn_at: None,
-                };
-                self.put(&global_key(NOTICE, *id), &row)?;
-            }
+            Event::Notice { id, title, body, lang } => self.notice(*id, title, body, lang)?,
             Event::NoticeWithdrawn { notice } => {
                 self.update(&global_key(NOTICE, *notice), |row: &mut NoticeRow| {
                     row.withdrawn_at.get_or_insert(now);
                 })?;
             }
-            Event::Audit(record) => {
-                let row = AuditRow {
-                    index: record.index,
-                    admin: record.admin,
-                    action: record.action.into(),
-                    detail: record.detail.clone(),
-                    refused: record.refused.map(String::from),
-                    time: record.time_ms,
-                };
-                self.seq += 1;
-                self.put(&global_key(AUDIT, self.seq), &row)?;
-            }
+            Event::Audit(record) => self.audit(record)?,
             // Kept by the engine (a password, a profile, the catalogue), by the candle archive
             // (ticks), or in the audit log (an admin's sessions): no history row of their own.
             Event::PasswordChanged { .. }
@@ -1458,6 +1333,202 @@ impl<'a, 't> Writer<'a, 't> {
             | Event::AdminSessionsEnded { .. }
             | Event::CatalogueChanged => {}
         }
+        Ok(())
+    }
+
+    /// A bill line for a wallet change that moved the total.
+    fn bill(&mut self, change: &WalletChange) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        let Some(bill) = change.bill else { return Ok(()) };
+        self.seq += 1;
+        let row = BillRow {
+            id: self.seq,
+            account: account_name(change.account).into(),
+            bill_type: bill_name(bill).into(),
+            amount: change.amount.to_decimal(),
+            balance: change.wallet.available.to_decimal(),
+            reference: change.reference,
+            status: "completed".into(),
+            time: now,
+        };
+        self.put(&key(BILL, change.user, self.seq), &row)?;
+        Ok(())
+    }
+
+    /// A new contract's record, and the day's real-money figures.
+    fn opened(&mut self, c: &Contract, symbol: Symbol) -> Result<(), ReadModelError> {
+        if c.account == AccountKind::Real {
+            self.totals.contracts += 1;
+            self.totals.volume += c.stake.to_decimal();
+            let day = self.day()?;
+            day.contracts += 1;
+            day.turnover += c.stake.to_decimal();
+            day.fees += c.fee.to_decimal();
+            day.house_result += c.fee.to_decimal();
+        }
+        let row = ContractRow::opened(c, symbol);
+        self.put(&key(CONTRACT, c.user, c.id), &row)?;
+        self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// A deposit order's record, linked to its receipt.
+    fn deposit_requested(&mut self, order: &DepositOrder) -> Result<(), ReadModelError> {
+        let receipt = [&[UPLOAD][..], order.receipt.as_bytes()].concat();
+        self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id))?;
+        let details = serde_json::json!({
+            "accountName": order.account_name,
+            "accountNumber": order.account_number,
+            "bankName": order.bank_name,
+        });
+        let row = OrderRow {
+            id: order.id,
+            user: order.user,
+            kind: "deposit".into(),
+            amount: order.amount.to_decimal(),
+            fee: Decimal::ZERO,
+            actual: order.amount.to_decimal(),
+            method: crate::api::dto::pay_method_name(order.method).into(),
+            details,
+            receipt: Some(order.receipt.clone()),
+            status: "pending".into(),
+            remark: String::new(),
+            created_at: order.created_ms,
+            completed_at: None,
+        };
+        self.order(row)?;
+        Ok(())
+    }
+
+    /// A withdrawal order's record.
+    fn withdrawal_requested(&mut self, order: &WithdrawOrder) -> Result<(), ReadModelError> {
+        let (method, details) = crate::api::dto::destination_json(&order.destination);
+        let row = OrderRow {
+            id: order.id,
+            user: order.user,
+            kind: "withdraw".into(),
+            amount: order.amount.to_decimal(),
+            fee: order.fee.to_decimal(),
+            actual: order.actual.to_decimal(),
+            method: method.into(),
+            details,
+            receipt: None,
+            status: "pending".into(),
+            remark: String::new(),
+            created_at: order.created_ms,
+            completed_at: None,
+        };
+        self.order(row)?;
+        Ok(())
+    }
+
+    /// An order's new status, and a completed one counted in the day's figures.
+    fn order_resolved(
+        &mut self,
+        order: OrderId,
+        user: UserId,
+        status: OrderStatus,
+        remark: &str,
+        withdrawal: bool,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        if status == OrderStatus::Completed {
+            let amount = self.get::<OrderRow>(&key(ORDER, user, order))?.map(|o| o.amount);
+            let day = self.day()?;
+            let amount = amount.unwrap_or_default();
+            if withdrawal {
+                day.withdrawals += 1;
+                day.withdrawal_amount += amount;
+            } else {
+                day.deposits += 1;
+                day.deposit_amount += amount;
+            }
+        }
+        self.update(&key(ORDER, user, order), |row: &mut OrderRow| {
+            row.status = order_status_name(status).into();
+            remark.clone_into(&mut row.remark);
+            if status != OrderStatus::Processing {
+                row.completed_at = Some(now);
+            }
+        })?;
+        Ok(())
+    }
+
+    /// A sign-in's record, and the day's count.
+    fn session_started(
+        &mut self,
+        user: UserId,
+        session: SessionId,
+        device: &str,
+        ip: &str,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        self.totals.logins += 1;
+        self.day()?.logins += 1;
+        let row = LoginRow {
+            session,
+            device: device.to_owned(),
+            ip: ip.to_owned(),
+            started_at: now,
+            ended_at: None,
+        };
+        self.put(&key(LOGIN, user, session), &row)?;
+        Ok(())
+    }
+
+    /// A new user's search row (and its trigrams), and the day's count.
+    fn user_registered(
+        &mut self,
+        user: UserId,
+        username: &str,
+        email: Option<&str>,
+    ) -> Result<(), ReadModelError> {
+        let row = UserSearchRow {
+            username: username.to_lowercase(),
+            email: email.unwrap_or("").to_lowercase(),
+        };
+        for gram in row.grams() {
+            self.put_raw(&gram_key(gram, user), &[])?;
+        }
+        self.put(&user_key(user), &row)?;
+        self.totals.registrations += 1;
+        self.day()?.registrations += 1;
+        Ok(())
+    }
+
+    /// A notice's record.
+    fn notice(
+        &mut self,
+        id: u64,
+        title: &str,
+        body: &str,
+        lang: &str,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        let row = NoticeRow {
+            id,
+            title: title.to_owned(),
+            body: body.to_owned(),
+            time: now,
+            lang: lang.to_owned(),
+            withdrawn_at: None,
+        };
+        self.put(&global_key(NOTICE, id), &row)?;
+        Ok(())
+    }
+
+    /// An admin action's audit row.
+    fn audit(&mut self, record: &AuditRecord) -> Result<(), ReadModelError> {
+        let row = AuditRow {
+            index: record.index,
+            admin: record.admin,
+            action: record.action.into(),
+            detail: record.detail.clone(),
+            refused: record.refused.map(String::from),
+            time: record.time_ms,
+        };
+        self.seq += 1;
+        self.put(&global_key(AUDIT, self.seq), &row)?;
         Ok(())
     }
 
