@@ -17,6 +17,9 @@ use crate::mail::{Mailer, SmtpConfig};
 use crate::node::{Node, NodeConfig, NodeError, Startup};
 use crate::throttle::Throttles;
 
+/// What the websocket hub is asked (subscriptions, connections), from the handlers.
+type HubRequests = tokio::sync::mpsc::Receiver<crate::ws::hub::Control>;
+
 /// How often idle rate-limit keys are forgotten.
 const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
 
@@ -181,6 +184,28 @@ impl Server {
         (listener, metrics_listener): (std::net::TcpListener, Option<std::net::TcpListener>),
         cluster: Option<&crate::node::ClusterOptions>,
     ) -> Result<(), ServerError> {
+        let listen = config.listen_limits;
+        let (state, hub_requests) = self.app_state(data_dir, config, cluster)?;
+        {
+            let _entered = self.runtime.as_ref().expect("running").enter();
+            crate::ws::hub::spawn(state.clone(), hub_requests)?;
+        }
+        self.serve_api(&state, listener, listen)?;
+        if let Some(listener) = metrics_listener {
+            self.serve_metrics(&state, listener)?;
+        }
+        self.state = Some(state);
+        Ok(())
+    }
+
+    /// What every handler shares: the durable core's handles, the market, the stores and the
+    /// limits, built from the HTTP configuration; and the websocket hub's requests, for the hub.
+    fn app_state(
+        &self,
+        data_dir: &std::path::Path,
+        config: HttpConfig,
+        cluster: Option<&crate::node::ClusterOptions>,
+    ) -> Result<(AppState, HubRequests), ServerError> {
         let node = self.node.as_ref().expect("running");
         let now = wal::pipeline::system_time_ms();
         let simulated = self.market().products(now).iter().filter(|p| p.simulated).count();
@@ -222,18 +247,22 @@ impl Server {
             peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
             write_marks: crate::api::forward::WriteMarks::default(),
         };
-        let state = AppState(Arc::new(shared));
-        {
-            let _entered = self.runtime.as_ref().expect("running").enter();
-            crate::ws::hub::spawn(state.clone(), hub_requests)?;
-        }
+        Ok((AppState(Arc::new(shared)), hub_requests))
+    }
+
+    /// Serves the API on `listener` until the server stops.
+    fn serve_api(
+        &mut self,
+        state: &AppState,
+        listener: std::net::TcpListener,
+        listen: crate::http::ListenConfig,
+    ) -> Result<(), ServerError> {
         let app = api::app(state.clone());
         let runtime = self.runtime.as_ref().expect("running");
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let limits = state.throttles.clone();
         let send_buffer = state.ws.config.socket_send_buffer_bytes;
-        let listen = config.listen_limits;
         let task = runtime.spawn(async move {
             let listener = match tokio::net::TcpListener::from_std(listener) {
                 Ok(listener) => listener,
@@ -261,23 +290,30 @@ impl Server {
         });
         tracing::info!(%address, "HTTP API listening");
         self.http = Some((address, stop, task));
-        if let Some(listener) = metrics_listener {
-            let metrics_address = listener.local_addr()?;
-            let metrics = api::metrics_app(state.clone());
-            let task = runtime.spawn(async move {
-                match tokio::net::TcpListener::from_std(listener) {
-                    Ok(listener) => {
-                        if let Err(error) = axum::serve(listener, metrics).await {
-                            tracing::error!(%error, "metrics server failed");
-                        }
+        Ok(())
+    }
+
+    /// Serves `/metrics` on its own listener.
+    fn serve_metrics(
+        &mut self,
+        state: &AppState,
+        listener: std::net::TcpListener,
+    ) -> Result<(), ServerError> {
+        let runtime = self.runtime.as_ref().expect("running");
+        let metrics_address = listener.local_addr()?;
+        let metrics = api::metrics_app(state.clone());
+        let task = runtime.spawn(async move {
+            match tokio::net::TcpListener::from_std(listener) {
+                Ok(listener) => {
+                    if let Err(error) = axum::serve(listener, metrics).await {
+                        tracing::error!(%error, "metrics server failed");
                     }
-                    Err(error) => tracing::error!(%error, "cannot listen for metrics"),
                 }
-            });
-            tracing::info!(address = %metrics_address, "metrics listening");
-            self.metrics = Some((metrics_address, task));
-        }
-        self.state = Some(state);
+                Err(error) => tracing::error!(%error, "cannot listen for metrics"),
+            }
+        });
+        tracing::info!(address = %metrics_address, "metrics listening");
+        self.metrics = Some((metrics_address, task));
         Ok(())
     }
 
