@@ -263,31 +263,9 @@ impl Config {
 
     /// Resolves flags and environment over the file over the defaults.
     pub fn resolve(args: Args) -> Result<Config, String> {
-        let file: FileConfig = match &args.config {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            None => FileConfig::default(),
-        };
+        let mut file = read_file(args.config.as_deref())?;
         let defaults = Config::for_data_dir(PathBuf::from("data"));
-        let file_smtp = file.smtp.unwrap_or_default();
-        let smtp_host = args.smtp_host.or(Some(file_smtp.host.clone()).filter(|h| !h.is_empty()));
-        let smtp = smtp_host.map(|host| SmtpConfig {
-            host,
-            port: args.smtp_port.or(Some(file_smtp.port).filter(|p| *p != 0)).unwrap_or(587),
-            security: args
-                .smtp_security
-                .or(Some(file_smtp.security.clone()).filter(|s| !s.is_empty()))
-                .unwrap_or_else(|| "starttls".into()),
-            username: args.smtp_username.or(file_smtp.username.clone()),
-            password: args.smtp_password.or(file_smtp.password.clone()),
-            from: args
-                .smtp_from
-                .or(Some(file_smtp.from.clone()).filter(|s| !s.is_empty()))
-                .unwrap_or_else(|| "Trading Pro <no-reply@localhost>".into()),
-        });
+        let smtp = smtp_config(&args, file.smtp.take().unwrap_or_default());
         let cluster = if args.cluster || file.cluster.unwrap_or(false) {
             Some(cluster_options(
                 args.node_id.or(file.node_id),
@@ -312,11 +290,7 @@ impl Config {
             feeds: if args.feeds.is_empty() { file.feeds.unwrap_or_default() } else { args.feeds },
             sim_seed: args.sim_seed.or(file.sim_seed),
             tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
-            log_format: match args.log_format.or(file.log_format).as_deref() {
-                None | Some("text") => LogFormat::Text,
-                Some("json") => LogFormat::Json,
-                Some(other) => return Err(format!("--log-format {other}: use text or json")),
-            },
+            log_format: log_format(args.log_format.or(file.log_format).as_deref())?,
             upload_quota: crate::api::UploadQuota {
                 files: args
                     .upload_files_per_user
@@ -327,15 +301,10 @@ impl Config {
                     .or(file.upload_megabytes_per_user)
                     .map_or(defaults.upload_quota.bytes, |mb| mb.saturating_mul(1024 * 1024)),
             },
-            metrics_listen: match args.metrics_listen.or(file.metrics_listen).as_deref() {
-                None => defaults.metrics_listen,
-                Some("none") => None,
-                Some(address) => Some(
-                    address
-                        .parse()
-                        .map_err(|_| format!("--metrics-listen {address}: not an address"))?,
-                ),
-            },
+            metrics_listen: metrics_listen(
+                args.metrics_listen.or(file.metrics_listen).as_deref(),
+                defaults.metrics_listen,
+            )?,
             real_money_on_simulated_prices: args.allow_real_money_on_simulated_prices
                 || file.allow_real_money_on_simulated_prices.unwrap_or(false),
             public_origin: match args.public_origin.or(file.public_origin) {
@@ -354,21 +323,81 @@ impl Config {
                 args.ws_connections_max.or(file.ws_connections_max),
                 args.ws_connections_per_ip_max.or(file.ws_connections_per_ip_max),
             ),
-            listen_limits: crate::http::ListenConfig {
-                head_timeout: args
-                    .http_head_timeout_secs
-                    .or(file.http_head_timeout_secs)
-                    .map_or(defaults.listen_limits.head_timeout, |s| {
-                        std::time::Duration::from_secs(s.max(1))
-                    }),
-                connections_per_ip_max: args
-                    .http_connections_per_ip_max
-                    .or(file.http_connections_per_ip_max)
-                    .unwrap_or(defaults.listen_limits.connections_per_ip_max)
-                    .max(1),
-                ..defaults.listen_limits
-            },
+            listen_limits: listen_limits(
+                args.http_head_timeout_secs.or(file.http_head_timeout_secs),
+                args.http_connections_per_ip_max.or(file.http_connections_per_ip_max),
+                defaults.listen_limits,
+            ),
         })
+    }
+}
+
+/// The configuration file's settings, or none without a file.
+fn read_file(path: Option<&std::path::Path>) -> Result<FileConfig, String> {
+    let Some(path) = path else { return Ok(FileConfig::default()) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Mail delivery, flags over the file; none without a host (codes go to the outbox file).
+fn smtp_config(args: &Args, file: SmtpConfig) -> Option<SmtpConfig> {
+    let host = args.smtp_host.clone().or(Some(file.host).filter(|h| !h.is_empty()))?;
+    Some(SmtpConfig {
+        host,
+        port: args.smtp_port.or(Some(file.port).filter(|p| *p != 0)).unwrap_or(587),
+        security: args
+            .smtp_security
+            .clone()
+            .or(Some(file.security).filter(|s| !s.is_empty()))
+            .unwrap_or_else(|| "starttls".into()),
+        username: args.smtp_username.clone().or(file.username),
+        password: args.smtp_password.clone().or(file.password),
+        from: args
+            .smtp_from
+            .clone()
+            .or(Some(file.from).filter(|s| !s.is_empty()))
+            .unwrap_or_else(|| "Trading Pro <no-reply@localhost>".into()),
+    })
+}
+
+/// `--log-format`: text (the default) or json.
+fn log_format(value: Option<&str>) -> Result<LogFormat, String> {
+    match value {
+        None | Some("text") => Ok(LogFormat::Text),
+        Some("json") => Ok(LogFormat::Json),
+        Some(other) => Err(format!("--log-format {other}: use text or json")),
+    }
+}
+
+/// `--metrics-listen`: an address, `none`, or the default.
+fn metrics_listen(
+    value: Option<&str>,
+    default: Option<SocketAddr>,
+) -> Result<Option<SocketAddr>, String> {
+    match value {
+        None => Ok(default),
+        Some("none") => Ok(None),
+        Some(address) => address
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("--metrics-listen {address}: not an address")),
+    }
+}
+
+/// The HTTP listener's limits: at least a second for a request head, at least one connection
+/// per address.
+fn listen_limits(
+    head_timeout_secs: Option<u64>,
+    connections_per_ip_max: Option<usize>,
+    defaults: crate::http::ListenConfig,
+) -> crate::http::ListenConfig {
+    crate::http::ListenConfig {
+        head_timeout: head_timeout_secs
+            .map_or(defaults.head_timeout, |s| std::time::Duration::from_secs(s.max(1))),
+        connections_per_ip_max: connections_per_ip_max
+            .unwrap_or(defaults.connections_per_ip_max)
+            .max(1),
+        ..defaults
     }
 }
 
