@@ -295,7 +295,7 @@ pub struct Follower<E> {
     pub applied_index: u64,
     /// Receives the events of records after `applied_index` replayed at start, in order,
     /// in batches of at most [`FOLLOWER_REPLAY_BATCH_RECORDS`] records of one time.
-    pub sink: Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>,
+    pub sink: FollowerSink<E>,
     /// Capacity of the follower's live event channel, in batches.
     pub capacity: usize,
     /// An index at which a catch-up batch must end, if the replay passes it. A follower made
@@ -715,35 +715,15 @@ fn spawn_named<T: Send + 'static>(
 /// Restores the newest valid snapshot (or `init()`) while a reader thread opens the log and
 /// reads, checks and decodes it after the snapshot in one pass (each segment is read once),
 /// then applies the decoded records, and checks that the log continues the snapshot.
-#[allow(clippy::type_complexity)]
 fn recover<M: StateMachine>(
     config: &Config,
     load: SnapshotLoad,
     init: impl FnOnce() -> M,
-    follower: Option<(
-        u64,
-        Option<u64>,
-        &mut Box<dyn FnMut(EventBatch<M::Event>) -> Result<(), String> + Send>,
-    )>,
+    follower: Option<Following<'_, M::Event>>,
 ) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
-    let options = WalOptions {
-        segment_size_max_bytes: config.segment_size_max_bytes,
-        sync: config.sync,
-        track_offsets: false,
-    };
-    let mut events = Vec::new();
-    let (followed, boundary, mut sink) = match follower {
-        Some((followed, boundary, sink)) => (followed, boundary, Some(sink)),
-        None => (u64::MAX, None, None),
-    };
-    let mut catch_up = EventBatch {
-        first_index: followed.saturating_add(1),
-        last_index: followed,
-        time_ms: 0,
-        events: Vec::new(),
-    };
+    let mut catch_up = CatchUp::new(follower);
     let (opened, mut machine) = std::thread::scope(|scope| {
         // The log is opened, read, checked and decoded on a thread of its own, ahead of the
         // machine: first while the snapshot is restored here, then beside replay, so that
@@ -751,30 +731,7 @@ fn recover<M: StateMachine>(
         // million users and ten million records.
         let (decoded, batches) =
             bounded::<Vec<(Meta, M::Command)>>(REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS);
-        let storage = Arc::clone(&config.storage);
-        let dir = config.data_dir.join("wal");
-        let reader = std::thread::Builder::new()
-            .name("wal-replay-read".into())
-            .spawn_scoped(scope, move || {
-                let mut batch = Vec::with_capacity(REPLAY_BATCH_RECORDS);
-                let opened =
-                    Wal::open_and_replay(storage, dir, options, snapshot_index, |meta, payload| {
-                        batch.push((meta, decode_record::<M>(meta, payload)?));
-                        if batch.len() == REPLAY_BATCH_RECORDS {
-                            let next = Vec::with_capacity(REPLAY_BATCH_RECORDS);
-                            // Refused only once the applier has stopped on an error of its own.
-                            decoded
-                                .send(std::mem::replace(&mut batch, next))
-                                .map_err(|_| PipelineError::ShutDown)?;
-                        }
-                        Ok(())
-                    });
-                if opened.is_ok() && !batch.is_empty() {
-                    let _ = decoded.send(batch);
-                }
-                opened
-            })
-            .map_err(|error| PipelineError::Spawn(Arc::new(error)))?;
+        let reader = spawn_log_reader::<M>(scope, config, snapshot_index, decoded)?;
         let mut machine = match &snapshot {
             None => {
                 let machine = init();
@@ -783,28 +740,7 @@ fn recover<M: StateMachine>(
             }
             Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
         };
-        machine.set_replaying(snapshot_index < followed);
-        let mut apply = |machine: &mut M, meta: Meta, command: M::Command| {
-            if meta.index <= followed {
-                return apply_decoded(machine, &mut events, meta, command, false);
-            }
-            if meta.index == followed.saturating_add(1) {
-                machine.set_replaying(false);
-            }
-            // A batch carries one time: records stamped at other times go in the next one.
-            if meta.time_ms != catch_up.time_ms {
-                hand_over(&mut catch_up, &mut sink)?;
-                catch_up.time_ms = meta.time_ms;
-            }
-            apply_decoded(machine, &mut catch_up.events, meta, command, true)?;
-            catch_up.last_index = meta.index;
-            if catch_up.last_index + 1 - catch_up.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS
-                || boundary == Some(meta.index)
-            {
-                hand_over(&mut catch_up, &mut sink)?;
-            }
-            Ok(())
-        };
+        machine.set_replaying(snapshot_index < catch_up.followed);
         for batch in &batches {
             // The accounts of a few records ahead are requested from memory first.
             let mut batch = VecDeque::from(batch);
@@ -815,7 +751,7 @@ fn recover<M: StateMachine>(
                 if let Some((ahead_meta, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(*ahead_meta, ahead);
                 }
-                apply(&mut machine, meta, command)?;
+                catch_up.apply(&mut machine, meta, command)?;
             }
         }
         let opened = reader.join().expect("the log reader does not panic");
@@ -823,7 +759,7 @@ fn recover<M: StateMachine>(
     })?;
     machine.set_replaying(false);
     if opened.is_ok() {
-        hand_over(&mut catch_up, &mut sink)?;
+        catch_up.hand_over()?;
     }
     let (mut wal, records_replayed) = match opened {
         Ok(opened) => opened,
@@ -840,6 +776,141 @@ fn recover<M: StateMachine>(
         }
         Err(other) => return Err(other),
     };
+    check_log_continues(&mut wal, snapshot_index, config.term)?;
+    let recovery = PipelineRecovery {
+        snapshot_index: snapshot.map(|snapshot| snapshot.index),
+        skipped_damaged_snapshots: skipped_damaged,
+        records_replayed,
+        wal: wal.recovery().clone(),
+    };
+    Ok((wal, machine, recovery))
+}
+
+/// Where a follower's start-up events go.
+type FollowerSink<E> = Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>;
+
+/// A follower at start-up: the last index it has seen, where a batch must also end, and
+/// where its events go.
+type Following<'s, E> = (u64, Option<u64>, &'s mut FollowerSink<E>);
+
+/// The log opened, and how many records were replayed from it.
+type Opened = Result<(Wal, u64), PipelineError>;
+
+/// Start-up replay for a follower (a durable read model): records it has already seen are
+/// applied quietly; the ones after are applied with their events, which are handed over in
+/// batches of one time, at most [`FOLLOWER_REPLAY_BATCH_RECORDS`] records each.
+struct CatchUp<'s, E> {
+    /// The follower has seen every record up to here (`u64::MAX` without a follower).
+    followed: u64,
+    /// A batch also ends here (the follower's boundary, a snapshot's index).
+    boundary: Option<u64>,
+    sink: Option<&'s mut FollowerSink<E>>,
+    /// Events gathered for the follower and not yet handed over.
+    batch: EventBatch<E>,
+    /// Events of records the follower has seen, dropped after each.
+    discarded: Vec<E>,
+}
+
+impl<'s, E> CatchUp<'s, E> {
+    fn new(follower: Option<Following<'s, E>>) -> Self {
+        let (followed, boundary, sink) = match follower {
+            Some((followed, boundary, sink)) => (followed, boundary, Some(sink)),
+            None => (u64::MAX, None, None),
+        };
+        let batch = EventBatch {
+            first_index: followed.saturating_add(1),
+            last_index: followed,
+            time_ms: 0,
+            events: Vec::new(),
+        };
+        CatchUp { followed, boundary, sink, batch, discarded: Vec::new() }
+    }
+
+    /// Applies one decoded record, keeping its events if the follower has not seen it.
+    fn apply<M: StateMachine<Event = E>>(
+        &mut self,
+        machine: &mut M,
+        meta: Meta,
+        command: M::Command,
+    ) -> Result<(), PipelineError> {
+        if meta.index <= self.followed {
+            return apply_decoded(machine, &mut self.discarded, meta, command, false);
+        }
+        if meta.index == self.followed.saturating_add(1) {
+            machine.set_replaying(false);
+        }
+        // A batch carries one time: records stamped at other times go in the next one.
+        if meta.time_ms != self.batch.time_ms {
+            self.hand_over()?;
+            self.batch.time_ms = meta.time_ms;
+        }
+        apply_decoded(machine, &mut self.batch.events, meta, command, true)?;
+        self.batch.last_index = meta.index;
+        if self.batch.last_index + 1 - self.batch.first_index >= FOLLOWER_REPLAY_BATCH_RECORDS
+            || self.boundary == Some(meta.index)
+        {
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
+    /// Gives the follower the events gathered so far, if any.
+    fn hand_over(&mut self) -> Result<(), PipelineError> {
+        let Some(sink) = &mut self.sink else { return Ok(()) };
+        let batch = &mut self.batch;
+        if batch.last_index < batch.first_index {
+            return Ok(());
+        }
+        let next = batch.last_index + 1;
+        let time_ms = batch.time_ms;
+        let empty =
+            EventBatch { first_index: next, last_index: next - 1, time_ms, events: Vec::new() };
+        sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
+    }
+}
+
+/// Starts the thread that opens the log and reads, checks and decodes the records after the
+/// snapshot, handing them over in batches of [`REPLAY_BATCH_RECORDS`].
+fn spawn_log_reader<'scope, M: StateMachine>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    config: &Config,
+    snapshot_index: u64,
+    decoded: crossbeam_channel::Sender<Vec<(Meta, M::Command)>>,
+) -> Result<std::thread::ScopedJoinHandle<'scope, Opened>, PipelineError> {
+    let options = WalOptions {
+        segment_size_max_bytes: config.segment_size_max_bytes,
+        sync: config.sync,
+        track_offsets: false,
+    };
+    let storage = Arc::clone(&config.storage);
+    let dir = config.data_dir.join("wal");
+    std::thread::Builder::new()
+        .name("wal-replay-read".into())
+        .spawn_scoped(scope, move || {
+            let mut batch = Vec::with_capacity(REPLAY_BATCH_RECORDS);
+            let opened =
+                Wal::open_and_replay(storage, dir, options, snapshot_index, |meta, payload| {
+                    batch.push((meta, decode_record::<M>(meta, payload)?));
+                    if batch.len() == REPLAY_BATCH_RECORDS {
+                        let next = Vec::with_capacity(REPLAY_BATCH_RECORDS);
+                        // Refused only once the applier has stopped on an error of its own.
+                        decoded
+                            .send(std::mem::replace(&mut batch, next))
+                            .map_err(|_| PipelineError::ShutDown)?;
+                    }
+                    Ok(())
+                });
+            if opened.is_ok() && !batch.is_empty() {
+                let _ = decoded.send(batch);
+            }
+            opened
+        })
+        .map_err(|error| PipelineError::Spawn(Arc::new(error)))
+}
+
+/// The log must continue the snapshot: an empty log starts right after it, a log that ends
+/// before it is refused, and the configured term is not behind the log's.
+fn check_log_continues(wal: &mut Wal, snapshot_index: u64, term: u64) -> Result<(), PipelineError> {
     if wal.last_index() < snapshot_index {
         if let Some(last) = wal.last_meta() {
             return Err(PipelineError::LogBehindSnapshot {
@@ -850,18 +921,11 @@ fn recover<M: StateMachine>(
         wal.reset_empty(snapshot_index + 1)?;
     }
     if let Some(last) = wal.last_meta() {
-        if config.term < last.term {
-            let (config_term, log_term) = (config.term, last.term);
-            return Err(PipelineError::TermBehindLog { config_term, log_term });
+        if term < last.term {
+            return Err(PipelineError::TermBehindLog { config_term: term, log_term: last.term });
         }
     }
-    let recovery = PipelineRecovery {
-        snapshot_index: snapshot.map(|snapshot| snapshot.index),
-        skipped_damaged_snapshots: skipped_damaged,
-        records_replayed,
-        wal: wal.recovery().clone(),
-    };
-    Ok((wal, machine, recovery))
+    Ok(())
 }
 
 fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, PipelineError> {
@@ -875,22 +939,6 @@ fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, Pipe
         return Err(PipelineError::SnapshotIndexMismatch { snapshot_index, applied_index });
     }
     Ok(machine)
-}
-
-/// Gives the follower the catch-up events gathered so far, if any.
-#[allow(clippy::type_complexity)]
-fn hand_over<E>(
-    batch: &mut EventBatch<E>,
-    sink: &mut Option<&mut Box<dyn FnMut(EventBatch<E>) -> Result<(), String> + Send>>,
-) -> Result<(), PipelineError> {
-    let Some(sink) = sink else { return Ok(()) };
-    if batch.last_index < batch.first_index {
-        return Ok(());
-    }
-    let next = batch.last_index + 1;
-    let time_ms = batch.time_ms;
-    let empty = EventBatch { first_index: next, last_index: next - 1, time_ms, events: Vec::new() };
-    sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
 }
 
 /// Decodes one log record read at start-up.
