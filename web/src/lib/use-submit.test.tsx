@@ -75,14 +75,21 @@ test('a field error goes to that field; a code the form names goes to its field'
   expect(result.current.error).toBe('Bad');
 });
 
-test('a call clears the messages the form showed, and a field can be cleared alone', async () => {
+test('a call clears the messages the form showed; a field can be set or cleared alone', async () => {
   const { result } = renderHook(() => useSubmit<'amount' | 'totp'>());
-  act(() => {
-    result.current.setFieldErrors({ amount: 'Too much', totp: 'Six digits' });
-    result.current.setError('Earlier failure');
-  });
-  act(() => result.current.clearField('amount'));
+  act(() => result.current.show({ amount: 'Too much', totp: 'Six digits' }, 'Earlier failure'));
+  expect(result.current.error).toBe('Earlier failure');
+  act(() => result.current.setFieldError('amount'));
   expect(result.current.fieldErrors).toEqual({ totp: 'Six digits' });
+  act(() => result.current.setFieldError('amount', 'Too little'));
+  expect(result.current.fieldErrors).toEqual({ amount: 'Too little', totp: 'Six digits' });
+  act(() => result.current.setError(null));
+  expect(result.current.fieldErrors).toEqual({ amount: 'Too little', totp: 'Six digits' });
+  act(() => result.current.show({ totp: 'Six digits' }, 'Again'));
+  expect(result.current.fieldErrors).toEqual({ totp: 'Six digits' });
+  act(() => result.current.show({}));
+  expect(result.current.error).toBeNull();
+  act(() => result.current.show({ amount: 'Too much' }, 'Earlier failure'));
   await act(() => result.current.run(() => Promise.resolve()));
   expect(result.current.fieldErrors).toEqual({});
   expect(result.current.error).toBeNull();
@@ -106,6 +113,24 @@ test('options of a run: the fallback text, quiet codes, onError, and staying bus
   const later = vi.fn(() => Promise.resolve());
   await act(() => result.current.run(later));
   expect(later).not.toHaveBeenCalled();
+});
+
+test('messages may stay while the call is out, until its answer replaces them', async () => {
+  const { result } = renderHook(() => useSubmit<'amount' | 'address'>({ keepMessages: true }));
+  act(() => result.current.show({ amount: 'Too much' }, 'Earlier failure'));
+  const call = deferred();
+  let done!: Promise<boolean>;
+  act(() => {
+    done = result.current.run(() => call.promise, { rest: 'address' });
+  });
+  expect(result.current.fieldErrors).toEqual({ amount: 'Too much' });
+  expect(result.current.error).toBe('Earlier failure');
+  await act(async () => call.reject(new ApiError('INVALID_ADDRESS', 'Not an address', 400)));
+  await done;
+  expect(result.current.fieldErrors).toEqual({ address: 'Not an address' });
+  expect(result.current.error).toBeNull();
+  await act(() => result.current.run(() => Promise.resolve()));
+  expect(result.current.fieldErrors).toEqual({});
 });
 
 test('a holding form is free again after a failure', async () => {

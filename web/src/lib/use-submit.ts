@@ -5,9 +5,9 @@
  * {@link placeError} puts it: on the field it is about, else for the whole form.
  *
  * The messages it holds are the form's too: a form may show its own checks' messages through
- * `setFieldErrors` and `setError`, and a call clears them all as it starts.
+ * `show`, `setFieldError` and `setError`, and a call clears them all as it starts.
  */
-import { useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 
 import { type FieldMap, type PlacedError, placeError } from './field-errors';
 import { i18n } from './i18n';
@@ -22,6 +22,8 @@ export interface SubmitOptions<F extends string> extends FieldMap<F> {
    * it stays busy, so nothing is sent twice before it goes.
    */
   holdOnSuccess?: boolean;
+  /** The messages shown stay while the call is out, until its answer replaces them. */
+  keepMessages?: boolean;
   /** Hears every failure once it is shown (a step to go back to, a list to read again). */
   onError?(error: unknown, placed: PlacedError<F>): void;
 }
@@ -37,14 +39,17 @@ export interface Submit<F extends string> {
   fieldErrors: FieldErrors<F>;
   /**
    * Runs the call (and what follows its success) unless one is out: clears the messages, sets
-   * busy, and shows the failure. Options add to (and override) the hook's. True when it succeeded.
+   * busy, and shows the failure in their place. Options add to (and override) the hook's. True
+   * when it succeeded.
    */
   run(action: () => Promise<unknown>, options?: SubmitOptions<F>): Promise<boolean>;
+  // The setters below never change (an effect may use them).
+  /** Shows a message for the whole form (or none), keeping the fields' messages. */
   setError(message: string | null): void;
-  /** Shows these messages per field, in place of those shown. */
-  setFieldErrors(errors: Partial<Record<F, string | undefined>>): void;
-  /** Clears one field's message (its value changed). */
-  clearField(field: F): void;
+  /** Shows a message on one field, or clears it (its value changed), keeping the others. */
+  setFieldError(field: F, message?: string): void;
+  /** Shows these messages (the form's own checks) in place of every message shown. */
+  show(fieldErrors: Partial<Record<F, string | undefined>>, error?: string | null): void;
   /** Clears every message. */
   clear(): void;
 }
@@ -58,24 +63,32 @@ export function useSubmit<F extends string = never>(defaults: SubmitOptions<F> =
   const out = useRef(false);
   const [error, setError] = useState<Message | null>(null);
   const [fields, setFields] = useState<Partial<Record<F, Message | undefined>>>({});
+  const setFieldError = useCallback((field: F, message?: string) => setFields((shown) => ({ ...shown, [field]: message })), []);
+  const show = useCallback((next: Partial<Record<F, string | undefined>>, message: string | null = null) => {
+    setFields(next);
+    setError(message);
+  }, []);
+  const clear = useCallback(() => show({}), [show]);
 
   const run = async (action: () => Promise<unknown>, options?: SubmitOptions<F>): Promise<boolean> => {
     if (out.current) return false;
     const o = { ...defaults, ...options };
     out.current = true;
     setBusy(true);
-    setError(null);
-    setFields({});
+    if (!o.keepMessages) clear();
     let succeeded = false;
     try {
       await action();
       succeeded = true;
+      if (o.keepMessages) clear();
     } catch (failure) {
       const placed = placeError(failure, o, o.fallback);
-      if (!(placed.code !== null && o.quiet?.includes(placed.code))) {
+      if (placed.code !== null && o.quiet?.includes(placed.code)) {
+        if (o.keepMessages) clear();
+      } else {
         const message: Message = placed.key !== null ? { key: placed.key } : placed.message;
-        if (placed.field !== null) setFields({ [placed.field]: message } as Partial<Record<F, Message>>);
-        else setError(message);
+        setFields(placed.field !== null ? ({ [placed.field]: message } as Partial<Record<F, Message>>) : {});
+        setError(placed.field !== null ? null : message);
       }
       o.onError?.(failure, placed);
     } finally {
@@ -97,12 +110,9 @@ export function useSubmit<F extends string = never>(defaults: SubmitOptions<F> =
     fieldErrors,
     run,
     setError,
-    setFieldErrors: setFields,
-    clearField: (field) => setFields((shown) => ({ ...shown, [field]: undefined })),
-    clear: () => {
-      setError(null);
-      setFields({});
-    },
+    setFieldError,
+    show,
+    clear,
   };
 }
 
