@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { Dialog } from '@/components/dialog';
 import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 
 import { createAdmin } from '../api';
 import { ROLES } from '../permissions';
@@ -17,15 +17,8 @@ import { type NewAdminErrors, type NewAdminForm, checkNewAdmin, hasErrors } from
 
 const EMPTY: NewAdminForm = { username: '', password: '', role: '' };
 
-type ServerErrors = Partial<Record<'form' | keyof NewAdminForm, string>>;
-
-function placeServerError(error: unknown): ServerErrors {
-  const message = errorMessage(error);
-  if (!(error instanceof ApiError)) return { form: message };
-  if (error.code === 'USERNAME_EXISTS') return { username: message };
-  if (error.field === 'username' || error.field === 'password' || error.field === 'role') return { [error.field]: message };
-  return { form: message };
-}
+/** The server's refusals: a taken name, or a field it rejects, on that field. */
+const SERVER_FIELDS = { codes: { USERNAME_EXISTS: 'username' }, fields: ['username', 'password', 'role'] } as const;
 
 export function CreateAdminDialog({ onClose, onCreated }: { onClose(): void; onCreated(username: string): void }) {
   const { t } = useTranslation();
@@ -33,36 +26,32 @@ export function CreateAdminDialog({ onClose, onCreated }: { onClose(): void; onC
   const [form, setForm] = useState<NewAdminForm>(EMPTY);
   const [checks, setChecks] = useState<NewAdminErrors>({});
   const [checking, setChecking] = useState(false);
-  const [server, setServer] = useState<ServerErrors>({});
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit<keyof NewAdminForm>({ ...SERVER_FIELDS, holdOnSuccess: true });
 
   const set = (key: keyof NewAdminForm) => (event: { target: { value: string } }) => {
     const next = { ...form, [key]: event.target.value };
     setForm(next);
     if (checking) setChecks(checkNewAdmin(next));
-    setServer((s) => ({ ...s, [key]: undefined, form: undefined }));
+    request.setFieldError(key);
+    request.setError(null);
   };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
+    if (request.busy) return;
     const found = checkNewAdmin(form);
     setChecks(found);
     setChecking(true);
-    setServer({});
+    request.clear();
     if (hasErrors(found)) return;
-    setBusy(true);
-    try {
+    await request.run(async () => {
       const username = form.username.trim();
       await createAdmin({ username, password: form.password, role: form.role });
       onCreated(username);
-    } catch (error) {
-      setServer(placeServerError(error));
-      setBusy(false);
-    }
+    });
   };
 
-  const message = (key: keyof NewAdminForm) => server[key] ?? (checks[key] ? t(checks[key]) : undefined);
+  const message = (key: keyof NewAdminForm) => request.fieldErrors[key] ?? (checks[key] ? t(checks[key]) : undefined);
   const roleError = message('role');
   const roleErrorId = `${id}-role-error`;
   return (
@@ -98,12 +87,12 @@ export function CreateAdminDialog({ onClose, onCreated }: { onClose(): void; onC
             </div>
           )}
         </fieldset>
-        <FormError text={server.form} />
+        <FormError text={request.error} />
         <div className="admin-action-buttons">
           <button type="button" className="btn btn-secondary" onClick={onClose}>
             {t('app.cancel')}
           </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <button type="submit" className="btn btn-primary" disabled={request.busy}>
             {t('admin.admins.create')}
           </button>
         </div>

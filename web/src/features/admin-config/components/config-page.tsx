@@ -12,6 +12,7 @@ import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { useSite } from '@/stores/site';
 import { toast } from '@/stores/toast';
@@ -37,8 +38,7 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
   const { t } = useTranslation();
   const [config, setConfig] = useState(initial);
   const [errors, setErrors] = useState<ConfigErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
 
   const setBasic = <K extends keyof Basic>(key: K, value: Basic[K]) => {
     setConfig({ ...config, basic: { ...config.basic, [key]: value } });
@@ -76,18 +76,12 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
     const found = checkConfig(config);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       const saved = await saveConfig(config);
       setConfig(saved);
       publish(saved);
       toast.success(t('admin.config.saved'));
-    } catch (e) {
-      setFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -153,9 +147,9 @@ function ConfigForm({ initial, canAct }: { initial: SystemConfig; canAct: boolea
           ))}
         </div>
       </fieldset>
-      <FormError text={failure} />
+      <FormError text={request.error} />
       {canAct && (
-        <button type="submit" className="btn btn-primary admin-add" disabled={busy}>
+        <button type="submit" className="btn btn-primary admin-add" disabled={request.busy}>
           {t('admin.config.save')}
         </button>
       )}
@@ -168,24 +162,17 @@ function DepositAccountsForm({ initial, canAct }: { initial: DepositAccount[]; c
   const [accounts, setAccounts] = useState<Record<string, DepositAccount>>(() =>
     Object.fromEntries(PAY_METHODS.map((m) => [m, initial.find((a) => a.method === m) ?? { method: m, name: '', number: '', bank: '' }])),
   );
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
   const set = (method: string, key: 'name' | 'number' | 'bank', value: string) => setAccounts({ ...accounts, [method]: { ...accounts[method]!, [key]: value } });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     // A method with neither name nor number is not offered.
     const offered = PAY_METHODS.map((m) => accounts[m]!).filter((a) => a.name.trim() || a.number.trim());
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       await saveDepositAccounts(offered.map((a) => ({ ...a, name: a.name.trim(), number: a.number.trim(), bank: a.bank.trim() })));
       toast.success(t('admin.config.accountsSaved'));
-    } catch (e) {
-      setFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="admin-card admin-user-form" onSubmit={(e) => void submit(e)} noValidate aria-label={t('admin.config.accounts')}>
@@ -201,9 +188,9 @@ function DepositAccountsForm({ initial, canAct }: { initial: DepositAccount[]; c
           </div>
         </fieldset>
       ))}
-      <FormError text={failure} />
+      <FormError text={request.error} />
       {canAct && (
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <button type="submit" className="btn btn-primary" disabled={request.busy}>
           {t('admin.config.saveAccounts')}
         </button>
       )}

@@ -13,8 +13,9 @@ import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
-import { ApiError, type Page, errorMessage } from '@/lib/api-client';
+import { type Page, errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
@@ -51,20 +52,17 @@ function BroadcastForm({ onSent }: { onSent(): void }) {
   const [lang, setLang] = useState('');
   const [errors, setErrors] = useState<{ title?: string; body?: string }>({});
   const [confirming, setConfirming] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
 
   const check = (event: FormEvent) => {
     event.preventDefault();
     const found = checkNotice(title, body);
     setErrors(found);
-    setFailure(null);
+    request.setError(null);
     if (!found.title && !found.body) setConfirming(true);
   };
-  const send = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
+  const send = () =>
+    request.run(async () => {
       await broadcast(title.trim(), body.trim(), lang);
       toast.success(t('admin.notices.sent'));
       setTitle('');
@@ -72,12 +70,7 @@ function BroadcastForm({ onSent }: { onSent(): void }) {
       setLang('');
       setConfirming(false);
       onSent();
-    } catch (e) {
-      setFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <form className="admin-card admin-user-form" onSubmit={check} noValidate aria-label={t('admin.notices.new')}>
       <h2 className="admin-card-title">{t('admin.notices.new')}</h2>
@@ -120,12 +113,12 @@ function BroadcastForm({ onSent }: { onSent(): void }) {
           <div className="admin-card">
             <NoticeText notice={{ title: title.trim(), body: body.trim(), lang }} />
           </div>
-          <FormError text={failure} />
+          <FormError text={request.error} />
           <div className="admin-action-buttons">
             <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)}>
               {t('app.cancel')}
             </button>
-            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void send()}>
+            <button type="button" className="btn btn-primary" disabled={request.busy} onClick={() => void send()}>
               {t('admin.notices.sendNow')}
             </button>
           </div>
@@ -137,35 +130,32 @@ function BroadcastForm({ onSent }: { onSent(): void }) {
 
 function WithdrawDialog({ notice, onClose, onChanged }: { notice: Notice; onClose(): void; onChanged(): void }) {
   const { t } = useTranslation();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
+  const request = useSubmit({
+    holdOnSuccess: true,
+    // Withdrawn meanwhile by someone else, or gone: the list shows what is true now.
+    onError: (_, { code }) => {
+      if (code === 'NOTICE_WITHDRAWN' || code === 'NOTICE_NOT_FOUND') onChanged();
+    },
+  });
+  const confirm = () =>
+    request.run(async () => {
       await withdrawNotice(notice.id);
       toast.success(t('admin.notices.withdrawnDone'));
       onClose();
       onChanged();
-    } catch (e) {
-      setFailure(errorMessage(e));
-      setBusy(false);
-      // Withdrawn meanwhile by someone else, or gone: the list shows what is true now.
-      if (e instanceof ApiError && (e.code === 'NOTICE_WITHDRAWN' || e.code === 'NOTICE_NOT_FOUND')) onChanged();
-    }
-  };
+    });
   return (
     <Dialog open title={t('admin.notices.withdrawTitle')} onClose={onClose}>
       <p>{t('admin.notices.withdrawExplain')}</p>
       <div className="admin-card">
         <NoticeText notice={notice} />
       </div>
-      <FormError text={failure} />
+      <FormError text={request.error} />
       <div className="admin-action-buttons">
         <button type="button" className="btn btn-secondary" onClick={onClose}>
           {t('app.cancel')}
         </button>
-        <button type="button" className="btn btn-down" disabled={busy} onClick={() => void confirm()}>
+        <button type="button" className="btn btn-down" disabled={request.busy} onClick={() => void confirm()}>
           {t('admin.notices.withdrawNow')}
         </button>
       </div>

@@ -7,8 +7,8 @@ import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
 import { FormError } from '@/components/form-error';
-import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 
 import { type AdminOrder, type OrderAction, REMARK_ACTIONS, actOnOrder } from '../api';
 import type { PendingKind } from '../badges';
@@ -27,8 +27,7 @@ export function OrderActionDialog({ kind, order, action, onClose, onDone }: Prop
   const needsRemark = REMARK_ACTIONS.has(action);
   const [remark, setRemark] = useState('');
   const [invalid, setInvalid] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit({ holdOnSuccess: true });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -36,15 +35,10 @@ export function OrderActionDialog({ kind, order, action, onClose, onDone }: Prop
       setInvalid(true);
       return;
     }
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       await actOnOrder(kind, order.id, action, remark.trim());
       onDone();
-    } catch (error) {
-      setFailure(errorMessage(error));
-      setBusy(false);
-    }
+    });
   };
 
   // A withdrawal freezes its whole amount (the fee included) until it is paid out or returned.
@@ -78,12 +72,12 @@ export function OrderActionDialog({ kind, order, action, onClose, onDone }: Prop
             )}
           </div>
         )}
-        <FormError text={failure} />
+        <FormError text={request.error} />
         <div className="admin-action-buttons">
           <button type="button" className="btn btn-secondary" onClick={onClose}>
             {t('app.cancel')}
           </button>
-          <button type="submit" className={needsRemark ? 'btn btn-down' : 'btn btn-primary'} disabled={busy}>
+          <button type="submit" className={needsRemark ? 'btn btn-down' : 'btn btn-primary'} disabled={request.busy}>
             {t(`admin.orders.actions.${action}`)}
           </button>
         </div>

@@ -9,6 +9,7 @@ import { Dialog } from '@/components/dialog';
 import { FormError } from '@/components/form-error';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
 
 import { type CatalogueItem, addProduct, fetchCatalogue } from '../api';
@@ -19,8 +20,7 @@ export function CatalogueSection({ canAct, reload, onAdded }: { canAct: boolean;
   const [failure, setFailure] = useState<string | null>(null);
   const [retry, setRetry] = useState(0);
   const [adding, setAdding] = useState<CatalogueItem | null>(null);
-  const [addFailure, setAddFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
 
   useEffect(() => {
     const controller = new AbortController();
@@ -35,18 +35,12 @@ export function CatalogueSection({ canAct, reload, onAdded }: { canAct: boolean;
 
   const add = async () => {
     if (!adding) return;
-    setBusy(true);
-    setAddFailure(null);
-    try {
+    await request.run(async () => {
       await addProduct(adding.symbol);
       toast.success(t('admin.products.catalogue.added', { symbol: adding.symbol }));
       setAdding(null);
       onAdded();
-    } catch (e) {
-      setAddFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -70,7 +64,7 @@ export function CatalogueSection({ canAct, reload, onAdded }: { canAct: boolean;
                 <span className="muted">{t(`admin.products.categories.${item.category}`, { defaultValue: item.category })}</span>
               </span>
               {canAct && (
-                <button type="button" className="btn btn-small btn-primary" aria-label={t('admin.products.catalogue.addOne', { symbol: item.symbol })} onClick={() => (setAddFailure(null), setAdding(item))}>
+                <button type="button" className="btn btn-small btn-primary" aria-label={t('admin.products.catalogue.addOne', { symbol: item.symbol })} onClick={() => (request.setError(null), setAdding(item))}>
                   {t('admin.products.catalogue.add')}
                 </button>
               )}
@@ -81,12 +75,12 @@ export function CatalogueSection({ canAct, reload, onAdded }: { canAct: boolean;
       {adding && (
         <Dialog open title={t('admin.products.catalogue.confirmTitle', { symbol: adding.symbol })} onClose={() => setAdding(null)}>
           <p>{t('admin.products.catalogue.confirmExplain', { name: adding.name })}</p>
-          <FormError text={addFailure} />
+          <FormError text={request.error} />
           <div className="admin-action-buttons">
             <button type="button" className="btn btn-secondary" onClick={() => setAdding(null)}>
               {t('app.cancel')}
             </button>
-            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void add()}>
+            <button type="button" className="btn btn-primary" disabled={request.busy} onClick={() => void add()}>
               {t('admin.products.catalogue.addNow')}
             </button>
           </div>

@@ -13,6 +13,7 @@ import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
@@ -36,23 +37,17 @@ function ProductDialog({ product, onClose, onSaved }: { product: Product; onClos
   const [name, setName] = useState(product.name);
   const [enabled, setEnabled] = useState(product.enabled);
   const [error, setError] = useState<string | undefined>();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit({ holdOnSuccess: true });
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) {
       setError(t('admin.products.nameRequired'));
       return;
     }
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       await updateProduct(product.symbol, name.trim(), enabled);
       onSaved();
-    } catch (e) {
-      setFailure(errorMessage(e));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog open title={t('admin.products.editTitle', { symbol: product.symbol })} onClose={onClose}>
@@ -63,12 +58,12 @@ function ProductDialog({ product, onClose, onSaved }: { product: Product; onClos
           {t('admin.products.enabled')}
         </label>
         {product.enabled && !enabled && <p className="muted">{t('admin.products.disableExplain')}</p>}
-        <FormError text={failure} />
+        <FormError text={request.error} />
         <div className="admin-action-buttons">
           <button type="button" className="btn btn-secondary" onClick={onClose}>
             {t('app.cancel')}
           </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <button type="submit" className="btn btn-primary" disabled={request.busy}>
             {t('admin.products.save')}
           </button>
         </div>

@@ -8,8 +8,8 @@ import { useTranslation } from 'react-i18next';
 import { Dialog } from '@/components/dialog';
 import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
-import { errorMessage } from '@/lib/api-client';
 import { formatDuration, formatMoney, formatRate } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 
 import { type Rule, saveRule } from '../api';
 import { type RuleErrors, type RuleForm, checkRule, example, toForm, toRule } from '../form';
@@ -21,8 +21,7 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
   const lang = i18n.language;
   const [form, setForm] = useState<RuleForm>(rule ? toForm(rule) : EMPTY);
   const [errors, setErrors] = useState<RuleErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit({ holdOnSuccess: true });
   const valid = Object.keys(checkRule(form)).length === 0;
   const next = valid ? toRule(form) : null;
 
@@ -31,14 +30,7 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
     const found = checkRule(form);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
-    setBusy(true);
-    setFailure(null);
-    try {
-      onSaved(await saveRule(toRule(form)));
-    } catch (e) {
-      setFailure(errorMessage(e));
-      setBusy(false);
-    }
+    await request.run(async () => onSaved(await saveRule(toRule(form))));
   };
 
   const field = (key: 'duration' | 'payoutRate' | 'minAmount' | 'maxAmount' | 'feeRate', hint?: string) => (
@@ -104,12 +96,12 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
           </table>
         )}
         <p className="muted">{t('admin.rules.newOnly')}</p>
-        <FormError text={failure} />
+        <FormError text={request.error} />
         <div className="admin-action-buttons">
           <button type="button" className="btn btn-secondary" onClick={onClose}>
             {t('app.cancel')}
           </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <button type="submit" className="btn btn-primary" disabled={request.busy}>
             {t('admin.rules.save')}
           </button>
         </div>

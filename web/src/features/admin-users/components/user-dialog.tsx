@@ -12,6 +12,7 @@ import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
 import type { ContractRow } from '@/types/api';
 
@@ -76,34 +77,27 @@ function FreezeForm({ user, onDone }: { user: AdminUser; onDone(): void }) {
   const frozen = user.user.frozen;
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | undefined>();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!reason.trim()) {
       setError(t('admin.users.reasonRequired'));
       return;
     }
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       await setFrozen(user.user.uid, !frozen, reason.trim());
       toast.success(t(frozen ? 'admin.users.unfrozen' : 'admin.users.frozenDone', { uid: user.user.uid }));
       setReason('');
       onDone();
-    } catch (e) {
-      setFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="admin-card admin-user-form" onSubmit={(e) => void submit(e)} noValidate aria-label={t(frozen ? 'admin.users.unfreeze' : 'admin.users.freeze')}>
       <h3 className="admin-card-title">{t(frozen ? 'admin.users.unfreeze' : 'admin.users.freeze')}</h3>
       <p className="muted">{t(frozen ? 'admin.users.unfreezeExplain' : 'admin.users.freezeExplain')}</p>
       <Reason value={reason} onChange={(v) => (setReason(v), setError(undefined))} error={error} />
-      <FormError text={failure} />
-      <button type="submit" className={frozen ? 'btn btn-primary' : 'btn btn-down'} disabled={busy}>
+      <FormError text={request.error} />
+      <button type="submit" className={frozen ? 'btn btn-primary' : 'btn btn-down'} disabled={request.busy}>
         {t(frozen ? 'admin.users.unfreeze' : 'admin.users.freeze')}
       </button>
     </form>
@@ -115,26 +109,19 @@ function AdjustForm({ user, onDone }: { user: AdminUser; onDone(): void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [errors, setErrors] = useState<{ amount?: string; reason?: string }>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const found = checkAdjustment(amount, reason);
     setErrors(found);
     if (found.amount || found.reason) return;
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       await adjustBalance(user.user.uid, amount.trim(), reason.trim());
       toast.success(t('admin.users.adjusted', { uid: user.user.uid }));
       setAmount('');
       setReason('');
       onDone();
-    } catch (e) {
-      setFailure(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="admin-card admin-user-form" onSubmit={(e) => void submit(e)} noValidate aria-label={t('admin.users.adjust')}>
@@ -142,8 +129,8 @@ function AdjustForm({ user, onDone }: { user: AdminUser; onDone(): void }) {
       <p className="muted">{t('admin.users.adjustExplain')}</p>
       <Field label={t('admin.users.amount')} name="amount" inputMode="decimal" dir="ltr" value={amount} placeholder="-10.00 / 25.00" onChange={(e) => (setAmount(e.target.value), setErrors({ ...errors, amount: undefined }))} error={errors.amount && t(errors.amount)} />
       <Reason value={reason} onChange={(v) => (setReason(v), setErrors({ ...errors, reason: undefined }))} error={errors.reason && t(errors.reason)} />
-      <FormError text={failure} />
-      <button type="submit" className="btn btn-primary" disabled={busy}>
+      <FormError text={request.error} />
+      <button type="submit" className="btn btn-primary" disabled={request.busy}>
         {t('admin.users.adjust')}
       </button>
     </form>
