@@ -7,8 +7,8 @@ import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
-import { ApiError, errorMessage } from '@/lib/api-client';
 import { formatDecimal } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
 
 import { alertDirection, checkAlertPrice } from '../form';
@@ -27,29 +27,23 @@ export function AlertForm({ symbol, precision, price }: AlertFormProps) {
   const full = useAlerts((s) => s.loaded && s.waiting.length >= s.max);
   const [text, setText] = useState('');
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [serverError, setServerError] = useState<{ field: boolean; text: string } | null>(null);
+  const request = useSubmit({ fields: ['price'] });
 
   const problem = checkAlertPrice(text, precision, price);
-  const fieldError = serverError?.field ? serverError.text : touched && problem ? t(`alerts.error.${problem}`, { decimals: precision }) : null;
+  const fieldError = request.fieldErrors.price ?? (touched && problem ? t(`alerts.error.${problem}`, { decimals: precision }) : null);
   const direction = alertDirection(text.trim(), price);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
-    setServerError(null);
-    if (problem || busy) return;
-    setBusy(true);
-    try {
+    request.clear();
+    if (problem || request.busy) return;
+    await request.run(async () => {
       const alert = await add(symbol, text.trim());
       toast.success(t(`alerts.saved.${alert.direction}`, { price: formatDecimal(alert.price, i18n.language, precision) }));
       setText('');
       setTouched(false);
-    } catch (e) {
-      setServerError({ field: e instanceof ApiError && e.field === 'price', text: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -64,14 +58,14 @@ export function AlertForm({ symbol, precision, price }: AlertFormProps) {
         value={text}
         onChange={(e) => {
           setText(e.target.value);
-          setServerError(null);
+          request.clear();
         }}
         onBlur={() => setTouched(true)}
         error={fieldError}
         hint={direction ? t(`alerts.when.${direction}`) : t('alerts.hint')}
       />
-      <FormError text={serverError && !serverError.field ? serverError.text : full ? t('alerts.full') : null} />
-      <button type="submit" className="btn btn-primary btn-block" disabled={busy || full}>
+      <FormError text={request.error ?? (full ? t('alerts.full') : null)} />
+      <button type="submit" className="btn btn-primary btn-block" disabled={request.busy || full}>
         {t('alerts.set')}
       </button>
     </form>

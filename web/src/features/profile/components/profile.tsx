@@ -13,6 +13,7 @@ import { FormError } from '@/components/form-error';
 import { SendCodeButton } from '@/components/send-code-button';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { type User, useSession } from '@/stores/session';
 import { toast } from '@/stores/toast';
 
@@ -74,8 +75,7 @@ function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }
   const [emailError, setEmailError] = useState<string | undefined>();
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
 
   if (user.email && user.emailVerified) {
     return (
@@ -89,19 +89,13 @@ function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }
   }
   const verify = async (event: FormEvent) => {
     event.preventDefault();
-    if (!sentTo || busy) return;
-    if (!/^\d{6}$/.test(code.trim())) return setError(t('auth.validation.codeInvalid'));
-    setBusy(true);
-    setError(null);
-    try {
+    if (!sentTo || request.busy) return;
+    if (!/^\d{6}$/.test(code.trim())) return request.setError(t('auth.validation.codeInvalid'));
+    await request.run(async () => {
       const next = await profileApi.verify(code.trim(), adding || sentTo !== user.email ? sentTo : undefined);
       onUser(next);
       toast.success(t('profile.emailVerified'));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="profile-email form" noValidate onSubmit={verify}>
@@ -119,7 +113,7 @@ function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }
             email={email}
             send={(address) => profileApi.sendCode(address === user.email ? undefined : address)}
             onEmailError={setEmailError}
-            onFailure={setError}
+            onFailure={request.setError}
             onSent={setSentTo}
           />
         }
@@ -130,12 +124,12 @@ function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }
             {t('profile.codeSent', { email: sentTo })}
           </p>
           <Field label={t('profile.code')} inputMode="numeric" autoComplete="one-time-code" dir="ltr" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <button type="submit" className="btn btn-primary" disabled={request.busy}>
             {t('profile.verify')}
           </button>
         </>
       )}
-      <FormError text={error} />
+      <FormError text={request.error} />
     </form>
   );
 }
@@ -146,26 +140,19 @@ export function Profile() {
   const setUser = useSession((s) => s.setUser);
   const [form, setForm] = useState({ nickname: user?.nickname ?? '', bio: user?.bio ?? '', phone: user?.phone ?? '' });
   const [phoneError, setPhoneError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
   if (!user) return null;
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
+    if (request.busy) return;
     const badPhone = !PHONE.test(form.phone.trim());
     setPhoneError(badPhone ? t('profile.phoneInvalid') : null);
     if (badPhone) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await request.run(async () => {
       setUser(await profileApi.update({ nickname: form.nickname.trim(), bio: form.bio.trim(), phone: form.phone.trim() }));
       toast.success(t('profile.saved'));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -203,8 +190,8 @@ export function Profile() {
           <textarea id="profile-bio" className="input textarea" maxLength={500} rows={3} value={form.bio} onChange={(e) => setForm({ ...form, bio: e.target.value })} />
         </div>
         <Field label={t('profile.phone')} type="tel" autoComplete="tel" dir="ltr" value={form.phone} onChange={(e) => setForm({ ...form, phone: e.target.value })} error={phoneError} />
-        <FormError text={error} />
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <FormError text={request.error} />
+        <button type="submit" className="btn btn-primary" disabled={request.busy}>
           {t('profile.save')}
         </button>
       </form>

@@ -13,6 +13,7 @@ import { FormError } from '@/components/form-error';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
 
 import { type LimitsAnswer, limitsApi } from '../api';
@@ -24,9 +25,8 @@ export function ResponsibleTrading() {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [form, setForm] = useState<LimitsForm | null>(null);
   const [errors, setErrors] = useState<FormErrors>({});
-  const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<ReturnType<typeof parseLimits> | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
 
   const load = useCallback(async () => {
     setLoadError(null);
@@ -60,20 +60,14 @@ export function ResponsibleTrading() {
   };
 
   const save = async (parsed: ReturnType<typeof parseLimits>) => {
-    if (!('limits' in parsed) || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+    if (!('limits' in parsed) || request.busy) return;
+    await request.run(async () => {
       const answer = await limitsApi.set({ ...parsed.limits, excludedUntil: parsed.limits.excludedUntil ?? data.current.excludedUntil });
       setData(answer);
       setForm(formOf(answer.pending ?? answer.current));
       setConfirming(null);
       toast.success(t(answer.pending ? 'responsible.savedPending' : 'responsible.saved'));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const limit = (v: string | number | null, money = false) => (v === null ? t('responsible.none') : money ? `${formatMoney(String(v), lang)} USDT` : String(v));
@@ -123,8 +117,8 @@ export function ResponsibleTrading() {
         <Field label={t('responsible.sessionReminderField')} inputMode="numeric" value={form.sessionReminderMinutes} onChange={set('sessionReminderMinutes')} error={errors.sessionReminderMinutes && t(errors.sessionReminderMinutes)} />
         <Field label={t('responsible.excludeUntil')} type="date" value={form.excludeUntil} onChange={set('excludeUntil')} error={errors.excludeUntil && t(errors.excludeUntil)} hint={t('responsible.excludeHint')} />
         <p className="muted small">{t('responsible.rules')}</p>
-        <FormError text={error} />
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <FormError text={request.error} />
+        <button type="submit" className="btn btn-primary" disabled={request.busy}>
           {t('responsible.save')}
         </button>
       </form>
@@ -134,7 +128,7 @@ export function ResponsibleTrading() {
           <button type="button" className="btn btn-secondary" onClick={() => setConfirming(null)}>
             {t('app.cancel')}
           </button>
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => confirming && void save(confirming)}>
+          <button type="button" className="btn btn-primary" disabled={request.busy} onClick={() => confirming && void save(confirming)}>
             {t('responsible.confirmExclude')}
           </button>
         </div>

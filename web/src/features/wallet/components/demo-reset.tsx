@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';
 import { FormError } from '@/components/form-error';
-import { errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
 import { useWallet } from '@/stores/wallet';
 
@@ -17,23 +17,15 @@ export function DemoReset() {
   const { t } = useTranslation();
   const account = useWallet((s) => s.account);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const request = useSubmit();
   if (account !== 'demo') return null;
-  const reset = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const reset = () =>
+    request.run(async () => {
       await walletApi.resetDemo();
       await useWallet.getState().load();
       setConfirming(false);
       toast.success(t('wallet.demo.done'));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <>
       <button type="button" className="btn btn-secondary btn-block" onClick={() => setConfirming(true)}>
@@ -41,12 +33,12 @@ export function DemoReset() {
       </button>
       <Dialog open={confirming} title={t('wallet.demo.reset')} onClose={() => setConfirming(false)}>
         <p>{t('wallet.demo.confirm')}</p>
-        <FormError text={error} />
+        <FormError text={request.error} />
         <div className="dialog-actions">
           <button type="button" className="btn btn-secondary" onClick={() => setConfirming(false)}>
             {t('app.cancel')}
           </button>
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void reset()}>
+          <button type="button" className="btn btn-primary" disabled={request.busy} onClick={() => void reset()}>
             {t('wallet.demo.resetNow')}
           </button>
         </div>

@@ -12,14 +12,16 @@ import { Dialog } from '@/components/dialog';
 import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 
 import { type DepositInfo, PAY_METHODS, type PayMethod, walletApi } from '../api';
 import { type AmountCheck, checkAmount, checkReceipt } from '../validation';
 import { FormDone } from './form-done';
 
-type Errors = Partial<Record<'amount' | 'accountName' | 'accountNumber' | 'bankName' | 'receipt' | 'form', string>>;
+/** The form's fields, named as the server names them in a refusal. */
+const FIELDS = ['amount', 'accountName', 'accountNumber', 'bankName', 'receipt'] as const;
 
 interface Receipt {
   file: File;
@@ -40,8 +42,8 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
   const [accountNumber, setAccountNumber] = useState('');
   const [bankName, setBankName] = useState('');
   const [receipt, setReceipt] = useState<Receipt | null>(null);
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit({ fields: FIELDS });
+  const errors = request.fieldErrors;
   const [created, setCreated] = useState<number | null>(null);
   const upload = useRef<AbortController | null>(null);
   const methodId = useId();
@@ -66,10 +68,10 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
     const problem = checkReceipt(file);
     if (!file || problem) {
       setReceipt(null);
-      setErrors((e) => ({ ...e, receipt: t(problem ?? 'wallet.validation.receiptRequired') }));
+      request.setFieldError('receipt', t(problem ?? 'wallet.validation.receiptRequired'));
       return;
     }
-    setErrors((e) => ({ ...e, receipt: undefined }));
+    request.setFieldError('receipt');
     const controller = new AbortController();
     upload.current = controller;
     setReceipt({ file, progress: 0, name: null, error: null });
@@ -86,18 +88,17 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!info || busy) return;
-    const next: Errors = {
+    if (!info || request.busy) return;
+    const next = {
       amount: amountText(checkAmount(amount, info.minAmount, info.maxAmount)),
       accountName: accountName.trim() ? undefined : t('wallet.validation.accountNameRequired'),
       accountNumber: accountNumber.trim() ? undefined : t(bank ? 'wallet.validation.accountNumberRequired' : 'wallet.validation.fromAddressRequired'),
       bankName: !bank || bankName.trim() ? undefined : t('wallet.validation.bankNameRequired'),
       receipt: !receipt ? t('wallet.validation.receiptRequired') : !receipt.name ? t('wallet.validation.receiptUploading') : undefined,
     };
-    setErrors(next);
+    request.show(next);
     if (Object.values(next).some(Boolean)) return;
-    setBusy(true);
-    try {
+    await request.run(async () => {
       const answer = await walletApi.deposit({
         amount: amount.trim(),
         method,
@@ -110,12 +111,7 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
       onDone?.(answer.orderId);
       setAmount('');
       setReceipt(null);
-    } catch (e) {
-      const field = e instanceof ApiError && e.field && e.field in next ? (e.field as keyof Errors) : 'form';
-      setErrors({ [field]: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -221,8 +217,8 @@ export function DepositDialog({ open, onClose, onDone }: { open: boolean; onClos
               </div>
             )}
           </div>
-          <FormError text={errors.form} />
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy || !account}>
+          <FormError text={request.error} />
+          <button type="submit" className="btn btn-primary btn-block" disabled={request.busy || !account}>
             {t('wallet.deposit.submit')}
           </button>
         </form>
