@@ -11,83 +11,71 @@ import { Dialog } from '@/components/dialog';
 import { Field } from '@/components/field';
 import { FormError } from '@/components/form-error';
 import { ErrorState, Spinner } from '@/components/states';
-import { ApiError, errorMessage } from '@/lib/api-client';
 import { isAmountText } from '@/lib/decimal';
 import { formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 
-import { type WithdrawInfo, walletApi } from '../api';
+import { walletApi } from '../api';
+import { useWithdrawInfo } from '../hooks/use-withdraw-info';
 import { checkTotp, checkUid } from '../validation';
 import { FormDone } from './form-done';
 import { BlockedNotice } from './withdraw-dialog';
 
-type Errors = Partial<Record<'uid' | 'amount' | 'totp' | 'form', string>>;
+type Fields = 'uid' | 'amount' | 'totp';
+
+/** Naming the recipient: every failure is the UID's (an unknown one in the catalogue's words). */
+const REVIEW_FIELDS = { rest: 'uid', texts: { USER_NOT_FOUND: 'wallet.transfer.notFound' } } as const;
+/** Sending: the server's refusals that are about one field. */
+const SEND_FIELDS = { codes: { INSUFFICIENT_BALANCE: 'amount', TOTP_REQUIRED: 'totp', INVALID_TOTP: 'totp' } } as const;
 
 export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone?(): void }) {
   const { t, i18n } = useTranslation();
-  const [info, setInfo] = useState<WithdrawInfo | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [uid, setUid] = useState('');
   const [amount, setAmount] = useState('');
   const [totp, setTotp] = useState('');
   const [recipient, setRecipient] = useState<{ uid: number; name: string } | null>(null);
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit<Fields>();
+  const { fieldErrors: errors, clear: clearMessages } = request;
   const [done, setDone] = useState(false);
 
-  const load = () => {
-    setLoadError(null);
-    walletApi.withdrawInfo().then(setInfo, (e: unknown) => setLoadError(errorMessage(e)));
-  };
+  const { info, loadError, reload, blocked } = useWithdrawInfo(open);
   useEffect(() => {
     if (!open) return;
     setDone(false);
     setRecipient(null);
-    setErrors({});
-    load();
-  }, [open]);
+    clearMessages();
+  }, [open, clearMessages]);
 
-  const blocked = info?.blockedUntil !== null && info?.blockedUntil !== undefined && info.blockedUntil > Date.now();
   const money = (v: string) => formatMoney(v, i18n.language);
 
   /** Step one: check the form and name the recipient. */
   const review = async (event: FormEvent) => {
     event.preventDefault();
-    if (!info || busy || blocked) return;
+    if (!info || request.busy || blocked) return;
     const uidProblem = checkUid(uid);
     const amountOk = isAmountText(amount);
-    const next: Errors = {
+    const next = {
       uid: uidProblem ? t(uidProblem) : undefined,
       amount: amountOk ? undefined : t('wallet.validation.amountInvalid'),
       totp: info.requiresTwoFactor && checkTotp(totp) ? t(checkTotp(totp)!) : undefined,
     };
-    setErrors(next);
+    request.show(next);
     if (Object.values(next).some(Boolean)) return;
-    setBusy(true);
-    try {
-      setRecipient(await walletApi.recipient(Number(uid.trim())));
-    } catch (e) {
-      setErrors({ uid: e instanceof ApiError && e.code === 'USER_NOT_FOUND' ? t('wallet.transfer.notFound') : errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    await request.run(async () => setRecipient(await walletApi.recipient(Number(uid.trim()))), REVIEW_FIELDS);
   };
 
   /** Step two: send, once. */
   const send = async () => {
-    if (!recipient || busy) return;
-    setBusy(true);
-    try {
-      await walletApi.transfer({ toUid: recipient.uid, amount: amount.trim(), totpCode: info?.requiresTwoFactor ? totp.trim() : undefined });
-      setDone(true);
-      onDone?.();
-    } catch (e) {
-      setRecipient(null);
-      const code = e instanceof ApiError ? e.code : '';
-      const field: keyof Errors = code === 'INSUFFICIENT_BALANCE' ? 'amount' : code === 'TOTP_REQUIRED' || code === 'INVALID_TOTP' ? 'totp' : 'form';
-      setErrors({ [field]: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    if (!recipient || request.busy) return;
+    await request.run(
+      async () => {
+        await walletApi.transfer({ toUid: recipient.uid, amount: amount.trim(), totpCode: info?.requiresTwoFactor ? totp.trim() : undefined });
+        setDone(true);
+        onDone?.();
+      },
+      // Back to the form, with the refusal where it belongs: never sent again by itself.
+      { ...SEND_FIELDS, onError: () => setRecipient(null) },
+    );
   };
 
   return (
@@ -95,18 +83,18 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
       {done ? (
         <FormDone text={t('wallet.transfer.done', { amount: money(amount), name: recipient?.name ?? '', uid: recipient?.uid ?? '' })} onClose={onClose} />
       ) : loadError ? (
-        <ErrorState text={loadError} onRetry={load} />
+        <ErrorState text={loadError} onRetry={reload} />
       ) : !info ? (
         <Spinner />
       ) : recipient ? (
         <div className="form">
           <p className="confirm-text">{t('wallet.transfer.confirm', { amount: money(amount), name: recipient.name, uid: recipient.uid })}</p>
-          <FormError text={errors.form} />
+          <FormError text={request.error} />
           <div className="dialog-actions">
-            <button type="button" className="btn btn-secondary" disabled={busy} onClick={() => setRecipient(null)}>
+            <button type="button" className="btn btn-secondary" disabled={request.busy} onClick={() => setRecipient(null)}>
               {t('wallet.transfer.back')}
             </button>
-            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void send()}>
+            <button type="button" className="btn btn-primary" disabled={request.busy} onClick={() => void send()}>
               {t('wallet.transfer.send')}
             </button>
           </div>
@@ -128,8 +116,8 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
           {info.requiresTwoFactor && (
             <Field label={t('wallet.totp')} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={totp} onChange={(e) => setTotp(e.target.value)} error={errors.totp} />
           )}
-          <FormError text={errors.form} />
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy || blocked}>
+          <FormError text={request.error} />
+          <button type="submit" className="btn btn-primary btn-block" disabled={request.busy || blocked}>
             {t('wallet.transfer.next')}
           </button>
         </form>

@@ -13,16 +13,23 @@ import { FormError } from '@/components/form-error';
 import { TrashIcon } from '@/components/icons';
 import { ErrorState, Spinner } from '@/components/states';
 import { Tabs } from '@/components/tabs';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatMoney } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 
-import { type Chain, type WithdrawInfo, type WithdrawRequest, walletApi } from '../api';
+import { type Chain, type WithdrawRequest, walletApi } from '../api';
+import { useWithdrawInfo } from '../hooks/use-withdraw-info';
 import { checkAddress, checkAmount, checkBank, checkTotp, withdrawalFee } from '../validation';
 import { FormDone } from './form-done';
 
 type Method = 'wallet' | 'bank';
-type Errors = Partial<Record<'amount' | 'address' | 'bank' | 'totp' | 'form', string>>;
+type Fields = 'amount' | 'address' | 'bank' | 'totp';
 const CHAINS: Chain[] = ['tron', 'eth'];
+
+/** The server's refusals of a withdrawal that are about one field. */
+const WITHDRAW_FIELDS = {
+  codes: { AMOUNT_OUT_OF_RANGE: 'amount', INSUFFICIENT_BALANCE: 'amount', TOTP_REQUIRED: 'totp', INVALID_TOTP: 'totp' },
+} as const;
 
 /** The block's end as a sentence, or nothing when money may leave. */
 export function BlockedNotice({ until, action }: { until: number | null; action: 'withdraw' | 'transfer' }) {
@@ -37,8 +44,6 @@ export function BlockedNotice({ until, action }: { until: number | null; action:
 
 export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone?(order: number): void }) {
   const { t, i18n } = useTranslation();
-  const [info, setInfo] = useState<WithdrawInfo | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [method, setMethod] = useState<Method>('wallet');
   const [amount, setAmount] = useState('');
   const [position, setPosition] = useState<number | null>(null);
@@ -48,55 +53,44 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
   const [label, setLabel] = useState('');
   const [bank, setBank] = useState({ accountName: '', accountNumber: '', bankName: '' });
   const [totp, setTotp] = useState('');
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit<Fields>();
+  const { fieldErrors: errors, clear: clearMessages } = request;
   const [created, setCreated] = useState<number | null>(null);
 
-  const load = () => {
-    setLoadError(null);
-    walletApi.withdrawInfo().then(
-      (answer) => {
-        setInfo(answer);
-        const preferred = answer.addresses.find((a) => a.isDefault) ?? answer.addresses[0];
-        setPosition(preferred ? preferred.position : null);
-        setAdding(answer.addresses.length === 0);
-      },
-      (e: unknown) => setLoadError(errorMessage(e)),
-    );
-  };
+  const { info, setInfo, loadError, reload, blocked } = useWithdrawInfo(open, (answer) => {
+    const preferred = answer.addresses.find((a) => a.isDefault) ?? answer.addresses[0];
+    setPosition(preferred ? preferred.position : null);
+    setAdding(answer.addresses.length === 0);
+  });
   useEffect(() => {
     if (!open) return;
     setCreated(null);
-    setErrors({});
-    load();
-  }, [open]);
+    clearMessages();
+  }, [open, clearMessages]);
 
   const money = (v: string) => formatMoney(v, i18n.language);
   const preview = info ? withdrawalFee(amount, info.feeRate, info.feeFixed) : null;
-  const blocked = info?.blockedUntil !== null && info?.blockedUntil !== undefined && info.blockedUntil > Date.now();
 
   const saveAddress = async () => {
     const problem = checkAddress(chain, address);
     if (problem) {
-      setErrors({ address: t(problem) });
+      request.show({ address: t(problem) });
       return;
     }
-    setBusy(true);
-    try {
-      const makeDefault = !info?.addresses.length;
-      const list = await walletApi.addAddress({ label: label.trim(), chain, address: address.trim(), isDefault: makeDefault });
-      setInfo((i) => (i ? { ...i, addresses: list } : i));
-      const saved = list.find((a) => a.address === address.trim() && a.chain === chain);
-      setPosition(saved ? saved.position : null);
-      setAdding(false);
-      setAddress('');
-      setLabel('');
-      setErrors({});
-    } catch (e) {
-      setErrors({ address: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    // Any failure is the address's; what was shown stays until the answer.
+    await request.run(
+      async () => {
+        const makeDefault = !info?.addresses.length;
+        const list = await walletApi.addAddress({ label: label.trim(), chain, address: address.trim(), isDefault: makeDefault });
+        setInfo((i) => (i ? { ...i, addresses: list } : i));
+        const saved = list.find((a) => a.address === address.trim() && a.chain === chain);
+        setPosition(saved ? saved.position : null);
+        setAdding(false);
+        setAddress('');
+        setLabel('');
+      },
+      { rest: 'address', keepMessages: true },
+    );
   };
 
   const removeAddress = async (at: number) => {
@@ -107,42 +101,34 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
       setPosition(preferred ? preferred.position : null);
       if (list.length === 0) setAdding(true);
     } catch (e) {
-      setErrors({ form: errorMessage(e) });
+      request.show({}, errorMessage(e));
     }
   };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!info || busy || blocked) return;
+    if (!info || request.busy || blocked) return;
     const amountCheck = checkAmount(amount, info.minAmount, info.maxAmount, info.available);
-    const next: Errors = {
+    const next = {
       amount: amountCheck ? t(amountCheck.key, amountCheck.args) : undefined,
       address: method === 'wallet' && position === null ? t('wallet.validation.addressRequired') : undefined,
       bank: method === 'bank' && checkBank(bank) ? t(checkBank(bank)!) : undefined,
       totp: info.requiresTwoFactor && checkTotp(totp) ? t(checkTotp(totp)!) : undefined,
     };
-    setErrors(next);
+    request.show(next);
     if (Object.values(next).some(Boolean)) return;
     const totpCode = info.requiresTwoFactor ? totp.trim() : undefined;
     const body: WithdrawRequest =
       method === 'wallet'
         ? { method, amount: amount.trim(), addressPosition: position!, totpCode }
         : { method, amount: amount.trim(), accountName: bank.accountName.trim(), accountNumber: bank.accountNumber.trim(), bankName: bank.bankName.trim(), totpCode };
-    setBusy(true);
-    try {
+    await request.run(async () => {
       const answer = await walletApi.withdraw(body);
       setCreated(answer.orderId);
       onDone?.(answer.orderId);
       setAmount('');
       setTotp('');
-    } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
-      const field: keyof Errors =
-        code === 'AMOUNT_OUT_OF_RANGE' || code === 'INSUFFICIENT_BALANCE' ? 'amount' : code === 'TOTP_REQUIRED' || code === 'INVALID_TOTP' ? 'totp' : 'form';
-      setErrors({ [field]: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
+    }, WITHDRAW_FIELDS);
   };
 
   return (
@@ -150,7 +136,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
       {created !== null ? (
         <FormDone text={t('wallet.withdraw.created', { id: created })} note={t('wallet.withdraw.pendingNote')} onClose={onClose} />
       ) : loadError ? (
-        <ErrorState text={loadError} onRetry={load} />
+        <ErrorState text={loadError} onRetry={reload} />
       ) : !info ? (
         <Spinner />
       ) : (
@@ -161,7 +147,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
             value={method}
             onChange={(m) => {
               setMethod(m);
-              setErrors({});
+              request.clear();
             }}
             items={[
               { key: 'wallet', label: t('wallet.withdraw.toWallet') },
@@ -204,7 +190,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
                   </select>
                   <Field label={t('wallet.address')} dir="ltr" autoComplete="off" value={address} onChange={(e) => setAddress(e.target.value)} error={errors.address} />
                   <Field label={t('wallet.withdraw.label')} autoComplete="off" maxLength={40} value={label} onChange={(e) => setLabel(e.target.value)} />
-                  <button type="button" className="btn btn-secondary btn-small" disabled={busy} onClick={() => void saveAddress()}>
+                  <button type="button" className="btn btn-secondary btn-small" disabled={request.busy} onClick={() => void saveAddress()}>
                     {t('wallet.withdraw.saveAddress')}
                   </button>
                 </div>
@@ -260,8 +246,8 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
             <Field label={t('wallet.totp')} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={totp} onChange={(e) => setTotp(e.target.value)} error={errors.totp} />
           )}
           <p className="muted small">{t('wallet.withdraw.passwordNotice')}</p>
-          <FormError text={errors.form} />
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy || blocked}>
+          <FormError text={request.error} />
+          <button type="submit" className="btn btn-primary btn-block" disabled={request.busy || blocked}>
             {t('wallet.withdraw.submit')}
           </button>
         </form>
