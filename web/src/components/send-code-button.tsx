@@ -1,13 +1,11 @@
 /**
  * "Send code" (sign-in by e-mail, password reset, adding an e-mail): checks the e-mail field first, then counts down 60 s ("Resend in N seconds");
- * if the send fails it is enabled again at once (spec §4).
+ * if the send fails it is enabled again at once (spec §4). Its failure is the form's to show.
  */
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { errorMessage } from '@/lib/api-client';
-
 import { useCountdown } from '@/lib/use-countdown';
+import { useSubmit } from '@/lib/use-submit';
 import { checkEmail } from '@/lib/validation';
 
 interface SendCodeButtonProps {
@@ -22,28 +20,28 @@ interface SendCodeButtonProps {
 export function SendCodeButton({ email, send, onEmailError, onFailure, onSent }: SendCodeButtonProps) {
   const { t } = useTranslation();
   const countdown = useCountdown();
-  const [sending, setSending] = useState(false);
+  const sending = useSubmit({
+    fallback: 'auth.errors.sendCodeFailed',
+    onError: (_, { message }) => {
+      countdown.reset();
+      onFailure(message);
+    },
+  });
 
   const click = async () => {
     const invalid = checkEmail(email);
     onEmailError(invalid);
-    if (invalid || countdown.running || sending) return;
-    setSending(true);
+    if (invalid || countdown.running || sending.busy) return;
     onFailure(null);
     countdown.start();
-    try {
+    await sending.run(async () => {
       await send(email.trim());
       onSent(email.trim());
-    } catch (error) {
-      countdown.reset();
-      onFailure(errorMessage(error, 'auth.errors.sendCodeFailed'));
-    } finally {
-      setSending(false);
-    }
+    });
   };
 
   return (
-    <button type="button" className="btn btn-secondary code-button" onClick={click} disabled={countdown.running || sending}>
+    <button type="button" className="btn btn-secondary code-button" onClick={click} disabled={countdown.running || sending.busy}>
       {countdown.running ? t('auth.resendIn', { count: countdown.remaining }) : t('auth.sendCode')}
     </button>
   );

@@ -12,6 +12,7 @@ import { Avatar } from '@/components/avatar';
 import { Dialog } from '@/components/dialog';
 import { LanguageSwitcher } from '@/components/language-switcher';
 import { formatMoney, formatPercent } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { useSession } from '@/stores/session';
 import { type AccountKind, useWallet } from '@/stores/wallet';
 
@@ -32,7 +33,8 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
   const setAccount = useWallet((s) => s.setAccount);
   const balance = useWallet((s) => s.balances[s.account]);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+  // The route's sign-out ends the session here whatever the server answers: no failure to show.
+  const signingOut = useSubmit();
   if (!user) return null;
   const money = (v: string | undefined) => (v === undefined ? '--' : formatMoney(v, i18n.language));
   const name = user.nickname || user.username;
@@ -134,12 +136,8 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
           <button
             type="button"
             className="btn btn-primary"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true);
-              await onSignOut();
-              setBusy(false);
-            }}
+            disabled={signingOut.busy}
+            onClick={() => void signingOut.run(onSignOut)}
           >
             {t('account.signOut')}
           </button>

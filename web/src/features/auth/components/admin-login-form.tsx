@@ -12,7 +12,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Field, TotpCodeField } from '@/components/field';
 import { adminApi } from '@/lib/admin-api';
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { isTotpCode } from '@/lib/validation';
 import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 
@@ -28,21 +28,27 @@ export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
   const [errors, setErrors] = useState<FieldErrors<'username' | 'password'>>({});
   /** The second step: the server asked for the authenticator code. */
   const [needsCode, setNeedsCode] = useState(false);
-  const [codeError, setCodeError] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit<'totpCode'>({
+    // TOTP_REQUIRED is a step, not a failure: the field appears with its hint.
+    quiet: ['TOTP_REQUIRED'],
+    codes: { INVALID_TOTP: 'totpCode' },
+    fallback: 'auth.errors.loginFailed',
+    // Signed in: the back-office opens, and the form stays busy until it goes.
+    holdOnSuccess: true,
+    onError: (_, { code }) => {
+      if (code === 'TOTP_REQUIRED' || code === 'INVALID_TOTP') setNeedsCode(true);
+    },
+  });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
+    if (request.busy) return;
     const found = validateLogin(form);
     setErrors(found);
     const badCode = needsCode && !isTotpCode(form.totpCode);
-    setCodeError(badCode ? t('admin.login.codeInvalid') : null);
+    request.setFieldError('totpCode', badCode ? t('admin.login.codeInvalid') : undefined);
     if (hasErrors(found) || badCode) return;
-    setBusy(true);
-    setFailure(null);
-    try {
+    await request.run(async () => {
       const username = form.username.trim();
       const deviceToken = deviceTokenFor('admin', username);
       const answer = await adminApi.post<{ token: string; deviceToken: string; admin: AdminInfo }>('/admin/login', {
@@ -54,19 +60,7 @@ export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
       useAdminSession.getState().signIn(answer.token, answer.admin);
       rememberDevice('admin', answer.admin.username, answer.deviceToken);
       onSignedIn();
-    } catch (error) {
-      const code = error instanceof ApiError ? error.code : '';
-      if (code === 'TOTP_REQUIRED') {
-        // A step, not a failure: the field appears with its hint.
-        setNeedsCode(true);
-      } else if (code === 'INVALID_TOTP') {
-        setNeedsCode(true);
-        setCodeError(errorMessage(error));
-      } else {
-        setFailure(errorMessage(error, 'auth.errors.loginFailed'));
-      }
-      setBusy(false);
-    }
+    });
   };
 
   const set = (key: keyof Form) => (e: ChangeEvent<HTMLInputElement>) => {
@@ -74,17 +68,17 @@ export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
     // Another admin's name: their own sign-in decides whether a code is asked for.
     if (key === 'username' && needsCode) {
       setNeedsCode(false);
-      setCodeError(null);
+      request.setFieldError('totpCode');
     }
-    if (key === 'totpCode') setCodeError(null);
+    if (key === 'totpCode') request.setFieldError('totpCode');
   };
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>
-      <FormFailure text={failure} />
+      <FormFailure text={request.error} />
       <Field label={t('auth.username')} name="username" autoComplete="username" value={form.username} onChange={set('username')} error={errors.username && t(errors.username)} />
       <Field label={t('auth.password')} name="password" type="password" autoComplete="current-password" value={form.password} onChange={set('password')} error={errors.password && t(errors.password)} />
-      {needsCode && <TotpCodeField label={t('admin.login.code')} value={form.totpCode} onChange={set('totpCode')} error={codeError} hint={t('admin.login.codeHint')} autoFocus />}
-      <SubmitButton busy={busy} />
+      {needsCode && <TotpCodeField label={t('admin.login.code')} value={form.totpCode} onChange={set('totpCode')} error={request.fieldErrors.totpCode} hint={t('admin.login.codeHint')} autoFocus />}
+      <SubmitButton busy={request.busy} />
     </form>
   );
 }

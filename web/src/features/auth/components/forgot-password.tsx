@@ -6,7 +6,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
-import { errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 
 import { authApi } from '../api';
 import { type FieldErrors, hasErrors, validateEmailLogin, validateReset } from '../validation';
@@ -22,21 +22,11 @@ export function ForgotPassword({ onBack }: { onBack(): void }) {
   const [form, setForm] = useState({ email: '', code: '', password: '', confirmPassword: '' });
   const [resetToken, setResetToken] = useState('');
   const [errors, setErrors] = useState<FieldErrors<keyof typeof form>>({});
-  const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const run = async (call: () => Promise<void>, fallback: string) => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      await call();
-    } catch (error) {
-      setFailure(errorMessage(error, fallback));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const request = useSubmit();
+  const failure = request.error;
+  const busy = request.busy;
+  const run = (call: () => Promise<void>, fallback: string) => request.run(call, { fallback });
 
   const verify = (event: FormEvent) => {
     event.preventDefault();
@@ -96,7 +86,7 @@ export function ForgotPassword({ onBack }: { onBack(): void }) {
             errors={errors}
             send={authApi.forgotSendCode}
             onEmailError={(key) => setErrors((e) => ({ ...e, email: key }))}
-            onFailure={setFailure}
+            onFailure={request.setError}
             onSent={(email) => setNotice(t('auth.codeSent', { email }))}
           />
           <SubmitButton busy={busy} label={t('auth.forgot.verify')} />

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Field } from '@/components/field';
-import { ApiError } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 import { useSite } from '@/stores/site';
 import { toast } from '@/stores/toast';
 
@@ -15,18 +15,11 @@ import { authApi } from '../api';
 import { type FieldErrors, type RegisterForm as Form, hasErrors, validateRegister } from '../validation';
 import { FormFailure, SubmitButton } from './form-parts';
 
-/** Server codes with their own message in the catalogue (spec §8). */
-const REGISTER_CODES: Record<string, string> = {
-  INVALID_INVITE_CODE: 'auth.validation.inviteInvalid',
-  USERNAME_EXISTS: 'auth.errors.usernameExists',
-  EMAIL_EXISTS: 'auth.errors.emailExists',
-};
-
-const FIELD_OF_CODE: Record<string, keyof Form> = {
-  INVALID_INVITE_CODE: 'inviteCode',
-  USERNAME_EXISTS: 'username',
-  EMAIL_EXISTS: 'email',
-};
+/** Server codes about one field, each with its own message in the catalogue (spec §8). */
+const REGISTER_FIELDS = {
+  codes: { INVALID_INVITE_CODE: 'inviteCode', USERNAME_EXISTS: 'username', EMAIL_EXISTS: 'email' },
+  texts: { INVALID_INVITE_CODE: 'auth.validation.inviteInvalid', USERNAME_EXISTS: 'auth.errors.usernameExists', EMAIL_EXISTS: 'auth.errors.emailExists' },
+} as const;
 
 function emptyForm(code: string): Form {
   return { username: '', email: '', password: '', confirmPassword: '', inviteCode: code, agreeTerms: false };
@@ -37,39 +30,29 @@ export function RegisterForm({ initialCode, onRegistered }: { initialCode: strin
   const inviteRequired = useSite((s) => s.info?.inviteCodeRequired ?? false);
   const [form, setForm] = useState<Form>(() => emptyForm(initialCode));
   const [errors, setErrors] = useState<FieldErrors<keyof Form>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit<keyof Form>({ ...REGISTER_FIELDS, fallback: 'auth.errors.registerFailed' });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const found = validateRegister(form, inviteRequired);
     setErrors(found);
-    setFailure(null);
-    if (hasErrors(found) || busy) return;
-    setBusy(true);
-    try {
+    request.clear();
+    if (hasErrors(found) || request.busy) return;
+    await request.run(async () => {
       const inviteCode = form.inviteCode.trim() || undefined;
       await authApi.register({ ...form, username: form.username.trim(), email: form.email.trim(), inviteCode });
       setForm(emptyForm(''));
       toast.success(t('auth.registered'));
       onRegistered();
-    } catch (error) {
-      const code = error instanceof ApiError ? error.code : '';
-      const key = REGISTER_CODES[code];
-      const field = FIELD_OF_CODE[code];
-      if (key && field) setErrors({ [field]: key });
-      else setFailure(error instanceof ApiError ? error.message : t('auth.errors.registerFailed'));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const set = (key: keyof Form) => (e: React.ChangeEvent<HTMLInputElement>) =>
     setForm({ ...form, [key]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
-  const error = (key: keyof Form) => (errors[key] ? t(errors[key]) : undefined);
+  const error = (key: keyof Form) => (errors[key] ? t(errors[key]) : request.fieldErrors[key]);
   return (
     <form onSubmit={submit} noValidate>
-      <FormFailure text={failure} />
+      <FormFailure text={request.error} />
       <Field label={t('auth.username')} name="username" autoComplete="username" value={form.username} onChange={set('username')} error={error('username')} />
       <Field label={t('auth.email')} name="email" type="email" autoComplete="email" dir="ltr" value={form.email} onChange={set('email')} error={error('email')} />
       <Field label={t('auth.password')} name="password" type="password" autoComplete="new-password" value={form.password} onChange={set('password')} error={error('password')} />
@@ -95,7 +78,7 @@ export function RegisterForm({ initialCode, onRegistered }: { initialCode: strin
           </div>
         )}
       </div>
-      <SubmitButton busy={busy} label={t('auth.registerButton')} />
+      <SubmitButton busy={request.busy} label={t('auth.registerButton')} />
     </form>
   );
 }

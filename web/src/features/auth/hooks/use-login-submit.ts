@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 
-import { ApiError, errorMessage } from '@/lib/api-client';
+import { useSubmit } from '@/lib/use-submit';
 
 import type { LoginData } from '../api';
 import { useFinishLogin } from '../session';
@@ -13,27 +13,22 @@ const TOTP_CODES = new Set(['TOTP_REQUIRED', 'INVALID_TOTP']);
 
 export function useLoginSubmit() {
   const finish = useFinishLogin();
-  const [failure, setFailure] = useState<string | null>(null);
   /** The server's code for the failure shown (`PASSWORD_SIGN_IN_PAUSED`, ...), if it sent one. */
   const [failureCode, setFailureCode] = useState<string | null>(null);
   const [needsTotp, setNeedsTotp] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit({
+    fallback: 'auth.errors.loginFailed',
+    onError: (_, { code }) => {
+      if (code !== null && TOTP_CODES.has(code)) setNeedsTotp(true);
+      setFailureCode(code);
+    },
+  });
 
   const run = async (call: () => Promise<LoginData>) => {
-    if (busy) return;
-    setBusy(true);
-    setFailure(null);
+    if (request.busy) return;
     setFailureCode(null);
-    try {
-      finish(await call());
-    } catch (error) {
-      if (error instanceof ApiError && TOTP_CODES.has(error.code)) setNeedsTotp(true);
-      setFailureCode(error instanceof ApiError ? error.code : null);
-      setFailure(errorMessage(error, 'auth.errors.loginFailed'));
-    } finally {
-      setBusy(false);
-    }
+    await request.run(async () => finish(await call()));
   };
 
-  return { failure, failureCode, setFailure, needsTotp, busy, run };
+  return { failure: request.error, failureCode, setFailure: request.setError, needsTotp, busy: request.busy, run };
 }
