@@ -233,31 +233,17 @@ impl<M: StateMachine> ClusterNode<M> {
     > {
         let store =
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), SNAPSHOTS_KEPT)?;
-        let followed = follower.as_ref().map_or(u64::MAX, |f| f.applied_index);
-        let load = match &follower {
-            Some(f) => store.load_latest_at_or_before(f.applied_index)?,
-            None => store.load_latest()?,
-        };
-        let (machine, meta, requests) = match load.snapshot {
-            Some(snapshot) => {
-                let (meta, data) = split_snapshot(&snapshot.bytes)?;
-                let (requests, bytes) = RequestTable::decode(data)
-                    .map_err(|e| PipelineError::Raft(format!("stored snapshot: {e}")))?;
-                (super::restore::<M>(snapshot.index, bytes)?, Some(meta), requests)
-            }
-            None => (init(), None, RequestTable::default()),
-        };
+        let followed = follower.as_ref().map(|f| f.applied_index);
+        let (machine, meta, requests, skipped_damaged) = restore_member(&store, followed, init)?;
         let recovery = PipelineRecovery {
             snapshot_index: meta.as_ref().map(|_| machine.applied_index()),
-            skipped_damaged_snapshots: load.skipped_damaged,
+            skipped_damaged_snapshots: skipped_damaged,
             ..PipelineRecovery::default()
         };
         let (commands, commands_rx) = bounded(config.queue_commands_max);
         let (queries, queries_rx) = bounded(QUEUE_QUERIES_MAX);
         let (engine_control, engine_control_rx) = bounded(QUEUE_JOURNAL_CONTROL_MAX);
         let (batches, batches_rx) = bounded(QUEUE_BATCHES_MAX);
-        let (recycle, _recycled) = bounded(1);
-        let (snapshots, _unused) = bounded(1);
         let shared = Arc::new(Shared {
             commands,
             queries,
@@ -266,7 +252,7 @@ impl<M: StateMachine> ClusterNode<M> {
             shutdown: Shutdown::default(),
             counters: Counters::default(),
             recovery,
-            followed: AtomicU64::new(followed),
+            followed: AtomicU64::new(followed.unwrap_or(u64::MAX)),
             leading: std::sync::atomic::AtomicBool::new(false),
         });
         let events = follower.map(|f| {
@@ -276,51 +262,10 @@ impl<M: StateMachine> ClusterNode<M> {
         });
         let pending =
             Arc::new(Pending { waiting: Mutex::new(HashMap::new()), room: Condvar::new() });
-        let machine_state = MachineState {
-            next_index: machine.applied_index() + 1,
-            last_time_ms: machine.applied_time_ms(),
-            last_applied: meta.as_ref().and_then(|m| m.last_log_id),
-            membership: meta.as_ref().map(|m| m.last_membership.clone()).unwrap_or_default(),
-            newest_snapshot: machine.applied_index(),
-            kept_snapshots: meta
-                .as_ref()
-                .and_then(|m| m.last_log_id)
-                .map(|id| (machine.applied_index(), id))
-                .into_iter()
-                .collect(),
-            requests,
-        };
+        let machine_state = MachineState::at_start(&machine, meta.as_ref(), requests);
         let machine_state = Arc::new(Mutex::new(machine_state));
-        let engine = engine::Engine::<M> {
-            machine,
-            batches: batches_rx,
-            queries: queries_rx,
-            control: engine_control_rx,
-            recycle,
-            snapshots,
-            events: Vec::new(),
-            since_snapshot: 0,
-            newest_snapshot: 0,
-            last_term: 0,
-            snapshot_every_commands: 0,
-            audits: Vec::new(),
-            auditor: engine::Auditor::default(),
-            shared: Arc::clone(&shared),
-        };
-        let engine = spawn_named("wal-engine", move || engine.run())?;
-        let purge_limit: crate::raft::log_store::PurgeLimit = {
-            let (state, shared) = (Arc::clone(&machine_state), Arc::clone(&shared));
-            Arc::new(move || {
-                let followed = shared.followed.load(Ordering::Acquire);
-                state.lock().unwrap_or_else(|p| p.into_inner()).purge_limit(followed)
-            })
-        };
-        let log = LogStore::open(
-            Arc::new(crate::storage::FsStorage),
-            config.data_dir.join("raft"),
-            config.segment_size_max_bytes,
-        )?
-        .with_purge_limit(purge_limit);
+        let engine = spawn_engine(machine, batches_rx, queries_rx, engine_control_rx, &shared)?;
+        let log = open_log(&config, Arc::clone(&machine_state), Arc::clone(&shared))?;
         let state_machine = EngineMachine {
             node_id: config.node_id,
             to_engine: batches,
@@ -330,78 +275,7 @@ impl<M: StateMachine> ClusterNode<M> {
             state: machine_state,
             shared: Arc::clone(&shared),
         };
-        let raft_config = openraft::Config {
-            heartbeat_interval: config.heartbeat_ms,
-            election_timeout_min: config.election_timeout_ms.0,
-            election_timeout_max: config.election_timeout_ms.1,
-            snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_every_entries),
-            max_in_snapshot_log_to_keep: config.snapshot_every_entries,
-            // A follower whose log lost its tail (a torn last record cut at recovery, a disk
-            // that acknowledged a sync it had not done) is sent the log again from where it
-            // matches. openraft's default stops the leader's Raft instead: one member's disk
-            // would stop the group.
-            allow_log_reversion: Some(true),
-            // A follower whose timer fires first asks whether it would win before it raises
-            // its term. Without this, one a record behind the other stood for election, lost,
-            // and had already voted for itself in the term its peer then stood in: a split
-            // vote and another timeout (+250 ms in 4 of 10 failovers measured).
-            enable_pre_vote: Some(true),
-            ..Default::default()
-        };
-        let raft_config =
-            Arc::new(raft_config.validate().map_err(|e| PipelineError::Raft(e.to_string()))?);
-        let network =
-            Network::with_peers(config.node_id, config.secret.clone(), config.members.clone());
-        let (raft, server) = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind(config.listen).await.map_err(|e| {
-                PipelineError::Listen { address: config.listen, error: Arc::new(e) }
-            })?;
-            let raft = openraft::Raft::new(
-                config.node_id,
-                raft_config,
-                network,
-                log.clone(),
-                state_machine,
-            )
-            .await
-            .map_err(|e| PipelineError::Raft(e.to_string()))?;
-            let (stop_server, stopped) = tokio::sync::watch::channel(());
-            let secret = config.secret.clone();
-            let server = tokio::spawn(network::serve(listener, raft.clone(), secret, stopped));
-            let server = (server, stop_server);
-            let lowest = config.members.keys().next().copied();
-            if lowest == Some(config.node_id) && raft.is_initialized().await.ok() == Some(false) {
-                let members: BTreeMap<u64, BasicNode> =
-                    config.members.iter().map(|(id, addr)| (*id, BasicNode::new(addr))).collect();
-                raft.initialize(members).await.map_err(|e| PipelineError::Raft(e.to_string()))?;
-            }
-            // Keep `Handle::is_leader` in step with Raft's view; a fatal error stops the node.
-            let (mut metrics, watched) = (raft.metrics(), Arc::clone(&shared));
-            tokio::spawn(async move {
-                loop {
-                    let (leads, fatal) = {
-                        let m = metrics.borrow_watched();
-                        (m.state == ServerState::Leader, m.running_state.clone().err())
-                    };
-                    if let Some(fatal) = fatal {
-                        if watched.shutdown.is_closed() {
-                            tracing::info!("raft stopped");
-                            return;
-                        }
-                        tracing::error!(%fatal, "raft stopped: this member stops");
-                        watched.leading.store(false, Ordering::Release);
-                        watched.shutdown.fail(PipelineError::Raft(fatal.to_string()));
-                        return;
-                    }
-                    watched.leading.store(leads, Ordering::Release);
-                    if metrics.changed().await.is_err() {
-                        watched.leading.store(false, Ordering::Release);
-                        return;
-                    }
-                }
-            });
-            Ok::<_, PipelineError>((raft, server))
-        })?;
+        let (raft, server) = start_raft(runtime, &config, log.clone(), state_machine, &shared)?;
         let (stop_proposer, stop) = bounded(1);
         let proposer = Proposer {
             node_id: config.node_id,
@@ -421,17 +295,7 @@ impl<M: StateMachine> ClusterNode<M> {
         // A member that restarts serves once it has caught up with its group (bounded), so
         // that reads there do not go back in time (a session created meanwhile, say).
         if !config.catch_up_at_start.is_zero() {
-            let wait = raft.wait(Some(config.catch_up_at_start));
-            // The commit index a leader reported, not this member's own idea of it: a restarted
-            // member's own commit index is its own applied one until it hears from a leader.
-            let caught_up = |m: &openraft::RaftMetrics<TypeConfig>| {
-                m.current_leader.is_some()
-                    && m.cluster_committed.is_some()
-                    && m.last_applied.map(|l| l.index) >= m.cluster_committed.map(|l| l.index)
-            };
-            if runtime.block_on(wait.metrics(caught_up, "caught up")).is_err() {
-                tracing::warn!("not caught up with the cluster at start; serving anyway");
-            }
+            wait_caught_up(runtime, &raft, config.catch_up_at_start);
         }
         let handle = Handle { shared: Arc::clone(&shared) };
         let node = ClusterNode {
@@ -718,6 +582,193 @@ impl<M: StateMachine> Proposer<M> {
     }
 }
 
+/// A member's state at start: the newest snapshot (at or before `followed`, a follower's
+/// position, if any) restored, with its Raft metadata and the requests it remembers, or a
+/// fresh machine; and the damaged snapshots skipped.
+#[allow(clippy::type_complexity)]
+fn restore_member<M: StateMachine>(
+    store: &SnapshotStore,
+    followed: Option<u64>,
+    init: impl FnOnce() -> M,
+) -> Result<(M, Option<SnapshotMeta>, RequestTable, Vec<u64>), PipelineError> {
+    let load = match followed {
+        Some(followed) => store.load_latest_at_or_before(followed)?,
+        None => store.load_latest()?,
+    };
+    Ok(match load.snapshot {
+        Some(snapshot) => {
+            let (meta, data) = split_snapshot(&snapshot.bytes)?;
+            let (requests, bytes) = RequestTable::decode(data)
+                .map_err(|e| PipelineError::Raft(format!("stored snapshot: {e}")))?;
+            (
+                super::restore::<M>(snapshot.index, bytes)?,
+                Some(meta),
+                requests,
+                load.skipped_damaged,
+            )
+        }
+        None => (init(), None, RequestTable::default(), load.skipped_damaged),
+    })
+}
+
+/// Starts the engine thread of a member: it applies what Raft commits, as a single node's
+/// engine applies durable batches.
+fn spawn_engine<M: StateMachine>(
+    machine: M,
+    batches: Receiver<DurableBatch<M>>,
+    queries: Receiver<super::Query<M>>,
+    control: Receiver<EngineControl<M>>,
+    shared: &Arc<Shared<M>>,
+) -> Result<JoinHandle<()>, PipelineError> {
+    let (recycle, _recycled) = bounded(1);
+    let (snapshots, _unused) = bounded(1);
+    let engine = engine::Engine::<M> {
+        machine,
+        batches,
+        queries,
+        control,
+        recycle,
+        snapshots,
+        events: Vec::new(),
+        since_snapshot: 0,
+        newest_snapshot: 0,
+        last_term: 0,
+        snapshot_every_commands: 0,
+        audits: Vec::new(),
+        auditor: engine::Auditor::default(),
+        shared: Arc::clone(shared),
+    };
+    spawn_named("wal-engine", move || engine.run())
+}
+
+/// Opens the member's Raft log, which never purges entries behind what its durable
+/// projections have made durable (see [`MachineState::purge_limit`]).
+fn open_log<M: StateMachine>(
+    config: &ClusterConfig,
+    state: Arc<Mutex<MachineState>>,
+    shared: Arc<Shared<M>>,
+) -> Result<LogStore, PipelineError> {
+    let purge_limit: crate::raft::log_store::PurgeLimit = Arc::new(move || {
+        let followed = shared.followed.load(Ordering::Acquire);
+        state.lock().unwrap_or_else(|p| p.into_inner()).purge_limit(followed)
+    });
+    Ok(LogStore::open(
+        Arc::new(crate::storage::FsStorage),
+        config.data_dir.join("raft"),
+        config.segment_size_max_bytes,
+    )?
+    .with_purge_limit(purge_limit))
+}
+
+/// Starts the Raft node and the server the other members reach it by; the lowest member
+/// initialises the group on its very first start.
+#[allow(clippy::type_complexity)]
+fn start_raft<M: StateMachine>(
+    runtime: &tokio::runtime::Handle,
+    config: &ClusterConfig,
+    log: LogStore,
+    state_machine: EngineMachine<M>,
+    shared: &Arc<Shared<M>>,
+) -> Result<
+    (ClusterRaft<M>, (tokio::task::JoinHandle<()>, tokio::sync::watch::Sender<()>)),
+    PipelineError,
+> {
+    let raft_config = raft_config(config)?;
+    let network =
+        Network::with_peers(config.node_id, config.secret.clone(), config.members.clone());
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| PipelineError::Listen { address: config.listen, error: Arc::new(e) })?;
+        let raft = openraft::Raft::new(config.node_id, raft_config, network, log, state_machine)
+            .await
+            .map_err(|e| PipelineError::Raft(e.to_string()))?;
+        let (stop_server, stopped) = tokio::sync::watch::channel(());
+        let secret = config.secret.clone();
+        let server = tokio::spawn(network::serve(listener, raft.clone(), secret, stopped));
+        let server = (server, stop_server);
+        let lowest = config.members.keys().next().copied();
+        if lowest == Some(config.node_id) && raft.is_initialized().await.ok() == Some(false) {
+            let members: BTreeMap<u64, BasicNode> =
+                config.members.iter().map(|(id, addr)| (*id, BasicNode::new(addr))).collect();
+            raft.initialize(members).await.map_err(|e| PipelineError::Raft(e.to_string()))?;
+        }
+        watch_leadership(&raft, Arc::clone(shared));
+        Ok((raft, server))
+    })
+}
+
+/// Raft's timings and policies for this member.
+fn raft_config(config: &ClusterConfig) -> Result<Arc<openraft::Config>, PipelineError> {
+    let raft_config = openraft::Config {
+        heartbeat_interval: config.heartbeat_ms,
+        election_timeout_min: config.election_timeout_ms.0,
+        election_timeout_max: config.election_timeout_ms.1,
+        snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_every_entries),
+        max_in_snapshot_log_to_keep: config.snapshot_every_entries,
+        // A follower whose log lost its tail (a torn last record cut at recovery, a disk
+        // that acknowledged a sync it had not done) is sent the log again from where it
+        // matches. openraft's default stops the leader's Raft instead: one member's disk
+        // would stop the group.
+        allow_log_reversion: Some(true),
+        // A follower whose timer fires first asks whether it would win before it raises
+        // its term. Without this, one a record behind the other stood for election, lost,
+        // and had already voted for itself in the term its peer then stood in: a split
+        // vote and another timeout (+250 ms in 4 of 10 failovers measured).
+        enable_pre_vote: Some(true),
+        ..Default::default()
+    };
+    Ok(Arc::new(raft_config.validate().map_err(|e| PipelineError::Raft(e.to_string()))?))
+}
+
+/// Keeps `Handle::is_leader` in step with Raft's view; a fatal error stops the member. Runs
+/// on the runtime it is called in.
+fn watch_leadership<M: StateMachine>(raft: &ClusterRaft<M>, watched: Arc<Shared<M>>) {
+    let mut metrics = raft.metrics();
+    tokio::spawn(async move {
+        loop {
+            let (leads, fatal) = {
+                let m = metrics.borrow_watched();
+                (m.state == ServerState::Leader, m.running_state.clone().err())
+            };
+            if let Some(fatal) = fatal {
+                if watched.shutdown.is_closed() {
+                    tracing::info!("raft stopped");
+                    return;
+                }
+                tracing::error!(%fatal, "raft stopped: this member stops");
+                watched.leading.store(false, Ordering::Release);
+                watched.shutdown.fail(PipelineError::Raft(fatal.to_string()));
+                return;
+            }
+            watched.leading.store(leads, Ordering::Release);
+            if metrics.changed().await.is_err() {
+                watched.leading.store(false, Ordering::Release);
+                return;
+            }
+        }
+    });
+}
+
+/// Waits (at most `within`) until this member has applied what a leader reported committed.
+fn wait_caught_up<M: StateMachine>(
+    runtime: &tokio::runtime::Handle,
+    raft: &ClusterRaft<M>,
+    within: std::time::Duration,
+) {
+    let wait = raft.wait(Some(within));
+    // The commit index a leader reported, not this member's own idea of it: a restarted
+    // member's own commit index is its own applied one until it hears from a leader.
+    let caught_up = |m: &openraft::RaftMetrics<TypeConfig>| {
+        m.current_leader.is_some()
+            && m.cluster_committed.is_some()
+            && m.last_applied.map(|l| l.index) >= m.cluster_committed.map(|l| l.index)
+    };
+    if runtime.block_on(wait.metrics(caught_up, "caught up")).is_err() {
+        tracing::warn!("not caught up with the cluster at start; serving anyway");
+    }
+}
+
 /// The state machine's own bookkeeping (the machine itself lives on the engine thread).
 #[derive(Debug)]
 struct MachineState {
@@ -737,6 +788,31 @@ struct MachineState {
     /// The most recent request ids applied, with where: replicated state (in snapshots), so
     /// every member answers a retry the same way.
     requests: RequestTable,
+}
+
+impl MachineState {
+    /// The state of a member that starts from `machine` (restored from a snapshot with `meta`,
+    /// or fresh).
+    fn at_start<M: StateMachine>(
+        machine: &M,
+        meta: Option<&SnapshotMeta>,
+        requests: RequestTable,
+    ) -> MachineState {
+        MachineState {
+            next_index: machine.applied_index() + 1,
+            last_time_ms: machine.applied_time_ms(),
+            last_applied: meta.and_then(|m| m.last_log_id),
+            membership: meta.map(|m| m.last_membership.clone()).unwrap_or_default(),
+            newest_snapshot: machine.applied_index(),
+            kept_snapshots: meta
+                .as_ref()
+                .and_then(|m| m.last_log_id)
+                .map(|id| (machine.applied_index(), id))
+                .into_iter()
+                .collect(),
+            requests,
+        }
+    }
 }
 
 impl MachineState {
