@@ -427,6 +427,69 @@ async fn run(args: Args) -> Result<(), String> {
         if args.mode == Mode::Orders && !args.echo { set_up(&args).await? } else { Vec::new() };
     let rss_before = args.server_pid.and_then(rss_kib);
     let started = Instant::now();
+    let sockets = connect_all(&args, &symbols, &tokens).await?;
+    println!(
+        "connected {} clients from {} source addresses in {:.1} s",
+        sockets.len(),
+        args.sources,
+        started.elapsed().as_secs_f64()
+    );
+    if let (Some(pid), Some(before)) = (args.server_pid, rss_before) {
+        tokio::time::sleep(Duration::from_secs(2)).await; // let allocations settle
+        if let Some(after) = rss_kib(pid) {
+            let per = (after.saturating_sub(before) as f64 * 1_024.0) / sockets.len() as f64;
+            println!(
+                "server memory: {before} KiB before, {after} KiB with {} connections: {:.0} bytes ({:.2} KiB) per connection",
+                sockets.len(),
+                per,
+                per / 1_024.0
+            );
+        }
+    }
+    if args.mode == Mode::Idle {
+        return Ok(());
+    }
+    let clients = sockets.len() as u64;
+    let (histogram, counters) = drive(&args, &symbols, sockets).await?;
+    let seconds = args.seconds as f64;
+    let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / seconds;
+    match args.mode {
+        Mode::Orders => {
+            println!(
+                "orders: offered {} /s | sent {:.0} /s | answered {:.0} /s ok + {:.0} /s refused | private events {:.0} /s | closed early {}",
+                args.rate,
+                counters.sent.load(Ordering::Relaxed) as f64 / (args.warmup + args.seconds) as f64,
+                load(&counters.ok),
+                load(&counters.refused),
+                load(&counters.events),
+                counters.closed.load(Ordering::Relaxed)
+            );
+            if let Ok(Some(first)) = counters.first_refusal.lock().map(|f| f.clone()) {
+                println!("first refusal: {first}");
+            }
+            report("order latency (from intended send)", &histogram);
+        }
+        Mode::Ticks => {
+            println!(
+                "ticks: {:.0} deliveries/s to {} clients | closed early {}",
+                load(&counters.ok),
+                clients,
+                counters.closed.load(Ordering::Relaxed)
+            );
+            report("tick delivery latency (ms resolution)", &histogram);
+        }
+        Mode::Idle => {}
+    }
+    Ok(())
+}
+
+/// Opens every client's connection (a bounded number at a time), signed in for orders and
+/// subscribed for ticks; in client order.
+async fn connect_all(
+    args: &Args,
+    symbols: &[String],
+    tokens: &[String],
+) -> Result<Vec<(usize, Ws)>, String> {
     let gate = Arc::new(Semaphore::new(CONNECTS_IN_FLIGHT_MAX));
     let mut connecting = tokio::task::JoinSet::new();
     for i in 0..args.clients {
@@ -454,27 +517,16 @@ async fn run(args: Args) -> Result<(), String> {
         sockets.push(done.map_err(|e| e.to_string())??);
     }
     sockets.sort_by_key(|(i, _)| *i);
-    println!(
-        "connected {} clients from {} source addresses in {:.1} s",
-        sockets.len(),
-        args.sources,
-        started.elapsed().as_secs_f64()
-    );
-    if let (Some(pid), Some(before)) = (args.server_pid, rss_before) {
-        tokio::time::sleep(Duration::from_secs(2)).await; // let allocations settle
-        if let Some(after) = rss_kib(pid) {
-            let per = (after.saturating_sub(before) as f64 * 1_024.0) / sockets.len() as f64;
-            println!(
-                "server memory: {before} KiB before, {after} KiB with {} connections: {:.0} bytes ({:.2} KiB) per connection",
-                sockets.len(),
-                per,
-                per / 1_024.0
-            );
-        }
-    }
-    if args.mode == Mode::Idle {
-        return Ok(());
-    }
+    Ok(sockets)
+}
+
+/// Runs every client over the warm-up and the measured window; returns the latencies and the
+/// counts.
+async fn drive(
+    args: &Args,
+    symbols: &[String],
+    sockets: Vec<(usize, Ws)>,
+) -> Result<(Histogram<u64>, Arc<Counters>), String> {
     let counters = Arc::new(Counters::default());
     let window = Window {
         start: Instant::now(),
@@ -508,43 +560,14 @@ async fn run(args: Args) -> Result<(), String> {
             Mode::Ticks => {
                 running.spawn(tick_client(ws, window, counters));
             }
-            Mode::Idle => unreachable!("returned above"),
+            Mode::Idle => unreachable!("idle clients are not driven"),
         }
     }
     let mut histogram = Histogram::<u64>::new_with_max(LATENCY_MAX_US, 3).expect("bounds");
     while let Some(done) = running.join_next().await {
         histogram.add(done.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     }
-    let seconds = args.seconds as f64;
-    let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / seconds;
-    match args.mode {
-        Mode::Orders => {
-            println!(
-                "orders: offered {} /s | sent {:.0} /s | answered {:.0} /s ok + {:.0} /s refused | private events {:.0} /s | closed early {}",
-                args.rate,
-                counters.sent.load(Ordering::Relaxed) as f64 / (args.warmup + args.seconds) as f64,
-                load(&counters.ok),
-                load(&counters.refused),
-                load(&counters.events),
-                counters.closed.load(Ordering::Relaxed)
-            );
-            if let Ok(Some(first)) = counters.first_refusal.lock().map(|f| f.clone()) {
-                println!("first refusal: {first}");
-            }
-            report("order latency (from intended send)", &histogram);
-        }
-        Mode::Ticks => {
-            println!(
-                "ticks: {:.0} deliveries/s to {} clients | closed early {}",
-                load(&counters.ok),
-                clients,
-                counters.closed.load(Ordering::Relaxed)
-            );
-            report("tick delivery latency (ms resolution)", &histogram);
-        }
-        Mode::Idle => {}
-    }
-    Ok(())
+    Ok((histogram, counters))
 }
 
 fn main() -> std::process::ExitCode {
