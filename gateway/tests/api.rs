@@ -1,6 +1,9 @@
 //! The HTTP API through its router (`oneshot`), on a real server: real pipeline, read
 //! model, market data and argon2id. Each test starts its own server on a temporary directory.
 
+// A scenario reads as one story from start to end: the line limit is for the product's code.
+#![allow(clippy::too_many_lines)]
+
 use std::path::Path;
 
 use axum::body::Body;

@@ -1,6 +1,9 @@
 //! The market service end to end: a real pipeline, sources feeding it, candles and statistics
 //! built from what the engine sequenced.
 
+// A scenario reads as one story from start to end: the line limit is for the product's code.
+#![allow(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::time::Duration;
 
