@@ -19,14 +19,11 @@ pub enum Command {
     CreateSession(NewSession),
     /// Sign out one session.
     EndSession {
-        /// Whose.
         user: UserId,
-        /// Which.
         session: SessionId,
     },
     /// Change (or first set) the password; ends every other session.
     SetPassword {
-        /// Whose.
         user: UserId,
         /// New argon2id hash.
         password_hash: String,
@@ -35,39 +32,32 @@ pub enum Command {
     },
     /// Mark the e-mail as verified (the gateway checked the code).
     VerifyEmail {
-        /// Whose.
         user: UserId,
     },
     /// Turn TOTP 2FA on (with its secret) or off (none).
     SetTotp {
-        /// Whose.
         user: UserId,
         /// Base32 secret, or none to disable.
         secret: Option<String>,
     },
     /// Replace the editable profile.
     UpdateProfile {
-        /// Whose.
         user: UserId,
         /// The new profile.
         profile: Box<Profile>,
     },
     /// Save a withdrawal address.
     AddAddress {
-        /// Whose.
         user: UserId,
         /// The user's label.
         label: String,
-        /// Network.
         chain: Chain,
-        /// Address.
         address: String,
         /// Make it the default.
         make_default: bool,
     },
     /// Forget a saved withdrawal address.
     RemoveAddress {
-        /// Whose.
         user: UserId,
         /// Position in the saved list.
         position: u32,
@@ -78,7 +68,6 @@ pub enum Command {
     Tick {
         /// Product code.
         symbol: Symbol,
-        /// Price.
         #[rkyv(with = RkyvDecimal)]
         price: Decimal,
         /// Quantity traded at this price by the source (0 for a quote): candle volume.
@@ -89,14 +78,12 @@ pub enum Command {
     Timer,
     /// Put the demo wallet back to its starting balance.
     ResetDemo {
-        /// Whose.
         user: UserId,
     },
     /// Ask for a deposit to be credited.
     RequestDeposit(Box<RequestDeposit>),
     /// Ask for a withdrawal: the amount is frozen until an admin decides.
     RequestWithdrawal {
-        /// Whose.
         user: UserId,
         /// Amount including the fee.
         #[rkyv(with = RkyvDecimal)]
@@ -106,11 +93,9 @@ pub enum Command {
     },
     /// Send real USDT to another user, instantly.
     Transfer {
-        /// Sender.
         from: UserId,
         /// Receiver's UID.
         to: UserId,
-        /// Amount.
         #[rkyv(with = RkyvDecimal)]
         amount: Decimal,
     },
@@ -123,16 +108,13 @@ pub enum Command {
     },
     /// Record an admin sign-in.
     CreateAdminSession {
-        /// Who.
         admin: AdminId,
         /// Session id, expiry, device, address.
         session: SessionInfo,
     },
     /// End an admin session.
     EndAdminSession {
-        /// Who.
         admin: AdminId,
-        /// Which.
         session: SessionId,
     },
     /// A back-office action: permission-checked and audited.
@@ -146,7 +128,6 @@ pub enum Command {
     /// address they cannot reach) a new one, already verified: the gateway checked a code sent
     /// to it. Refused if another user has the address or this user's is verified already.
     SetVerifiedEmail {
-        /// Whose.
         user: UserId,
         /// The address, as typed (matched case-insensitively).
         email: String,
@@ -154,7 +135,6 @@ pub enum Command {
     /// Set the user's own responsible-trading limits (tightening at once, loosening after
     /// 24 hours, self-exclusion only extended).
     SetTradingLimits {
-        /// Whose.
         user: UserId,
         /// What they ask for.
         limits: Box<TradingLimits>,
@@ -162,7 +142,6 @@ pub enum Command {
     /// Notify the user once when the product's price reaches `price` (from the side the
     /// market is on now). Refused at the current price, or past the per-user bound.
     SetPriceAlert {
-        /// Whose.
         user: UserId,
         /// Product code.
         symbol: Symbol,
@@ -172,9 +151,7 @@ pub enum Command {
     },
     /// Remove a waiting price alert.
     CancelPriceAlert {
-        /// Whose.
         user: UserId,
-        /// Which.
         alert: AlertId,
     },
     /// The gateway checked an authenticator code: accept its time step once, or count a wrong
@@ -247,7 +224,6 @@ pub struct NewSession {
 archived! {
 /// An order for a rise/fall contract.
 pub struct PlaceOrder {
-    /// Buyer.
     pub user: UserId,
     /// Real or demo.
     pub account: AccountKind,
@@ -266,9 +242,7 @@ pub struct PlaceOrder {
 archived! {
 /// A deposit request.
 pub struct RequestDeposit {
-    /// Depositor.
     pub user: UserId,
-    /// Amount.
     #[rkyv(with = RkyvDecimal)]
     pub amount: Decimal,
     /// How it was paid.
@@ -293,21 +267,17 @@ pub enum AdminAction {
         username: String,
         /// argon2id hash.
         password_hash: String,
-        /// Role.
         role: Role,
     },
     /// Freeze or unfreeze a user.
     SetUserFrozen {
-        /// Whom.
         user: UserId,
         /// Frozen or not.
         frozen: bool,
-        /// Why.
         reason: String,
     },
     /// Credit (positive) or debit (negative) a user's real available balance against the house.
     AdjustBalance {
-        /// Whom.
         user: UserId,
         /// Signed amount.
         #[rkyv(with = RkyvDecimal)]
@@ -317,18 +287,15 @@ pub enum AdminAction {
     },
     /// Add capital to the house (seed capital).
     FundHouse {
-        /// Amount.
         #[rkyv(with = RkyvDecimal)]
         amount: Decimal,
     },
     /// Approve a pending deposit: credit the user.
     ApproveDeposit {
-        /// Which.
         order: OrderId,
     },
     /// Reject a pending deposit.
     RejectDeposit {
-        /// Which.
         order: OrderId,
         /// Why, shown to the user.
         remark: String,
@@ -336,19 +303,16 @@ pub enum AdminAction {
     /// Approve a pending withdrawal: it becomes processing; the money stays frozen until
     /// the payout is marked done or failed.
     ApproveWithdrawal {
-        /// Which.
         order: OrderId,
     },
     /// Reject a pending withdrawal: unfreeze.
     RejectWithdrawal {
-        /// Which.
         order: OrderId,
         /// Why, shown to the user.
         remark: String,
     },
     /// Add a product or replace one with the same symbol.
     UpsertProduct {
-        /// Code.
         symbol: Symbol,
         /// Display name.
         name: String,
@@ -372,9 +336,7 @@ pub enum AdminAction {
     UpdateSettings(Box<Settings>),
     /// Send a system notice to every user.
     BroadcastNotice {
-        /// Title.
         title: String,
-        /// Body.
         body: String,
         /// The language it is written in (`en-US` ... `hi-IN`); users of the app in another
         /// language do not see it. Empty: shown in every language.
@@ -382,12 +344,10 @@ pub enum AdminAction {
     },
     /// A processing withdrawal was paid out: debit frozen, completed.
     CompleteWithdrawal {
-        /// Which.
         order: OrderId,
     },
     /// A processing withdrawal's payout failed: unfreeze, failed.
     FailWithdrawal {
-        /// Which.
         order: OrderId,
         /// Why, shown to the user.
         remark: String,

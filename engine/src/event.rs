@@ -77,7 +77,6 @@ pub type CommandResult = Result<Reply, crate::EngineError>;
 /// A change of one wallet. When `bill` is set the total changed and this is a bill line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalletChange {
-    /// Owner.
     pub user: UserId,
     /// Which wallet.
     pub account: AccountKind,
@@ -117,9 +116,7 @@ pub struct Settlement {
 pub enum Event {
     /// A user signed up.
     UserRegistered {
-        /// UID.
         user: UserId,
-        /// Username.
         username: String,
         /// E-mail, if given.
         email: Option<String>,
@@ -127,38 +124,17 @@ pub enum Event {
         inviter: Option<UserId>,
     },
     /// A user signed in.
-    SessionStarted {
-        /// Who.
-        user: UserId,
-        /// Session.
-        session: SessionId,
-        /// Device.
-        device: String,
-        /// Address.
-        ip: String,
-    },
+    SessionStarted { user: UserId, session: SessionId, device: String, ip: String },
     /// A session ended (sign out, replaced, password change).
-    SessionEnded {
-        /// Who.
-        user: UserId,
-        /// Session.
-        session: SessionId,
-    },
+    SessionEnded { user: UserId, session: SessionId },
     /// The password changed: withdrawals are blocked for 24 h.
-    PasswordChanged {
-        /// Who.
-        user: UserId,
-    },
+    PasswordChanged { user: UserId },
     /// Profile, e-mail, 2FA, addresses or freeze flag changed.
-    UserUpdated {
-        /// Who.
-        user: UserId,
-    },
+    UserUpdated { user: UserId },
     /// A wallet changed.
     Wallet(WalletChange),
     /// A price was sequenced.
     Tick {
-        /// Product.
         symbol: Symbol,
         /// The tick.
         tick: TickRef,
@@ -176,7 +152,6 @@ pub enum Event {
     ContractEntered {
         /// Order number.
         contract: ContractId,
-        /// Owner.
         user: UserId,
         /// Entry tick.
         entry: TickRef,
@@ -193,7 +168,6 @@ pub enum Event {
     OrderResolved {
         /// Order number.
         order: OrderId,
-        /// Owner.
         user: UserId,
         /// True for a withdrawal, false for a deposit.
         withdrawal: bool,
@@ -214,20 +188,13 @@ pub enum Event {
     Notice {
         /// Its id: the log index of the command that sent it.
         id: u64,
-        /// Title.
         title: String,
-        /// Body.
         body: String,
         /// Its language, or empty for every language.
         lang: String,
     },
     /// Sessions of an admin ended (sign-out, a password change, the admin disabled).
-    AdminSessionsEnded {
-        /// Whose.
-        admin: AdminId,
-        /// Which.
-        sessions: Vec<SessionId>,
-    },
+    AdminSessionsEnded { admin: AdminId, sessions: Vec<SessionId> },
     /// A notice was withdrawn.
     NoticeWithdrawn {
         /// The notice's id.

@@ -40,7 +40,6 @@ impl From<RkyvDecimal> for Decimal {
 pub struct Money(i64);
 
 impl Money {
-    /// Nothing.
     pub const ZERO: Money = Money(0);
 
     /// An amount of `cents` cents.
@@ -203,7 +202,6 @@ impl fmt::Display for Money {
 pub struct Rate(i64);
 
 impl Rate {
-    /// Zero.
     pub const ZERO: Rate = Rate(0);
     /// One: the whole amount.
     pub const ONE: Rate = Rate(1_000_000);

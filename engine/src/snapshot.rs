@@ -44,13 +44,10 @@ struct Snapshot {
     accounts: Vec<Account>,
     /// Admins by id.
     admins: Vec<Admin>,
-    /// Catalogue.
     products: Vec<Product>,
     /// Latest tick per product.
     last_ticks: Vec<Option<TickRef>>,
-    /// Rules.
     rules: Vec<Rule>,
-    /// Settings.
     settings: Settings,
     /// Where deposits are paid.
     deposit_accounts: Vec<DepositAccount>,

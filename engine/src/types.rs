@@ -160,7 +160,6 @@ archived! {
 pub struct PriceAlert {
     /// Alert number.
     pub id: AlertId,
-    /// Whose.
     pub user: UserId,
     /// Product code.
     pub symbol: Symbol,
@@ -525,9 +524,7 @@ archived! {
 pub enum Destination {
     /// A crypto wallet.
     Wallet {
-        /// Network.
         chain: Chain,
-        /// Address.
         address: String,
     },
     /// A bank card.
@@ -587,7 +584,6 @@ pub struct TwoFactorGuard {
 archived! {
 /// The cold part of a user: identity, security and profile.
 pub struct User {
-    /// UID.
     pub id: UserId,
     /// Unique, case-insensitive; `wallet_{chain}_{fragment}` for wallet sign-ups.
     pub username: String,
@@ -839,7 +835,6 @@ archived! {
 pub struct Contract {
     /// Order number.
     pub id: ContractId,
-    /// Owner.
     pub user: UserId,
     /// Real or demo.
     pub account: AccountKind,
@@ -893,7 +888,6 @@ archived! {
 pub struct DepositOrder {
     /// Order number.
     pub id: OrderId,
-    /// Depositor.
     pub user: UserId,
     /// Amount to credit on approval.
     #[rkyv(with = RkyvMoney)]
@@ -918,7 +912,6 @@ archived! {
 pub struct WithdrawOrder {
     /// Order number.
     pub id: OrderId,
-    /// Requester.
     pub user: UserId,
     /// Amount frozen and debited on approval.
     #[rkyv(with = RkyvMoney)]

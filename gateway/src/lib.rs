@@ -4,7 +4,7 @@
 //!   started in order and stopped in reverse.
 //! - [`config`]: options from flags, environment and a TOML file; [`logging`]: log lines.
 //! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
-//! - [`readmodel`]: history projected from engine events into sled.
+//! - [`readmodel`]: history projected from engine events into redb.
 //! - [`http`]: the HTTP listener (request-head timeout, connection caps, drain);
 //!   [`admission`]: connection caps per address and in all (HTTP and websockets).
 //! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document.

@@ -126,7 +126,6 @@ pub struct SmtpConfig {
     pub security: String,
     /// Login, if the server needs one.
     pub username: Option<String>,
-    /// Password.
     pub password: Option<String>,
     /// Sender address, e.g. `Trading Pro <no-reply@example.com>`.
     pub from: String,
@@ -139,7 +138,6 @@ pub enum Mailer {
     Smtp {
         /// The transport (pooled connections).
         transport: Box<AsyncSmtpTransport<Tokio1Executor>>,
-        /// Sender.
         from: Mailbox,
     },
     /// One `.eml` file per message in this folder.

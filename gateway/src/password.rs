@@ -8,9 +8,7 @@ use rand::Rng;
 
 /// Memory cost in KiB.
 const MEMORY_KIB: u32 = 19 * 1_024;
-/// Iterations.
 const ITERATIONS: u32 = 2;
-/// Lanes.
 const LANES: u32 = 1;
 /// Length of generated passwords.
 const GENERATED_LENGTH: usize = 20;

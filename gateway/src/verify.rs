@@ -36,7 +36,6 @@ pub struct Tick {
     pub index: u64,
     /// Sequencer time (ms).
     pub time: u64,
-    /// Price.
     pub price: Decimal,
 }
 
@@ -50,13 +49,11 @@ pub struct Recorded {
     pub symbol: String,
     /// `up` or `down`.
     pub direction: String,
-    /// Stake.
     pub stake: Decimal,
-    /// Fee.
     pub fee: Decimal,
     /// Payout rate.
     pub payout_rate: Decimal,
-    /// Seconds.
+    /// Length in seconds.
     pub duration: u64,
     /// Acceptance time (ms).
     pub accepted_at: u64,

@@ -112,11 +112,8 @@ pub enum MarketError {
 /// A sequenced tick as subscribers receive it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TickUpdate {
-    /// Product.
     pub symbol: Symbol,
-    /// Price.
     pub price: Decimal,
-    /// Quantity.
     pub quantity: Decimal,
     /// Sequencer time (ms).
     pub time_ms: u64,
@@ -191,7 +188,6 @@ struct Shared {
     ticks: broadcast::Sender<TickUpdate>,
     /// Candle updates (open and closed) for subscribers.
     candles: broadcast::Sender<CandleUpdate>,
-    /// Counters.
     counters: MarketCounters,
 }
 

@@ -119,7 +119,6 @@ pub struct Candle {
 pub struct RawTick {
     /// Product code.
     pub symbol: Symbol,
-    /// Price.
     pub price: Decimal,
     /// Quantity traded at that price (0 for a quote).
     pub quantity: Decimal,
@@ -132,9 +131,7 @@ pub struct RawTick {
 pub struct SequencedTick {
     /// Product code.
     pub symbol: Symbol,
-    /// Price.
     pub price: Decimal,
-    /// Quantity.
     pub quantity: Decimal,
     /// Sequencer time (ms).
     pub time_ms: u64,

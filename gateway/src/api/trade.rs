@@ -122,7 +122,6 @@ async fn markets(
     ok(items)
 }
 
-/// A product code as typed (`btc/usdt` too), checked for shape only.
 /// The document's pattern for a product code in a path or query.
 pub const SYMBOL_PATTERN: &str = "^[A-Za-z0-9]{3,16}$";
 
@@ -134,6 +133,7 @@ pub(crate) fn path_symbol(code: &str) -> ApiResult<Symbol> {
     symbol(code)
 }
 
+/// A product code as typed (`btc/usdt` too), checked for shape only.
 #[doc(hidden)] // pub for the fuzzers (fuzz/fuzz_targets/ws_frame.rs)
 pub fn symbol(code: &str) -> ApiResult<Symbol> {
     Symbol::new(&code.replace('/', "").to_uppercase())

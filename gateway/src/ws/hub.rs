@@ -47,22 +47,11 @@ pub enum Control {
         outbox: Arc<Outbox>,
     },
     /// Start sending a topic.
-    Subscribe {
-        /// Who.
-        conn: ConnId,
-        /// What.
-        topic: Topic,
-    },
+    Subscribe { conn: ConnId, topic: Topic },
     /// Stop sending a topic.
-    Unsubscribe {
-        /// Who.
-        conn: ConnId,
-        /// What.
-        topic: Topic,
-    },
+    Unsubscribe { conn: ConnId, topic: Topic },
     /// The connection authenticated: send it this user's private stream.
     Auth {
-        /// Who.
         conn: ConnId,
         /// The user.
         user: UserId,
@@ -73,7 +62,6 @@ pub enum Control {
     },
     /// The connection authenticated as an admin: send it every contract's changes.
     AdminAuth {
-        /// Who.
         conn: ConnId,
         /// The admin.
         admin: AdminId,
@@ -83,10 +71,7 @@ pub enum Control {
         expires_ms: u64,
     },
     /// The connection closed.
-    Gone {
-        /// Who.
-        conn: ConnId,
-    },
+    Gone { conn: ConnId },
     /// The server stops: close everyone.
     Shutdown,
 }

@@ -343,11 +343,9 @@ struct PlayCandle {
     open_ms: u64,
     /// A quarter of its length (ms).
     quarter_ms: u64,
-    /// Product.
     symbol: Symbol,
     /// The four prices in playing order.
     path: [Decimal; 4],
-    /// Volume.
     volume: Decimal,
 }
 

@@ -1,4 +1,4 @@
-//! Cluster mode (issue 14): the same queue, engine thread, queries, events and follower as a
+//! Cluster mode: the same queue, engine thread, queries, events and follower as a
 //! single node, with the journal replaced by a Raft group.
 //!
 //! ```text

@@ -29,7 +29,6 @@ pub(super) struct Snapshotter<M: StateMachine> {
     pub(super) jobs: Receiver<Job>,
     /// Where truncation requests go, once a snapshot is durable.
     pub(super) journal: Sender<Control>,
-    /// Counters.
     pub(super) shared: Arc<Shared<M>>,
 }
 

@@ -1,4 +1,4 @@
-//! The replicated log of cluster mode (issue 14): openraft over our own segments.
+//! The replicated log of cluster mode: openraft over our own segments.
 //!
 //! | module | what it holds |
 //! |---|---|

@@ -285,11 +285,9 @@ struct Row {
     open: Readings,
     /// The UTC offset its time was read in (ms east): the file's clock, for calendar dates.
     offset_ms: i64,
-    /// Product.
     symbol: Symbol,
     /// Open, high, low, close (at the precision).
     ohlc: [Decimal; 4],
-    /// Volume.
     volume: Decimal,
     /// Length from the file's close time (ms), if it has one.
     length_ms: Option<u64>,
