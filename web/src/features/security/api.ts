@@ -34,7 +34,7 @@ export interface SecurityEventRow {
 
 export const securityApi = {
   changePassword: (body: { oldPassword: string; newPassword: string; confirmPassword: string }) => api.post<unknown>('/user/password', body),
-  twoFactor: () => api.get<{ enabled: boolean }>('/user/2fa'),
+  twoFactor: (signal?: AbortSignal) => api.get<{ enabled: boolean }>('/user/2fa', { signal }),
   setup: () => api.post<{ secret: string; otpauthUrl: string }>('/user/2fa/setup', {}),
   enable: (secret: string, code: string) => api.post<{ enabled: boolean }>('/user/2fa/enable', { secret, code }),
   /** Turning it off needs the login password as well as a current code. */
