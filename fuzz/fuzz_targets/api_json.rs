@@ -10,7 +10,7 @@
 #![no_main]
 
 use gateway::api::dto;
-use gateway::api::trade::{self, OrderBody};
+use gateway::trading::{self as trade, OrderBody};
 use gateway::walletsig::{self, Family};
 use libfuzzer_sys::fuzz_target;
 use rust_decimal::Decimal;

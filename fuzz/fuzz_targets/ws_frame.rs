@@ -24,7 +24,8 @@ use std::task::{Context, Poll, Waker};
 
 use fastwebsockets::{OpCode, Role};
 use gateway::api::auth::Tokens;
-use gateway::api::{dto, trade};
+use gateway::api::dto;
+use gateway::trading as trade;
 use gateway::ws::protocol::{self, Incoming, RequestId, Topic, REQUEST_ID_CHARS_MAX};
 use gateway::ws::WsConfig;
 use libfuzzer_sys::fuzz_target;

@@ -7,7 +7,8 @@
 //! - [`readmodel`]: history projected from engine events into redb.
 //! - [`http`]: the HTTP listener (request-head timeout, connection caps, drain);
 //!   [`admission`]: connection caps per address and in all (HTTP and websockets).
-//! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document.
+//! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document;
+//!   [`trading`]: what an order and a market view are, for the API and the websocket alike.
 //! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
 //! - [`throttle`]: brute-force limits (attempts per account and address); [`mail`]: e-mail codes and delivery;
 //!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
@@ -32,6 +33,7 @@ pub mod password;
 pub mod readmodel;
 pub mod server;
 pub mod throttle;
+pub mod trading;
 pub mod verify;
 pub mod walletsig;
 pub mod web;

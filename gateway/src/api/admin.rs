@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
 use super::dto::{self, ContractStatus, LinkKind, OrderQuery, OrderStatus, PageQuery};
 use super::i18n::LANGUAGES;
-use super::trade::{contract_filter, path_symbol, rule_views, RuleView};
+use super::trade::{contract_filter, rule_views, RuleView};
 use super::two_factor;
 use super::users::{user_view, UserView};
 use super::wallet::{team_of, Generation};
@@ -27,6 +27,7 @@ use super::{
 use crate::readmodel::{
     AuditRow, ContractRow, DayRow, NoticeRow, OrderRow, Page, Paging, ReadModel, Totals,
 };
+use crate::trading::path_symbol;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -68,7 +68,7 @@ async fn set_alert(
     user: User,
     Body(body): Body<NewAlert>,
 ) -> Answer<AlertRow> {
-    let symbol = super::trade::symbol(&body.symbol)?;
+    let symbol = crate::trading::symbol(&body.symbol)?;
     let price = dto::plain_decimal(&body.price, 12, 10)
         .filter(|p| !p.is_zero())
         .ok_or_else(|| ApiError::invalid("price", "price"))?;

@@ -113,7 +113,7 @@ async fn ticks(
     PathValue(code): PathValue<String>,
     Params(query): Params<TickQuery>,
 ) -> Answer<TickPage> {
-    let symbol = super::trade::path_symbol(&code)?;
+    let symbol = crate::trading::path_symbol(&code)?;
     let limit = query.limit.unwrap_or(TICKS_PAGE_DEFAULT);
     if limit == 0 || limit > TICKS_PAGE_MAX {
         return Err(ApiError::invalid("limit", "page"));
@@ -290,7 +290,7 @@ async fn proof(State(state): State<AppState>, PathValue(id): PathValue<u64>) -> 
     let row = state.history().await?.contract(id)?;
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
     let contract = row.as_ref().and_then(terms).ok_or_else(not_found)?;
-    let symbol = super::trade::symbol(&contract.symbol)?;
+    let symbol = crate::trading::symbol(&contract.symbol)?;
     let (after, expiry) = (contract.accepted_index, contract.expiry_at);
     let (first_after_acceptance, first_after_expiry) = blocking(&state.archive, move |a| {
         let entry = a.by_index(symbol, after + 1, u64::MAX, 1)?.first().copied();

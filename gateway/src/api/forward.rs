@@ -268,7 +268,7 @@ impl std::fmt::Display for SendError {
 #[derive(Debug)]
 pub enum LeaderAnswer {
     /// The order was accepted.
-    Accepted(super::trade::OrderAccepted),
+    Accepted(crate::trading::OrderAccepted),
     /// Refused: the leader's code, message (in the caller's language) and field.
     Refused { code: String, message: String, field: Option<String> },
 }
@@ -299,7 +299,7 @@ pub async fn order_to_leader(
     #[derive(serde::Deserialize)]
     struct Envelope {
         success: bool,
-        data: Option<super::trade::OrderAccepted>,
+        data: Option<crate::trading::OrderAccepted>,
         code: Option<String>,
         message: Option<String>,
         field: Option<String>,

@@ -2,9 +2,8 @@
 
 use axum::extract::State;
 use engine::command::PlaceOrder;
-use engine::types::{AccountKind, Category, Symbol};
-use engine::{Command, Reply};
-use market_feed::market::ProductView;
+use engine::types::Category;
+use engine::Command;
 use market_feed::types::Period;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -12,13 +11,15 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Body, Params, PathValue, User};
-use super::dto::{
-    self, AccountParam, CategoryParam, ContractStatus, DirectionParam, PageQuery, PeriodParam,
-};
+use super::dto::{self, AccountParam, CategoryParam, ContractStatus, PageQuery, PeriodParam};
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey, Submitted,
 };
 use crate::readmodel::{ContractRow, Page};
+use crate::trading::{
+    market_item, order_accepted, path_symbol, place_order_command, MarketItem, OrderAccepted,
+    OrderBody,
+};
 
 /// Most candles per request.
 pub const CANDLES_MAX: usize = 1_000;
@@ -32,64 +33,6 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(place_order))
         .routes(routes!(contracts))
         .routes(routes!(contract))
-}
-
-/// A market list item (spec §3).
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MarketItem {
-    /// Code, e.g. BTCUSDT.
-    pub symbol: String,
-    /// Name, e.g. BTC/USDT.
-    pub name: String,
-    /// `crypto` or `forex`.
-    pub category: String,
-    /// Price decimals.
-    pub precision: u8,
-    /// Last price ("" before the first tick).
-    pub price: String,
-    /// 24 h change.
-    pub change: String,
-    /// 24 h change in percent.
-    pub change_percent: String,
-    /// 24 h high.
-    pub high: String,
-    /// 24 h low.
-    pub low: String,
-    /// 24 h volume.
-    pub volume: String,
-    /// Price 24 h ago.
-    pub open: String,
-    /// Last close.
-    pub close: String,
-    /// The market is open now.
-    pub is_open: bool,
-    /// The price source has gone quiet.
-    pub stale: bool,
-    /// Priced by the simulator: demo money only, unless the operator allows real money.
-    pub simulated: bool,
-}
-
-/// A product's market-list line (also the websocket's ticker frame).
-pub(crate) fn market_item(view: &ProductView) -> MarketItem {
-    let s = &view.stats;
-    MarketItem {
-        symbol: view.instrument.symbol.to_string(),
-        name: view.instrument.name.clone(),
-        category: dto::category_name(view.instrument.category).into(),
-        precision: view.instrument.precision,
-        price: view.last.as_ref().map(|t| t.price.to_string()).unwrap_or_default(),
-        change: s.change.to_string(),
-        change_percent: s.change_percent.to_string(),
-        high: s.high.to_string(),
-        low: s.low.to_string(),
-        volume: s.volume.to_string(),
-        open: s.open.to_string(),
-        close: s.close.to_string(),
-        is_open: view.open,
-        stale: view.stale,
-        simulated: view.simulated,
-    }
 }
 
 /// Market list filter.
@@ -120,24 +63,6 @@ async fn markets(
         .map(market_item)
         .collect();
     ok(items)
-}
-
-/// The document's pattern for a product code in a path or query.
-pub const SYMBOL_PATTERN: &str = "^[A-Za-z0-9]{3,16}$";
-
-/// A product code in a path or query: letters and digits only (any case), as documented.
-pub(crate) fn path_symbol(code: &str) -> ApiResult<Symbol> {
-    if !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(ApiError::invalid("symbol", "symbol"));
-    }
-    symbol(code)
-}
-
-/// A product code as typed (`btc/usdt` too), checked for shape only.
-#[doc(hidden)] // pub for the fuzzers (fuzz/fuzz_targets/ws_frame.rs)
-pub fn symbol(code: &str) -> ApiResult<Symbol> {
-    Symbol::new(&code.replace('/', "").to_uppercase())
-        .ok_or_else(|| ApiError::invalid("symbol", "symbol"))
 }
 
 /// One market with its 24 h statistics.
@@ -292,39 +217,6 @@ async fn rules(State(state): State<AppState>) -> Answer<Rules> {
     ok(Rules { rules, settlement })
 }
 
-/// `POST /api/trade/orders`.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(default)]
-pub struct OrderBody {
-    /// Product code.
-    #[schema(required = true, pattern = "^[A-Za-z0-9/]{3,17}$")]
-    pub symbol: String,
-    /// Rise or fall.
-    #[schema(required = true, inline, value_type = DirectionParam)]
-    pub direction: String,
-    /// Stake in USDT, as a string.
-    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
-    pub amount: String,
-    /// Duration in seconds; must match an enabled rule.
-    #[schema(required = true, minimum = 1)]
-    pub duration: u32,
-    /// The real account when absent.
-    #[schema(inline, value_type = Option<AccountParam>)]
-    pub account: Option<String>,
-}
-
-/// An accepted order.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderAccepted {
-    /// Contract (order) number.
-    pub contract_id: u64,
-    /// Fee charged.
-    pub fee: String,
-    /// "waiting_entry": the entry spot is the next tick.
-    pub status: String,
-}
-
 /// Buy up or buy down.
 #[utoipa::path(post, path = "/api/trade/orders", tag = "trade", security(("user" = [])), request_body = OrderBody,
     params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,64}$", description = "The client's id for this order (a UUID, say: 1 to 64 visible ASCII characters), sent again with a retry: in a cluster a retried order is answered with the contract placed the first time, never placed twice")),
@@ -377,49 +269,6 @@ async fn accepted_earlier(
         contract_id: contract.id,
         fee: contract.fee.to_string(),
         status: contract.status,
-    })
-}
-
-/// Checks an order's fields and makes its command (shared by HTTP and the websocket).
-/// Real money is refused on simulated prices unless the operator allowed it: a simulator's
-/// prices are not a market's (decisions §8).
-pub(crate) fn place_order_command(
-    state: &AppState,
-    user: u32,
-    body: &OrderBody,
-) -> ApiResult<Command> {
-    let symbol = symbol(&body.symbol)?;
-    let direction = dto::direction(&body.direction)?;
-    let stake = dto::amount("amount", &body.amount)?;
-    if body.duration == 0 {
-        return Err(ApiError::invalid("duration", "duration"));
-    }
-    let account = dto::account(body.account.as_deref())?;
-    if account == AccountKind::Real
-        && !state.real_money_on_simulated_prices
-        && state.market.is_simulated(symbol)
-    {
-        return Err(ApiError::new(axum::http::StatusCode::FORBIDDEN, "SIMULATED_PRICES_DEMO_ONLY"));
-    }
-    Ok(Command::PlaceOrder(PlaceOrder {
-        user,
-        account,
-        symbol,
-        direction,
-        stake,
-        duration_secs: body.duration,
-    }))
-}
-
-/// The answer to an accepted order.
-pub(crate) fn order_accepted(reply: Reply) -> ApiResult<OrderAccepted> {
-    let Reply::OrderAccepted { contract, fee } = reply else {
-        return Err(ApiError::internal("unexpected reply to PlaceOrder"));
-    };
-    Ok(OrderAccepted {
-        contract_id: contract,
-        fee: fee.to_string(),
-        status: "waiting_entry".into(),
     })
 }
 

@@ -20,8 +20,8 @@ use super::outbox::{Close, Out, Outbox};
 use super::protocol::{self, Incoming, RequestId, Topic};
 use super::{CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG};
 use crate::api::forward;
-use crate::api::trade::{self, order_accepted, place_order_command, OrderBody};
 use crate::api::{auth, ApiError, AppState};
+use crate::trading::{self, order_accepted, place_order_command, OrderBody};
 
 /// Frames written per batch (one write call).
 const WRITE_BATCH_FRAMES_MAX: usize = 256;
@@ -294,7 +294,7 @@ impl Reader {
 
     fn topic(&self, message: &Incoming) -> Result<Topic, ApiError> {
         let symbol = || {
-            let symbol = trade::symbol(&message.symbol)?;
+            let symbol = trading::symbol(&message.symbol)?;
             if !self.state.market.is_listed(symbol) {
                 return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
             }

@@ -25,8 +25,8 @@ use wal::EventBatch;
 use super::outbox::{Close, Outbox, Slot};
 use super::protocol::{self, Topic};
 use super::{CLOSE_GOING_AWAY, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_SESSION_ENDED, RESYNC};
-use crate::api::trade::market_item;
 use crate::api::AppState;
+use crate::trading::market_item;
 
 /// Engine event batches the bridge holds for the hub.
 const EVENT_BATCHES_QUEUE_MAX: usize = 4_096;

@@ -26,10 +26,10 @@ use market_feed::types::Period;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::api::trade::{MarketItem, OrderAccepted};
 use crate::readmodel::{
     account_name, bill_name, direction_name, outcome_name, ContractRow, TickRow,
 };
+use crate::trading::{MarketItem, OrderAccepted};
 
 /// Longest text request id echoed back.
 pub const REQUEST_ID_CHARS_MAX: usize = 64;
