@@ -17,10 +17,10 @@ use utoipa_axum::routes;
 use super::auth::{Admin, Body, Client, Params, PathValue, ADMIN_SESSION_TTL_MS};
 use super::dto::{self, ContractStatus, LinkKind, OrderQuery, OrderStatus, PageQuery};
 use super::i18n::LANGUAGES;
+use super::invitations::{team_of, Generation};
 use super::trade::{contract_filter, rule_views, RuleView};
 use super::two_factor;
 use super::users::{user_view, UserView};
-use super::wallet::{team_of, Generation};
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey,
 };

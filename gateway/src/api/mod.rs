@@ -6,7 +6,8 @@
 //! - [`i18n`]: message catalogues from `locales/`.
 //! - [`auth`]: tokens (JWT) and the extractors that check them against live sessions.
 //! - [`dto`]: request parsing helpers shared by handlers.
-//! - [`users`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`admin`], [`uploads`],
+//! - [`users`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`invitations`], [`notices`],
+//!   [`admin`], [`uploads`],
 //!   [`system`], [`fairness`]: the handlers.
 //!
 //! Routes are registered through `utoipa-axum`, so the OpenAPI document served at
@@ -22,7 +23,9 @@ pub mod fairness;
 pub mod forward;
 pub mod i18n;
 pub mod idempotency;
+pub mod invitations;
 pub mod limits;
+pub mod notices;
 pub mod system;
 pub mod trade;
 pub mod two_factor;
@@ -279,6 +282,8 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(alerts::routes())
         .merge(trade::routes())
         .merge(wallet::routes())
+        .merge(invitations::routes())
+        .merge(notices::routes())
         .merge(admin::routes())
         .merge(admins::routes())
         .merge(uploads::routes())

@@ -1,8 +1,7 @@
-//! Wallet (real and demo), deposits, withdrawals with saved addresses, transfers, bills,
-//! invitations and system notices.
+//! Wallet (real and demo), deposits, withdrawals with saved addresses, transfers and bills.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use engine::command::RequestDeposit;
 use engine::types::{AccountKind, Destination, Principal};
 use engine::{Command, Reply};
@@ -17,10 +16,9 @@ use super::dto::{
     self, AccountParam, BillType, ChainParam, OrderQuery, OrderStatus, PageQuery, PayMethodParam,
     WithdrawMethod,
 };
-use super::i18n::{language_of, LANGUAGES};
 use super::two_factor;
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
-use crate::readmodel::{BillRow, NoticeRow, OrderRow, Page, ReadModel};
+use crate::readmodel::{BillRow, OrderRow, Page, ReadModel};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -38,9 +36,6 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(remove_address))
         .routes(routes!(transfer))
         .routes(routes!(bills))
-        .routes(routes!(invite))
-        .routes(routes!(team))
-        .routes(routes!(notices))
 }
 
 /// A wallet (spec §3: total, available, in position, frozen, 24 h change).
@@ -665,123 +660,4 @@ async fn bills(
         total_out: total_out.to_string(),
         by_type: sums.into_iter().map(|(t, s)| (t, s.to_string())).collect(),
     })
-}
-
-/// Invitation link and code, and the reward rules.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Invite {
-    /// 8 characters.
-    pub code: String,
-    /// `{origin}/login/register?code=CODE` on the origin the operator set (`--public-origin`);
-    /// null when none is set: the app then uses the address its page came from.
-    pub link: Option<String>,
-    /// Reward rate per generation (1, 2, 3) on invitees' settled real stakes.
-    pub reward_rates: Vec<String>,
-}
-
-/// The user's invitation link, code and reward rules.
-#[utoipa::path(get, path = "/api/invite", tag = "invite", security(("user" = [])),
-    responses((status = 200, body = Envelope<Invite>), (status = 401, body = ErrorEnvelope)))]
-async fn invite(State(state): State<AppState>, user: User) -> Answer<Invite> {
-    let id = user.id;
-    let found = state
-        .query(move |e| {
-            e.user(id).map(|u| {
-                (
-                    u.invite_code.clone(),
-                    e.settings().reward_rates.iter().map(Decimal::to_string).collect::<Vec<_>>(),
-                )
-            })
-        })
-        .await?;
-    let (code, reward_rates) = found.ok_or_else(ApiError::unauthorized)?;
-    let link =
-        state.public_origin.as_ref().map(|origin| format!("{origin}/login/register?code={code}"));
-    ok(Invite { code, link, reward_rates })
-}
-
-/// One generation of the team.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Generation {
-    /// 1, 2 or 3.
-    pub generation: u8,
-    /// People.
-    pub count: usize,
-    /// With a verified e-mail.
-    pub certified: usize,
-    /// Without.
-    pub not_certified: usize,
-    /// The first members (at most 100).
-    pub members: Vec<Member>,
-}
-
-/// A team member.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Member {
-    /// UID.
-    pub uid: u32,
-    /// Name.
-    pub username: String,
-    /// E-mail verified.
-    pub certified: bool,
-    /// Joined (ms).
-    pub join_time: u64,
-}
-
-/// Members listed per generation.
-const MEMBERS_LISTED_MAX: usize = 100;
-
-pub(super) fn team_of(engine: &engine::Engine, id: u32) -> Vec<Generation> {
-    engine
-        .team(id)
-        .iter()
-        .enumerate()
-        .map(|(n, ids)| {
-            let certified =
-                ids.iter().filter(|m| engine.user(**m).is_some_and(|u| u.email_verified)).count();
-            let members = ids
-                .iter()
-                .take(MEMBERS_LISTED_MAX)
-                .filter_map(|m| engine.user(*m))
-                .map(|u| Member {
-                    uid: u.id,
-                    username: u.username.clone(),
-                    certified: u.email_verified,
-                    join_time: u.created_ms,
-                })
-                .collect();
-            Generation {
-                generation: n as u8 + 1,
-                count: ids.len(),
-                certified,
-                not_certified: ids.len() - certified,
-                members,
-            }
-        })
-        .collect()
-}
-
-/// Team statistics for generations 1-3.
-#[utoipa::path(get, path = "/api/invite/team", tag = "invite", security(("user" = [])),
-    responses((status = 200, body = Envelope<Vec<Generation>>), (status = 401, body = ErrorEnvelope)))]
-async fn team(State(state): State<AppState>, user: User) -> Answer<Vec<Generation>> {
-    let id = user.id;
-    ok(state.query(move |e| team_of(e, id)).await?)
-}
-
-/// System notices, newest first: those written for every language or in the caller's (the
-/// language header), not withdrawn.
-#[utoipa::path(get, path = "/api/notices", tag = "notices", params(PageQuery),
-    responses((status = 200, body = Envelope<Page<NoticeRow>>), (status = 400, body = ErrorEnvelope)))]
-async fn notices(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Params(query): Params<PageQuery>,
-) -> Answer<Page<NoticeRow>> {
-    let lang = LANGUAGES[language_of(&headers)];
-    let shown = |n: &NoticeRow| n.withdrawn_at.is_none() && (n.lang.is_empty() || n.lang == lang);
-    ok(state.history().await?.notices(shown, query.paging()?)?)
 }
