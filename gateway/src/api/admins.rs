@@ -15,11 +15,11 @@ use super::admin::{act, permissions};
 use super::auth::Client;
 use super::auth::{Admin, Body, PathValue};
 use super::dto::{self, RoleParam};
-use super::two_factor::{self, totp};
-use super::users::{
+use super::security::{
     check_own_password, ChangePasswordBody, TwoFactorBody, TwoFactorOffBody, TwoFactorSetup,
     TwoFactorState,
 };
+use super::two_factor::{self, totp};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

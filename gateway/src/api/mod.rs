@@ -6,7 +6,7 @@
 //! - [`i18n`]: message catalogues from `locales/`.
 //! - [`auth`]: tokens (JWT) and the extractors that check them against live sessions.
 //! - [`dto`]: request parsing helpers shared by handlers.
-//! - [`users`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`invitations`], [`notices`],
+//! - [`sign_in`], [`users`], [`security`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`invitations`], [`notices`],
 //!   [`admin`], [`uploads`],
 //!   [`system`], [`fairness`]: the handlers.
 //!
@@ -26,6 +26,8 @@ pub mod idempotency;
 pub mod invitations;
 pub mod limits;
 pub mod notices;
+pub mod security;
+pub mod sign_in;
 pub mod system;
 pub mod trade;
 pub mod two_factor;
@@ -277,7 +279,9 @@ struct ApiDoc;
 /// The router and the OpenAPI document built from the same handlers.
 pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(sign_in::routes())
         .merge(users::routes())
+        .merge(security::routes())
         .merge(limits::routes())
         .merge(alerts::routes())
         .merge(trade::routes())
