@@ -1,0 +1,102 @@
+//! Game rules: the published trading rules per duration (never outcomes).
+
+use axum::extract::State;
+use engine::types::{Area, Rule};
+use engine::AdminAction;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::api::auth::{Admin, Body, PathValue};
+use crate::api::dto::{self};
+use crate::api::trade::{rule_views, RuleView};
+use crate::api::{
+    ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey,
+};
+
+use super::act;
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(rules, set_rule)).routes(routes!(remove_rule))
+}
+
+/// Game rules (the published trading rules).
+#[utoipa::path(get, path = "/api/admin/rules", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope)))]
+async fn rules(State(state): State<AppState>, admin: Admin) -> Answer<Vec<RuleView>> {
+    admin.reads(Area::Rules)?;
+    ok(state.query(rule_views).await?)
+}
+
+/// A rule to add or replace.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RuleBody {
+    /// Duration in seconds.
+    #[schema(required = true, minimum = 1)]
+    pub duration: u32,
+    /// Payout rate (0-1), string.
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
+    pub payout_rate: String,
+    /// Smallest stake.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
+    pub min_amount: String,
+    /// Largest stake.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
+    pub max_amount: String,
+    /// Fee rate (0-1).
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
+    pub fee_rate: String,
+    /// Offered.
+    pub enabled: bool,
+}
+
+pub(super) fn rate(field: &'static str, value: &str) -> ApiResult<Decimal> {
+    let parsed = dto::plain_decimal(value, 1, 4).ok_or_else(|| ApiError::invalid(field, "rate"))?;
+    if parsed > Decimal::ONE {
+        return Err(ApiError::invalid(field, "rate"));
+    }
+    Ok(parsed)
+}
+
+/// Add or replace the rule of one duration.
+#[utoipa::path(put, path = "/api/admin/rules", tag = "admin", security(("admin" = [])), request_body = RuleBody,
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn set_rule(
+    State(state): State<AppState>,
+    key: IdempotencyKey,
+    admin: Admin,
+    Body(body): Body<RuleBody>,
+) -> Answer<Vec<RuleView>> {
+    admin.writes(Area::Rules)?;
+    if body.duration == 0 {
+        return Err(ApiError::invalid("duration", "duration"));
+    }
+    let rule = Rule {
+        duration_secs: body.duration,
+        payout_rate: rate("payoutRate", &body.payout_rate)?,
+        stake_min: dto::amount("minAmount", &body.min_amount)?,
+        stake_max: dto::amount("maxAmount", &body.max_amount)?,
+        fee_rate: rate("feeRate", &body.fee_rate)?,
+        enabled: body.enabled,
+    };
+    act(&state, &admin, key, AdminAction::SetRule(rule)).await?;
+    ok(state.query(rule_views).await?)
+}
+
+/// Remove the rule of one duration.
+#[utoipa::path(delete, path = "/api/admin/rules/{duration}", tag = "admin", security(("admin" = [])),
+    params(("duration" = u32, Path, description = "Duration in seconds")),
+    responses((status = 200, body = Envelope<Vec<RuleView>>), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, description = "RULE_NOT_FOUND", body = ErrorEnvelope)))]
+async fn remove_rule(
+    State(state): State<AppState>,
+    key: IdempotencyKey,
+    admin: Admin,
+    PathValue(duration): PathValue<u32>,
+) -> Answer<Vec<RuleView>> {
+    admin.writes(Area::Rules)?;
+    act(&state, &admin, key, AdminAction::RemoveRule { duration_secs: duration }).await?;
+    ok(state.query(rule_views).await?)
+}
