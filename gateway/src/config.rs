@@ -217,7 +217,7 @@ pub struct Config {
     /// How log lines are written.
     pub log_format: LogFormat,
     /// Upload quota per user.
-    pub upload_quota: crate::api::UploadQuota,
+    pub upload_quota: crate::state::UploadQuota,
     /// Real money allowed on simulated prices.
     pub real_money_on_simulated_prices: bool,
     /// Origin for invitation links, when the operator set one.
@@ -249,7 +249,7 @@ impl Config {
             tick_archive_days: 0,
             metrics_listen: Some(SocketAddr::from(([127, 0, 0, 1], 9184))),
             log_format: LogFormat::Text,
-            upload_quota: crate::api::UploadQuota::default(),
+            upload_quota: crate::state::UploadQuota::default(),
             real_money_on_simulated_prices: false,
             public_origin: None,
             hash_threads: 1,
@@ -291,7 +291,7 @@ impl Config {
             sim_seed: args.sim_seed.or(file.sim_seed),
             tick_archive_days: args.tick_archive_days.or(file.tick_archive_days).unwrap_or(0),
             log_format: log_format(args.log_format.or(file.log_format).as_deref())?,
-            upload_quota: crate::api::UploadQuota {
+            upload_quota: crate::state::UploadQuota {
                 files: args
                     .upload_files_per_user
                     .or(file.upload_files_per_user)

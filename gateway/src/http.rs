@@ -35,6 +35,15 @@ use tower::ServiceExt;
 
 use crate::admission::{Admission, ConnectionCaps};
 
+/// Largest request body outside uploads.
+pub const BODY_BYTES_MAX: usize = 64 * 1024;
+/// Largest upload (receipts, avatars).
+pub const UPLOAD_BYTES_MAX: usize = 5 * 1024 * 1024;
+/// Largest upload request: the file and its multipart framing.
+pub const UPLOAD_REQUEST_BYTES_MAX: usize = UPLOAD_BYTES_MAX + 64 * 1024;
+/// A request that takes longer is answered 503 (the spec's client gives up after 15 s).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(14);
+
 /// In-flight requests get this long to finish at shutdown.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// After `accept` fails (descriptors or memory short), wait this long before the next try, so

@@ -1,7 +1,6 @@
 //! Prometheus metrics: requests by route and status with latency, orders, and the core's
 //! counters, rendered with `prometheus-client`.
 
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -256,18 +255,17 @@ impl Metrics {
         &self,
         stats: &wal::Stats,
         readmodel_index: u64,
-        ws: &crate::ws::WsCounters,
+        ws: WsFigures,
         cluster: Option<&wal::pipeline::cluster::ClusterStatus>,
     ) -> String {
         if let Some(status) = cluster {
             self.cluster.set(status);
         }
         let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        let load = |v: &std::sync::atomic::AtomicU64| clamp(v.load(Ordering::Relaxed));
-        self.ws_connections.set(clamp(ws.connections.open() as u64));
-        self.ws_coalesced.set(load(&ws.coalesced));
-        self.ws_resyncs.set(load(&ws.resyncs));
-        self.ws_messages_in.set(load(&ws.messages_in));
+        self.ws_connections.set(clamp(ws.connections));
+        self.ws_coalesced.set(clamp(ws.coalesced));
+        self.ws_resyncs.set(clamp(ws.resyncs));
+        self.ws_messages_in.set(clamp(ws.messages_in));
         self.commands.set(clamp(stats.commands));
         self.fsyncs.set(clamp(stats.fsyncs));
         self.readmodel_index.set(clamp(readmodel_index));
@@ -276,6 +274,19 @@ impl Metrics {
         let _ = encode(&mut out, &registry);
         out
     }
+}
+
+/// The websocket's counters at one moment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WsFigures {
+    /// Open connections.
+    pub connections: u64,
+    /// Market frames replaced in a slow client's outbox before they were sent.
+    pub coalesced: u64,
+    /// Connections closed for resync.
+    pub resyncs: u64,
+    /// Client messages read.
+    pub messages_in: u64,
 }
 
 #[cfg(test)]

@@ -10,15 +10,16 @@ use market_feed::catalogue::catalogue;
 use market_feed::feed::sync_catalogue;
 use market_feed::market::{MarketConfig, MarketData, MarketService};
 
-use crate::api::{self, AppState, Shared};
+use crate::api;
 use crate::feeds::Feeds;
 use crate::hasher::Hasher;
 use crate::mail::{Mailer, SmtpConfig};
 use crate::node::{Node, NodeConfig, NodeError, Startup};
+use crate::state::{AppState, Shared};
 use crate::throttle::Throttles;
 
 /// What the websocket hub is asked (subscriptions, connections), from the handlers.
-type HubRequests = tokio::sync::mpsc::Receiver<crate::ws::hub::Control>;
+type HubRequests = tokio::sync::mpsc::Receiver<crate::ws::control::Control>;
 
 /// How often idle rate-limit keys are forgotten.
 const LIMITS_PURGE_PERIOD: Duration = Duration::from_secs(60);
@@ -44,7 +45,7 @@ pub struct HttpConfig {
     /// Where `/metrics` is served (never on the public address); none serves no metrics.
     pub metrics_listen: Option<SocketAddr>,
     /// How much each user may upload.
-    pub upload_quota: api::UploadQuota,
+    pub upload_quota: crate::state::UploadQuota,
     /// The listener's limits: request-head timeout, connections per address, sockets in all.
     pub listen_limits: crate::http::ListenConfig,
 }
@@ -224,8 +225,8 @@ impl Server {
             archive: Arc::clone(node.archive()),
             // Members share the cluster secret: a session token from one is valid on all.
             tokens: match cluster {
-                Some(cluster) => api::auth::Tokens::for_cluster(&cluster.secret),
-                None => api::auth::Tokens::from_file(&data_dir.join("jwt-secret"))?,
+                Some(cluster) => crate::tokens::Tokens::for_cluster(&cluster.secret),
+                None => crate::tokens::Tokens::from_file(&data_dir.join("jwt-secret"))?,
             },
             hasher: Hasher::start(config.hash_threads)?,
             throttles: if config.rate_limits {
@@ -236,7 +237,7 @@ impl Server {
             codes: Default::default(),
             mailer: Mailer::new(config.smtp.as_ref(), data_dir.join("outbox"))?,
             nonces: Default::default(),
-            i18n: api::i18n::Catalogues::load(),
+            i18n: crate::i18n::Catalogues::load(),
             uploads_dir,
             upload_quota: config.upload_quota,
             metrics: Default::default(),
@@ -245,7 +246,7 @@ impl Server {
             ws,
             cluster: node.cluster_status_source(),
             peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
-            write_marks: crate::api::forward::WriteMarks::default(),
+            write_marks: crate::forward::marks::WriteMarks::default(),
         };
         Ok((AppState(Arc::new(shared)), hub_requests))
     }

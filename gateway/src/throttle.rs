@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use crate::error::ApiError;
+
 /// Keys a limiter may hold before idle ones are purged eagerly.
 pub const LIMITER_KEYS_MAX: usize = 100_000;
 
@@ -36,6 +38,15 @@ impl Limiter {
             self.inner.retain_recent();
         }
         self.inner.check_key(&key.to_owned()).is_ok()
+    }
+
+    /// [`Limiter::allow`], with a refusal as the error the caller answers (RATE_LIMITED).
+    pub fn take(&self, key: &str) -> Result<(), ApiError> {
+        if self.allow(key) {
+            Ok(())
+        } else {
+            Err(ApiError::rate_limited())
+        }
     }
 
     /// Forgets keys whose limits have fully recovered.

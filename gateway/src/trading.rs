@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::api::dto::{self, AccountParam, DirectionParam};
-use crate::api::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 /// A market list item (spec §3).
 #[derive(Debug, Serialize, ToSchema)]

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::ApiError;
+use crate::error::ApiError;
 use crate::readmodel::Paging;
 
 /// The largest number a query may carry (2^53 - 1, the largest integer a JavaScript client

@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use wal::RequestId;
 
-use super::ApiError;
+use crate::error::ApiError;
 
 /// Longest key accepted.
 pub const KEY_CHARS_MAX: usize = 64;

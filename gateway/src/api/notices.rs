@@ -7,8 +7,8 @@ use utoipa_axum::routes;
 
 use super::auth::Params;
 use super::dto::PageQuery;
-use super::i18n::{language_of, LANGUAGES};
 use super::{ok, Answer, AppState, Envelope, ErrorEnvelope};
+use crate::i18n::{language_of, LANGUAGES};
 use crate::readmodel::{NoticeRow, Page};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

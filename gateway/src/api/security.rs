@@ -12,7 +12,6 @@ use utoipa_axum::routes;
 
 use super::auth::{Body, Client, PathValue, User};
 use super::dto::{self, PageQuery};
-use super::sign_in::limit;
 use super::two_factor::{self, totp};
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey,
@@ -76,7 +75,7 @@ async fn change_password(
     let current = state.query(move |e| e.user(id).map(|u| u.password_hash.clone())).await?;
     let current = current.ok_or_else(ApiError::unauthorized)?;
     let new_password = body.new_password(current.is_some())?;
-    limit(state.throttles.login_account.allow(&format!("uid:{id}")))?;
+    state.throttles.login_account.take(&format!("uid:{id}"))?;
     if current.is_some() {
         let matches =
             state.hasher.verify(body.old_password, current).await.map_err(|_| ApiError::busy())?;

@@ -12,14 +12,16 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Body, Client, User, RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS};
+use super::auth::{Body, Client, User};
+use super::codes::{send_code_to, CodeSent};
 use super::dto::{self, ChainParam};
 use super::two_factor::{self};
 use super::users::{user_view, UserView};
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey,
 };
-use crate::mail::{CodeError, Purpose};
+use crate::mail::Purpose;
+use crate::tokens::{RESET_TTL_MS, SESSION_REMEMBER_TTL_MS, SESSION_TTL_MS};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -98,14 +100,6 @@ async fn start_session(
     Ok(LoginData { token, user: view, is_new_user, expires_at: expires_ms, device_token })
 }
 
-pub(super) fn limit(allowed: bool) -> ApiResult<()> {
-    if allowed {
-        Ok(())
-    } else {
-        Err(ApiError::rate_limited())
-    }
-}
-
 /// Sign in with username and password, or with e-mail and code.
 #[utoipa::path(post, path = "/api/login/login", tag = "auth", request_body = LoginBody,
     responses((status = 200, body = Envelope<LoginData>), (status = 400, body = ErrorEnvelope), (status = 429, body = ErrorEnvelope)))]
@@ -115,7 +109,7 @@ async fn login(
     client: Client,
     Body(body): Body<LoginBody>,
 ) -> Answer<LoginData> {
-    limit(state.throttles.login_address.allow(&client.ip))?;
+    state.throttles.login_address.take(&client.ip)?;
     if body.email.is_some() || body.code.is_some() {
         return email_login(state, key, client, body).await;
     }
@@ -173,7 +167,7 @@ async fn email_login(
     if !enabled {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "EMAIL_LOGIN_DISABLED"));
     }
-    limit(state.throttles.code_check.allow(&email))?;
+    state.throttles.code_check.take(&email)?;
     state
         .codes
         .check(Purpose::Login, &email, &code, state.now())
@@ -205,45 +199,6 @@ pub struct EmailBody {
     pub email: String,
 }
 
-/// When the next code may be asked for.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CodeSent {
-    /// Seconds before another code may be sent (60).
-    pub resend_after: u64,
-}
-
-pub(super) async fn send_code_to(
-    state: &AppState,
-    client: &Client,
-    purpose: Purpose,
-    email: &str,
-    exists: bool,
-    language: usize,
-) -> ApiResult<CodeSent> {
-    limit(state.throttles.code_address.allow(&client.ip))?;
-    let now = state.now();
-    let code = match state.codes.issue(purpose, email, now) {
-        Ok(code) => code,
-        Err(CodeError::TooSoon(seconds)) => {
-            return Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "CODE_RESEND_TOO_SOON")
-                .arg("seconds", seconds));
-        }
-        Err(_) => return Err(ApiError::busy()),
-    };
-    // Unknown addresses get the same answer and no mail, so the call reveals no accounts.
-    if exists {
-        let subject = state.i18n.text(language, "api.email.code_subject", &[]);
-        let body = state.i18n.text(language, "api.email.code_body", &[("code", code)]);
-        if let Err(error) = state.mailer.send(email, &subject, &body).await {
-            state.codes.withdraw(purpose, email);
-            tracing::warn!(%error, "verification e-mail not sent");
-            return Err(ApiError::new(StatusCode::BAD_GATEWAY, "EMAIL_SEND_FAILED"));
-        }
-    }
-    Ok(CodeSent { resend_after: crate::mail::CODE_RESEND_MS / 1_000 })
-}
-
 /// [`send_code_to`] an address, sending mail only if an account uses it.
 async fn send_code_to_account(
     state: &AppState,
@@ -254,7 +209,7 @@ async fn send_code_to_account(
 ) -> ApiResult<CodeSent> {
     let address = email.to_owned();
     let exists = state.query(move |e| e.user_by_email(&address).is_some()).await?;
-    send_code_to(state, client, purpose, email, exists, super::i18n::language_of(headers)).await
+    send_code_to(state, client, purpose, email, exists, crate::i18n::language_of(headers)).await
 }
 
 /// Send a sign-in code to an e-mail address.
@@ -317,7 +272,7 @@ async fn register(
     client: Client,
     Body(body): Body<RegisterBody>,
 ) -> Answer<Registered> {
-    limit(state.throttles.login_address.allow(&client.ip))?;
+    state.throttles.login_address.take(&client.ip)?;
     let username = dto::username(&body.username)?;
     let email = dto::email(&body.email)?;
     let password = dto::password("password", &body.password)?;
@@ -397,7 +352,7 @@ async fn wallet_nonce(
     client: Client,
     Body(body): Body<WalletBody>,
 ) -> Answer<WalletNonce> {
-    limit(state.throttles.login_address.allow(&client.ip))?;
+    state.throttles.login_address.take(&client.ip)?;
     wallet_enabled(&state).await?;
     let (chain, address) = wallet_address(&body)?;
     let site = state.query(|e| e.settings().site_name.clone()).await?;
@@ -415,7 +370,7 @@ async fn wallet_login(
     client: Client,
     Body(body): Body<WalletBody>,
 ) -> Answer<LoginData> {
-    limit(state.throttles.login_address.allow(&client.ip))?;
+    state.throttles.login_address.take(&client.ip)?;
     wallet_enabled(&state).await?;
     let (chain, address) = wallet_address(&body)?;
     // A bare address proves nothing.
@@ -521,7 +476,7 @@ async fn forgot_verify(
 ) -> Answer<ResetToken> {
     let email = dto::email(&body.email)?;
     let code = dto::code(&body.code)?;
-    limit(state.throttles.code_check.allow(&email))?;
+    state.throttles.code_check.take(&email)?;
     state
         .codes
         .check(Purpose::Reset, &email, &code, state.now())

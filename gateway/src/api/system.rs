@@ -57,7 +57,7 @@ pub struct ClusterHealth {
 #[utoipa::path(get, path = "/api/health", tag = "system", responses((status = 200, body = Envelope<Health>), (status = 503, description = "CATCHING_UP: a cluster member behind its group's commits", body = ErrorEnvelope)))]
 async fn health(State(state): State<AppState>) -> Answer<Health> {
     if let Some(source) = state.cluster.as_ref().filter(|source| !source.current()) {
-        return Err(super::forward::catching_up(&source.status()));
+        return Err(crate::forward::catching_up(&source.status()));
     }
     let stalled = state.readmodel.stalled.load(std::sync::atomic::Ordering::Acquire);
     let cluster = state.cluster.as_ref().map(|source| {
@@ -86,7 +86,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> impl IntoResponse 
     let body = state.metrics.render(
         &stats,
         state.readmodel.applied_index(),
-        &state.ws.counters,
+        state.ws.counters.figures(),
         cluster.as_ref(),
     );
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body)

@@ -12,8 +12,8 @@ use engine::types::Principal;
 use engine::{Command, EngineError, Reply};
 use totp_rs::{Algorithm, Secret, TOTP};
 
-use super::error::utc_minute;
 use super::{ApiError, ApiResult, AppState};
+use crate::error::utc_minute;
 
 /// Seconds a code lives (RFC 6238's default, and every authenticator app's).
 const STEP_SECS: u64 = 30;

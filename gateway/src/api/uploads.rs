@@ -13,10 +13,8 @@ use utoipa_axum::routes;
 
 use super::auth::{Admin, PathValue, User};
 use super::users::UserView;
-use super::{
-    ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey,
-    UPLOAD_BYTES_MAX,
-};
+use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
+use crate::http::{UPLOAD_BYTES_MAX, UPLOAD_REQUEST_BYTES_MAX};
 use crate::readmodel::UploadRow;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -25,7 +23,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(avatar))
         .routes(routes!(logo))
         .routes(routes!(download))
-        .layer(DefaultBodyLimit::max(UPLOAD_BYTES_MAX + 64 * 1024))
+        .layer(DefaultBodyLimit::max(UPLOAD_REQUEST_BYTES_MAX))
 }
 
 /// A stored upload.
@@ -167,7 +165,7 @@ async fn download(
     let row = if valid { state.readmodel.upload(&name)? } else { None };
     let row = row.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
     if !["avatar", "logo"].contains(&row.kind.as_str()) {
-        let token = super::auth::bearer(&headers).ok_or_else(ApiError::unauthorized)?;
+        let token = crate::tokens::bearer(&headers).ok_or_else(ApiError::unauthorized)?;
         let allowed = state.tokens.check(token, "admin").is_some()
             || state.tokens.check(token, "user").is_some_and(|c| c.sub == row.owner);
         if !allowed {

@@ -10,8 +10,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Body, Client, User};
+use super::codes::{send_code_to, CodeSent};
 use super::dto;
-use super::sign_in::{limit, send_code_to, CodeSent};
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::mail::Purpose;
 
@@ -239,7 +239,7 @@ async fn email_send_code(
         Purpose::Verify,
         &email,
         true,
-        super::i18n::language_of(&headers),
+        crate::i18n::language_of(&headers),
     )
     .await?)
 }
@@ -268,7 +268,7 @@ async fn email_verify(
     let code = dto::code(&body.code)?;
     let id = user.id;
     let (email, new) = email_to_verify(&state, id, body.email.trim()).await?;
-    limit(state.throttles.code_check.allow(&email))?;
+    state.throttles.code_check.take(&email)?;
     state
         .codes
         .check(Purpose::Verify, &email, &code, state.now())

@@ -6,22 +6,74 @@
 //! batch with one call. Both are generic over the byte stream (the server gives them hyper's
 //! upgraded connection).
 
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use fastwebsockets::{OpCode, Payload, Role, WebSocketError};
 use market_feed::types::Period;
+use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::hub::{ConnId, Control};
+use super::control::{ConnId, Control, Topic};
 use super::outbox::{Close, Out, Outbox};
-use super::protocol::{self, Incoming, RequestId, Topic};
+use super::protocol::{self, Incoming, RequestId};
 use super::{CLOSE_POLICY, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG};
-use crate::api::forward;
-use crate::api::{auth, ApiError, AppState};
+use crate::admission::Refused;
+use crate::error::ApiError;
+use crate::forward;
+use crate::i18n;
+use crate::sessions;
+use crate::state::AppState;
 use crate::trading::{self, order_accepted, place_order_command, OrderBody};
+
+/// `?language=` for clients that cannot set headers (browsers' websockets).
+#[derive(Debug, Default, Deserialize)]
+pub struct WsQuery {
+    /// One of the eight languages; else the headers decide.
+    pub language: Option<String>,
+}
+
+/// `GET /ws` and `GET /trade`: the websocket upgrade.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Query(query): Query<WsQuery>,
+    mut request: Request,
+) -> Result<Response, ApiError> {
+    if !fastwebsockets::upgrade::is_upgrade_request(&request) {
+        return Err(ApiError::new(StatusCode::UPGRADE_REQUIRED, "UPGRADE_REQUIRED"));
+    }
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    // A place under the websocket caps: 503 when the server is full, 429 when that address (or
+    // IPv6 /64) already holds its share.
+    let admission = state.ws.counters.connections.take(peer).map_err(|refused| match refused {
+        Refused::Full => ApiError::busy(),
+        Refused::AddressFull => ApiError::rate_limited(),
+    })?;
+    let language = query
+        .language
+        .as_deref()
+        .and_then(i18n::match_tag)
+        .unwrap_or_else(|| i18n::language_of(request.headers()));
+    let (response, upgrade) = match fastwebsockets::upgrade::upgrade(&mut request) {
+        Ok(pair) => pair,
+        Err(_) => return Err(ApiError::bad("UPGRADE_REQUIRED")),
+    };
+    let id = state.ws.next_id.fetch_add(1, Ordering::Relaxed);
+    tokio::spawn(async move {
+        match upgrade.await {
+            Ok(socket) => serve(state.clone(), id, language, socket.into_inner()).await,
+            Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
+        }
+        drop(admission);
+    });
+    Ok(response.into_response())
+}
 
 /// Frames written per batch (one write call).
 const WRITE_BATCH_FRAMES_MAX: usize = 256;
@@ -182,7 +234,7 @@ struct Reader {
     outbox: Arc<Outbox>,
     topics: Vec<Topic>,
     /// The user, once authenticated.
-    user: Option<auth::User>,
+    user: Option<sessions::User>,
     /// The token the user authenticated with: a follower places orders through the leader
     /// with it.
     token: Option<String>,
@@ -343,7 +395,7 @@ impl Reader {
     }
 
     async fn auth(&mut self, id: Option<&RequestId>, token: &str) -> Result<Bytes, ApiError> {
-        let (user, expires_ms) = auth::live_user(&self.state, token).await?;
+        let (user, expires_ms) = sessions::live_user(&self.state, token).await?;
         self.user = Some(user);
         self.token = Some(token.to_owned());
         let control =
@@ -355,7 +407,7 @@ impl Reader {
     /// The back-office's live trades: every contract accepted, entered and settled, for an
     /// admin whose role may read trades.
     async fn admin_auth(&mut self, id: Option<&RequestId>, token: &str) -> Result<Bytes, ApiError> {
-        let (admin, expires_ms) = auth::live_admin(&self.state, token).await?;
+        let (admin, expires_ms) = sessions::live_admin(&self.state, token).await?;
         admin.reads(engine::types::Area::Trades)?;
         let control = Control::AdminAuth {
             conn: self.id,
@@ -378,7 +430,7 @@ impl Reader {
             "account": body.account,
         });
         let token = self.token.clone().unwrap_or_default();
-        let language = crate::api::i18n::LANGUAGES.get(self.language).copied().unwrap_or_default();
+        let language = crate::i18n::LANGUAGES.get(self.language).copied().unwrap_or_default();
         let (state, outbox, conn_language, id) =
             (self.state.clone(), Arc::clone(&self.outbox), self.language, id.cloned());
         tokio::spawn(async move {

@@ -22,59 +22,17 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use tokio::sync::{broadcast, mpsc};
 use wal::EventBatch;
 
+use super::control::{ConnId, Control, Topic};
 use super::outbox::{Close, Outbox, Slot};
-use super::protocol::{self, Topic};
+use super::protocol;
 use super::{CLOSE_GOING_AWAY, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_SESSION_ENDED, RESYNC};
-use crate::api::AppState;
+use crate::state::AppState;
 use crate::trading::market_item;
 
 /// Engine event batches the bridge holds for the hub.
 const EVENT_BATCHES_QUEUE_MAX: usize = 4_096;
 /// Batches the pipeline holds for the bridge before it drops it.
 const EVENT_SUBSCRIPTION_BATCHES_MAX: usize = 65_536;
-
-/// A connection's id.
-pub type ConnId = u64;
-
-/// What connections ask of the hub.
-#[derive(Debug)]
-pub enum Control {
-    /// A connection opened.
-    Open {
-        /// Its id.
-        conn: ConnId,
-        /// Its outbox.
-        outbox: Arc<Outbox>,
-    },
-    /// Start sending a topic.
-    Subscribe { conn: ConnId, topic: Topic },
-    /// Stop sending a topic.
-    Unsubscribe { conn: ConnId, topic: Topic },
-    /// The connection authenticated: send it this user's private stream.
-    Auth {
-        conn: ConnId,
-        /// The user.
-        user: UserId,
-        /// The session, to close the socket when it ends.
-        session: SessionId,
-        /// When the session expires (ms).
-        expires_ms: u64,
-    },
-    /// The connection authenticated as an admin: send it every contract's changes.
-    AdminAuth {
-        conn: ConnId,
-        /// The admin.
-        admin: AdminId,
-        /// The session, to close the socket when it ends.
-        session: SessionId,
-        /// When the session expires (ms).
-        expires_ms: u64,
-    },
-    /// The connection closed.
-    Gone { conn: ConnId },
-    /// The server stops: close everyone.
-    Shutdown,
-}
 
 /// What the hub knows of a connection.
 #[derive(Debug)]

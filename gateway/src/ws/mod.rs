@@ -11,23 +11,20 @@
 //!   (batched writes), generic over the byte stream so tests can drive them.
 
 pub mod conn;
+pub mod control;
 pub mod hub;
 pub mod outbox;
 pub mod protocol;
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Query, Request, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use crate::admission::{ConnectionCaps, Refused};
-use crate::api::{i18n, ApiError, AppState};
+use crate::admission::ConnectionCaps;
+use crate::metrics::WsFigures;
+use control::Control;
 use outbox::Close;
 
 /// Close code: the private stream could not be kept whole (the send queue overflowed, or
@@ -118,6 +115,16 @@ impl Default for WsCounters {
 }
 
 impl WsCounters {
+    /// The counters now, for the metrics page.
+    pub fn figures(&self) -> WsFigures {
+        WsFigures {
+            connections: self.connections.open() as u64,
+            coalesced: self.coalesced.load(Ordering::Relaxed),
+            resyncs: self.resyncs.load(Ordering::Relaxed),
+            messages_in: self.messages_in.load(Ordering::Relaxed),
+        }
+    }
+
     fn new(config: &WsConfig) -> WsCounters {
         WsCounters {
             connections: ConnectionCaps::new(config.connections_max, config.connections_per_ip_max),
@@ -134,7 +141,7 @@ pub struct Ws {
     /// The limits.
     pub config: WsConfig,
     /// Requests to the hub.
-    control: mpsc::Sender<hub::Control>,
+    control: mpsc::Sender<Control>,
     /// Connection ids.
     next_id: AtomicU64,
     /// Counters, shared with every outbox.
@@ -143,7 +150,7 @@ pub struct Ws {
 
 impl Ws {
     /// The service and the hub's end of its control channel (give it to [`hub::spawn`]).
-    pub fn new(config: WsConfig) -> (Ws, mpsc::Receiver<hub::Control>) {
+    pub fn new(config: WsConfig) -> (Ws, mpsc::Receiver<Control>) {
         let (control, requests) = mpsc::channel(HUB_CONTROL_QUEUE_MAX);
         let counters = Arc::new(WsCounters::new(&config));
         let ws = Ws { config, control, next_id: AtomicU64::new(1), counters };
@@ -152,54 +159,11 @@ impl Ws {
 
     /// Closes every connection with [`CLOSE_GOING_AWAY`] and stops the hub.
     pub fn shutdown(&self) {
-        let _ = self.control.try_send(hub::Control::Shutdown);
+        let _ = self.control.try_send(Control::Shutdown);
     }
 
     /// Sends a request to the hub, waiting for room.
-    pub(crate) async fn tell(&self, control: hub::Control) {
+    pub(crate) async fn tell(&self, control: Control) {
         let _ = self.control.send(control).await;
     }
-}
-
-/// `?language=` for clients that cannot set headers (browsers' websockets).
-#[derive(Debug, Default, Deserialize)]
-pub struct WsQuery {
-    /// One of the eight languages; else the headers decide.
-    pub language: Option<String>,
-}
-
-/// `GET /ws` and `GET /trade`: the websocket upgrade.
-pub async fn upgrade(
-    State(state): State<AppState>,
-    Query(query): Query<WsQuery>,
-    mut request: Request,
-) -> Result<Response, ApiError> {
-    if !fastwebsockets::upgrade::is_upgrade_request(&request) {
-        return Err(ApiError::new(StatusCode::UPGRADE_REQUIRED, "UPGRADE_REQUIRED"));
-    }
-    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
-    // A place under the websocket caps: 503 when the server is full, 429 when that address (or
-    // IPv6 /64) already holds its share.
-    let admission = state.ws.counters.connections.take(peer).map_err(|refused| match refused {
-        Refused::Full => ApiError::busy(),
-        Refused::AddressFull => ApiError::rate_limited(),
-    })?;
-    let language = query
-        .language
-        .as_deref()
-        .and_then(i18n::match_tag)
-        .unwrap_or_else(|| i18n::language_of(request.headers()));
-    let (response, upgrade) = match fastwebsockets::upgrade::upgrade(&mut request) {
-        Ok(pair) => pair,
-        Err(_) => return Err(ApiError::bad("UPGRADE_REQUIRED")),
-    };
-    let id = state.ws.next_id.fetch_add(1, Ordering::Relaxed);
-    tokio::spawn(async move {
-        match upgrade.await {
-            Ok(socket) => conn::serve(state.clone(), id, language, socket.into_inner()).await,
-            Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
-        }
-        drop(admission);
-    });
-    Ok(response.into_response())
 }

@@ -22,10 +22,11 @@ use engine::money::Money;
 use engine::types::{Contract, OrderStatus, Symbol, TickRef};
 use market_feed::candles::CandleUpdate;
 use market_feed::market::TickUpdate;
-use market_feed::types::Period;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::control::Topic;
+use crate::error::ApiError;
 use crate::readmodel::{
     account_name, bill_name, direction_name, outcome_name, ContractRow, TickRow,
 };
@@ -60,7 +61,7 @@ pub struct Unreadable {
     /// Its request id, if that much could be read.
     pub id: Option<RequestId>,
     /// What to answer: the field of the wrong type, or `BAD_MESSAGE`.
-    pub error: crate::api::error::ApiError,
+    pub error: ApiError,
 }
 
 /// Reads a client frame. On failure it still recovers the request id (whatever other field
@@ -83,8 +84,8 @@ pub fn parse(payload: &[u8]) -> Result<Incoming, Unreadable> {
     let id = IdOnly::deserialize(&mut reader).ok().and_then(|m| m.id);
     let field = INCOMING_FIELDS.iter().find(|f| path == **f || path.starts_with(&format!("{f}.")));
     let error = match field {
-        Some(field) => crate::api::error::ApiError::invalid(field, "ws_field").arg("field", field),
-        None => crate::api::error::ApiError::bad("BAD_MESSAGE"),
+        Some(field) => ApiError::invalid(field, "ws_field").arg("field", field),
+        None => ApiError::bad("BAD_MESSAGE"),
     };
     Err(Unreadable { id, error })
 }
@@ -127,28 +128,6 @@ pub struct Incoming {
     pub duration: u32,
     /// `real` or `demo` (order).
     pub account: Option<String>,
-}
-
-/// What a subscription is to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Topic {
-    /// Every product's market-list line, on each of its ticks.
-    Tickers,
-    /// One product's ticks.
-    Ticks(Symbol),
-    /// One product's candles of one period.
-    Candles(Symbol, Period),
-}
-
-impl Topic {
-    /// The channel's name on the wire.
-    pub fn channel(&self) -> &'static str {
-        match self {
-            Topic::Tickers => "tickers",
-            Topic::Ticks(_) => "ticks",
-            Topic::Candles(..) => "candles",
-        }
-    }
 }
 
 /// A product code, written as its string.

@@ -43,6 +43,27 @@ fn operations(h: &Harness) -> Vec<(Method, String, Option<String>)> {
     ops
 }
 
+/// The web app's API types are generated from `web/openapi.json`; this keeps that file the
+/// document the server serves. `UPDATE_OPENAPI=1` rewrites it after a change to the API.
+#[test]
+fn the_committed_document_is_the_one_served() {
+    let h = start();
+    let doc = h.get("/api/openapi.json", None);
+    assert_eq!(doc.status, StatusCode::OK);
+    let served = serde_json::to_string_pretty(&doc.body).unwrap() + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/openapi.json");
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::write(&path, &served).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == served,
+        "web/openapi.json differs from the served document: run \
+         `UPDATE_OPENAPI=1 cargo test -p gateway --test api the_committed_document` \
+         and then `npm run api-types` in web/"
+    );
+}
+
 /// Parameters are declared where they are: a path parameter is in the path's template,
 /// everything else is an optional query parameter; every operation lists 400 when it takes
 /// input, 401 when it needs a token, and 500 and 503.
@@ -246,7 +267,7 @@ fn messages_come_in_the_callers_language() {
         other.fails(StatusCode::BAD_REQUEST, "VALIDATION");
         assert_ne!(other.message(), en.message());
     }
-    let catalogues = gateway::api::i18n::Catalogues::load();
+    let catalogues = gateway::i18n::Catalogues::load();
     assert_eq!(es.message(), catalogues.text(1, "api.validation.username_length", &[]));
     assert_eq!(ar.message(), catalogues.text(3, "api.validation.username_length", &[]));
     assert_eq!(de.message(), catalogues.text(4, "api.validation.username_length", &[]));
@@ -256,15 +277,10 @@ fn messages_come_in_the_callers_language() {
 /// code the API can answer has a message.
 #[test]
 fn catalogues_are_complete() {
-    let catalogues = gateway::api::i18n::Catalogues::load();
+    let catalogues = gateway::i18n::Catalogues::load();
     let english = catalogues.keys(0);
-    for language in 1..gateway::api::i18n::LANGUAGES.len() {
-        assert_eq!(
-            catalogues.keys(language),
-            english,
-            "{}",
-            gateway::api::i18n::LANGUAGES[language]
-        );
+    for language in 1..gateway::i18n::LANGUAGES.len() {
+        assert_eq!(catalogues.keys(language), english, "{}", gateway::i18n::LANGUAGES[language]);
         for key in &english {
             let placeholders = |text: String| {
                 let mut found: Vec<String> = text

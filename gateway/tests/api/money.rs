@@ -537,7 +537,7 @@ fn recipient_lookups_are_rate_limited() {
 #[test]
 fn uploads_have_a_quota_and_a_rate_limit() {
     let h = crate::start_with_http(|http| {
-        http.upload_quota = gateway::api::UploadQuota { files: 3, bytes: 1024 * 1024 }
+        http.upload_quota = gateway::state::UploadQuota { files: 3, bytes: 1024 * 1024 }
     });
     let (_, token) = h.user("olga");
     for _ in 0..3 {

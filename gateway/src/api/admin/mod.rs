@@ -24,12 +24,13 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Body, Client, ADMIN_SESSION_TTL_MS};
+use super::auth::{Admin, Body, Client};
 use super::dto::{self};
 use super::two_factor;
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey,
 };
+use crate::tokens::ADMIN_SESSION_TTL_MS;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

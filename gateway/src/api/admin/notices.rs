@@ -11,8 +11,8 @@ use utoipa_axum::routes;
 
 use crate::api::auth::{Admin, Body, Params, PathValue};
 use crate::api::dto::{self, PageQuery};
-use crate::api::i18n::LANGUAGES;
 use crate::api::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
+use crate::i18n::LANGUAGES;
 use crate::readmodel::{NoticeRow, Page};
 
 use super::act;

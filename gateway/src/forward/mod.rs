@@ -14,8 +14,8 @@
 //! [`CATCH_UP`] is answered by the leader, or refused with NOT_LEADER when no leader is known:
 //! never without the caller's own write.
 
-use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
+pub mod marks;
+
 use std::time::Duration;
 
 use axum::body::{to_bytes, Body};
@@ -24,13 +24,14 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::{auth, ApiError, AppState};
+use crate::error::ApiError;
+use crate::http::UPLOAD_REQUEST_BYTES_MAX;
+use crate::state::AppState;
+use crate::tokens::bearer;
 use wal::pipeline::cluster::StatusSource;
 
 /// The header in which a leader tells how far it had applied when it answered a write.
 pub const APPLIED_INDEX: &str = "x-applied-index";
-/// The most a forwarded body may weigh (an upload with its multipart framing).
-const FORWARD_BODY_BYTES_MAX: usize = super::UPLOAD_BYTES_MAX + 64 * 1024;
 /// How long a member waits to apply what another member already told the caller (a write, a
 /// sign-in) before answering from what it holds.
 pub const CATCH_UP: Duration = Duration::from_secs(2);
@@ -65,51 +66,6 @@ fn is_write(request: &Request) -> bool {
         && ![Method::GET, Method::HEAD, Method::OPTIONS].contains(method)
 }
 
-/// Per caller (its bearer token), the highest log index a follower answered one of its
-/// forwarded writes at, so that the caller's next read there waits until the follower has
-/// applied it. A fixed table of [`WRITE_MARK_SLOTS`]: callers whose tokens share a slot may
-/// wait for each other's writes too, never for less than their own.
-pub struct WriteMarks {
-    slots: Box<[AtomicU64]>,
-    hasher: RandomState,
-}
-
-/// Slots of [`WriteMarks`].
-pub const WRITE_MARK_SLOTS: usize = 4096;
-
-impl Default for WriteMarks {
-    fn default() -> WriteMarks {
-        WriteMarks {
-            slots: (0..WRITE_MARK_SLOTS).map(|_| AtomicU64::new(0)).collect(),
-            hasher: RandomState::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for WriteMarks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriteMarks").finish_non_exhaustive()
-    }
-}
-
-impl WriteMarks {
-    fn slot(&self, token: &str) -> &AtomicU64 {
-        // The remainder is below the table's length, so it fits a usize.
-        let index = self.hasher.hash_one(token) % self.slots.len() as u64;
-        &self.slots[usize::try_from(index).unwrap_or(0)]
-    }
-
-    /// Records that the caller of `token` was answered a write applied at `index`.
-    pub fn mark(&self, token: &str, index: u64) {
-        self.slot(token).fetch_max(index, Ordering::AcqRel);
-    }
-
-    /// The index the caller of `token` must read at or after (0: none).
-    pub fn mark_of(&self, token: &str) -> u64 {
-        self.slot(token).load(Ordering::Acquire)
-    }
-}
-
 /// Forwards a follower's writes to the leader; on the leader, stamps writes' answers with the
 /// applied index; makes a caller's reads wait for its own writes. A single node passes
 /// everything through.
@@ -130,7 +86,7 @@ pub async fn forward_writes(
         if gated && !cluster.wait_current(CATCH_UP).await {
             return catching_up(&cluster.status()).into_response();
         }
-        let mark = auth::bearer(request.headers()).map_or(0, |t| state.write_marks.mark_of(t));
+        let mark = bearer(request.headers()).map_or(0, |t| state.write_marks.mark_of(t));
         if mark <= state.readmodel.applied_index()
             || state.readmodel.caught_up(mark, CATCH_UP).await
         {
@@ -176,7 +132,7 @@ fn leader_api(state: &AppState, cluster: &StatusSource) -> Option<String> {
 
 async fn forward(state: &AppState, base: &str, request: Request) -> Result<Response, ApiError> {
     let (parts, body) = request.into_parts();
-    let body = to_bytes(body, FORWARD_BODY_BYTES_MAX)
+    let body = to_bytes(body, UPLOAD_REQUEST_BYTES_MAX)
         .await
         .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"))?;
     let target = format!("{base}{}", parts.uri.path_and_query().map_or("/", |p| p.as_str()));
@@ -189,7 +145,7 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
         .collect();
     let (status, content_type, applied, body) =
         to_leader(parts.method, target, headers, body.to_vec()).await?;
-    match (auth::bearer(&parts.headers), applied) {
+    match (bearer(&parts.headers), applied) {
         (Some(token), Some(index)) => state.write_marks.mark(token, index),
         (None, Some(index)) => {
             state.readmodel.caught_up(index, CATCH_UP).await;

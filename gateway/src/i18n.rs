@@ -9,14 +9,14 @@ use axum::http::HeaderMap;
 pub use engine::constants::LANGUAGES;
 
 const SOURCES: [&str; 8] = [
-    include_str!("../../../locales/en-US.json"),
-    include_str!("../../../locales/es-ES.json"),
-    include_str!("../../../locales/pt-PT.json"),
-    include_str!("../../../locales/ar-AR.json"),
-    include_str!("../../../locales/de-DE.json"),
-    include_str!("../../../locales/ru-RU.json"),
-    include_str!("../../../locales/fr-FR.json"),
-    include_str!("../../../locales/hi-IN.json"),
+    include_str!("../../locales/en-US.json"),
+    include_str!("../../locales/es-ES.json"),
+    include_str!("../../locales/pt-PT.json"),
+    include_str!("../../locales/ar-AR.json"),
+    include_str!("../../locales/de-DE.json"),
+    include_str!("../../locales/ru-RU.json"),
+    include_str!("../../locales/fr-FR.json"),
+    include_str!("../../locales/hi-IN.json"),
 ];
 
 /// Flattened catalogues: `api.error.CODE` -> text, one map per language.
