@@ -31,6 +31,7 @@ pub mod i18n;
 pub mod logging;
 pub mod mail;
 pub mod metrics;
+pub mod names;
 pub mod node;
 pub mod password;
 pub mod readmodel;

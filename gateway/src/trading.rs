@@ -56,7 +56,7 @@ pub fn market_item(view: &ProductView) -> MarketItem {
     MarketItem {
         symbol: view.instrument.symbol.to_string(),
         name: view.instrument.name.clone(),
-        category: dto::category_name(view.instrument.category).into(),
+        category: crate::names::category_name(view.instrument.category).into(),
         precision: view.instrument.precision,
         price: view.last.as_ref().map(|t| t.price.to_string()).unwrap_or_default(),
         change: s.change.to_string(),

@@ -1,7 +1,7 @@
 //! Request parsing shared by handlers: the spec's §5 validation rules, money as strings,
 //! paging, and the API names of engine enums.
 
-use engine::types::{AccountKind, Chain, Destination, Direction, PayMethod};
+use engine::types::{AccountKind, Chain, Direction, PayMethod};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -390,23 +390,6 @@ pub fn wallet_address(chain_name: &str, address: &str) -> Result<(Chain, String)
     Ok((chain, address))
 }
 
-/// API name of a product category.
-pub fn category_name(category: engine::types::Category) -> &'static str {
-    match category {
-        engine::types::Category::Crypto => "crypto",
-        engine::types::Category::Forex => "forex",
-    }
-}
-
-/// API name of a payment method.
-pub fn pay_method_name(method: PayMethod) -> &'static str {
-    match method {
-        PayMethod::BankTransfer => "bank_transfer",
-        PayMethod::UsdtTrc20 => "usdt_trc20",
-        PayMethod::UsdtErc20 => "usdt_erc20",
-    }
-}
-
 /// A payment method from its API name.
 pub fn pay_method(value: &str) -> Result<PayMethod, ApiError> {
     match value {
@@ -439,7 +422,7 @@ impl DepositAccountView {
     /// The API view of the engine's record.
     pub fn of(a: &engine::types::DepositAccount) -> DepositAccountView {
         DepositAccountView {
-            method: pay_method_name(a.method).into(),
+            method: crate::names::pay_method_name(a.method).into(),
             name: a.name.clone(),
             number: a.number.clone(),
             bank: a.bank.clone(),
@@ -454,19 +437,6 @@ impl DepositAccountView {
             number: text("number", &self.number, FIELD_CHARS_MAX, "deposit_fields")?,
             bank: optional_text("bank", &self.bank, FIELD_CHARS_MAX)?,
         })
-    }
-}
-
-/// A withdrawal destination as the API shows it: method name and details.
-pub fn destination_json(destination: &Destination) -> (&'static str, serde_json::Value) {
-    match destination {
-        Destination::Wallet { chain, address } => {
-            ("wallet", serde_json::json!({ "chain": chain.tag(), "address": address }))
-        }
-        Destination::Bank { name, number, bank } => (
-            "bank",
-            serde_json::json!({ "accountName": name, "accountNumber": number, "bankName": bank }),
-        ),
     }
 }
 
@@ -507,12 +477,12 @@ mod tests {
 
     #[test]
     fn the_documented_bill_types_are_the_read_models() {
-        for name in crate::readmodel::BILL_TYPES {
+        for name in crate::names::BILL_TYPES {
             let parsed: BillType = serde_json::from_value(serde_json::json!(name)).unwrap();
             assert_eq!(parsed.as_str(), name);
         }
         let doc = serde_json::to_value(<BillType as utoipa::PartialSchema>::schema()).unwrap();
-        assert_eq!(doc["enum"], serde_json::json!(crate::readmodel::BILL_TYPES));
+        assert_eq!(doc["enum"], serde_json::json!(crate::names::BILL_TYPES));
         let periods = serde_json::to_value(<PeriodParam as utoipa::PartialSchema>::schema());
         assert_eq!(periods.unwrap()["enum"][0], "1m");
     }

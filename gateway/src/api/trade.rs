@@ -258,10 +258,10 @@ async fn accepted_earlier(
         || ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
     let contract = found.items.into_iter().next().ok_or_else(reused)?;
     let same = contract.symbol == order.symbol.as_str()
-        && contract.direction == crate::readmodel::direction_name(order.direction)
+        && contract.direction == crate::names::direction_name(order.direction)
         && contract.stake == order.stake
         && contract.duration == u64::from(order.duration_secs)
-        && contract.account == crate::readmodel::account_name(order.account);
+        && contract.account == crate::names::account_name(order.account);
     if !same {
         return Err(reused());
     }
@@ -310,7 +310,7 @@ async fn contracts(
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let by_status = contract_filter(query.status);
-    let account = query.account.map(|a| crate::readmodel::account_name(a.into()));
+    let account = query.account.map(|a| crate::names::account_name(a.into()));
     let page = history.contracts(
         user.id,
         |r| by_status(r) && account.is_none_or(|a| r.account == a),

@@ -84,7 +84,7 @@ async fn balance(
     let id = user.id;
     let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
     let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
-    let name = crate::readmodel::account_name(kind);
+    let name = crate::names::account_name(kind);
     let since = state.now().saturating_sub(DAY_MS);
     let sums = history
         .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
@@ -642,8 +642,7 @@ async fn bills(
     let bill_type = query.bill_type.map(BillType::as_str);
     let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
     let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
-    let account =
-        crate::readmodel::account_name(query.account.unwrap_or(AccountParam::Real).into());
+    let account = crate::names::account_name(query.account.unwrap_or(AccountParam::Real).into());
     let keep = |b: &BillRow| {
         b.account == account
             && bill_type.is_none_or(|t| b.bill_type == t)

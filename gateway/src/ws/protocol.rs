@@ -27,9 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use super::control::Topic;
 use crate::error::ApiError;
-use crate::readmodel::{
-    account_name, bill_name, direction_name, outcome_name, ContractRow, TickRow,
-};
+use crate::names::{account_name, bill_name, direction_name, outcome_name};
+use crate::readmodel::{ContractRow, TickRow};
 use crate::trading::{MarketItem, OrderAccepted};
 
 /// Longest text request id echoed back.
@@ -509,7 +508,7 @@ struct NotificationView<'a> {
 pub fn order_resolved(order: u64, withdrawal: bool, status: OrderStatus, remark: &str) -> Bytes {
     let kind = if withdrawal { "withdrawal" } else { "deposit" };
     let approved = matches!(status, OrderStatus::Processing | OrderStatus::Completed);
-    let status = crate::readmodel::order_status_name(status);
+    let status = crate::names::order_status_name(status);
     frame("notification", None, NotificationView { kind, order, status, approved, remark })
 }
 

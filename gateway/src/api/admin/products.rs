@@ -61,7 +61,7 @@ async fn products(State(state): State<AppState>, admin: Admin) -> Answer<Vec<Pro
                     source: sources.get(&p.symbol).cloned().unwrap_or_default(),
                     symbol: p.symbol.to_string(),
                     name: p.name.clone(),
-                    category: dto::category_name(p.category).into(),
+                    category: crate::names::category_name(p.category).into(),
                     precision: p.precision,
                     enabled: p.enabled,
                     hours: hours_name(&p.hours).into(),
@@ -101,7 +101,7 @@ async fn catalogue(State(state): State<AppState>, admin: Admin) -> Answer<Vec<Ca
         .map(|p| CatalogueItem {
             symbol: p.instrument.symbol.to_string(),
             name: p.instrument.name.clone(),
-            category: dto::category_name(p.instrument.category).into(),
+            category: crate::names::category_name(p.instrument.category).into(),
             precision: p.instrument.precision,
             hours: hours_name(&p.instrument.hours()).into(),
             source: p.source,

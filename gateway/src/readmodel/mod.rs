@@ -1,0 +1,473 @@
+//! The read model: history the engine does not keep (bills, contract records, deposit and
+//! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
+//! one redb file by one thread.
+//!
+//! It is a `wal::Follower`: each event batch is written with the index it reaches in one
+//! transaction; after a flush (a durable commit) the pipeline is told that index, so snapshots
+//! stay behind it and a restart hands over exactly the events after it (none lost, none twice).
+//!
+//! Why redb and not sled (which keeps the snapshots and candles): sled's memory grows with the
+//! size of its database (sled#1410), and history grows without end; redb's memory is its page
+//! cache, bounded by [`READ_MODEL_CACHE_BYTES`] (BENCHMARKS.md, "Soak").
+//!
+//! - [`rows`]: the rows as stored (JSON) and answered.
+//! - [`queries`]: the lists and lookups the API reads; [`search`]: the back-office's user
+//!   search (a trigram index); [`uploads`]: the upload index and per-user quota.
+//! - [`projector`]: the thread that writes rows from engine events.
+//! - [`migration`]: moving a read model of an older version (sled) over.
+
+mod migration;
+mod projector;
+pub mod queries;
+pub mod rows;
+mod search;
+mod uploads;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{de::DeserializeOwned, Serialize};
+use utoipa::ToSchema;
+
+pub use projector::spawn_projector;
+pub use queries::BillSums;
+pub use rows::{
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
+    TickRow, Totals, UploadRow,
+};
+
+use migration::migrate_from_sled;
+
+/// One table, rows told apart by a one-byte prefix.
+const ROWS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("readmodel");
+/// The database file inside the read model's directory.
+const FILE: &str = "history.redb";
+/// The name of sled's tree in a read model written before redb (moved over on open).
+const SLED_TREE: &str = "readmodel";
+/// redb's page cache of the read model (history, uploads index): recent rows are the hot
+/// ones; the rest is read from disk. Bounded so that memory stays flat.
+pub const READ_MODEL_CACHE_BYTES: usize = 128 << 20;
+/// How long opening waits for a previous holder of the file in this process to let go.
+const OPEN_WAIT: Duration = Duration::from_secs(5);
+/// Rows copied per transaction when moving a sled read model over.
+const MIGRATE_CHUNK_ROWS: usize = 10_000;
+/// Rows of the same kind for one user sort by id under `prefix ++ user ++ id`.
+const BILL: u8 = b'b';
+const CONTRACT: u8 = b'c';
+const CONTRACT_OWNER: u8 = b'C';
+const ORDER: u8 = b'o';
+const ORDER_OWNER: u8 = b'O';
+const LOGIN: u8 = b'l';
+const NOTICE: u8 = b'n';
+const AUDIT: u8 = b'a';
+const UPLOAD: u8 = b'u';
+const ALERT: u8 = b'p';
+const UPLOAD_USAGE: u8 = b'U';
+/// A user's security history beyond sign-ins (two-factor pauses), by the pause's end.
+const SECURITY: u8 = b'S';
+/// A user's name and e-mail for the back-office's search, under `USER ++ uid`.
+const USER: u8 = b'y';
+/// The search index: `USER_GRAM ++ three bytes ++ uid` for every three consecutive bytes of
+/// a user's lower-cased name and e-mail, so that a part of either finds the user.
+const USER_GRAM: u8 = b'g';
+/// Figures of one UTC day under `DAY ++ day number` (days since the epoch).
+const DAY: u8 = b'D';
+/// Milliseconds in a day.
+const DAY_MS: u64 = 86_400_000;
+const META_APPLIED: &[u8] = b"m:applied";
+const META_SEQ: &[u8] = b"m:seq";
+const META_TOTALS: &[u8] = b"m:totals";
+/// How often the projection is flushed and its position reported to the pipeline.
+const FLUSH_PERIOD: Duration = Duration::from_millis(50);
+/// Live event batches the projector may fall behind before the pipeline drops it.
+pub const FOLLOWER_CAPACITY_BATCHES: usize = 65_536;
+/// Rows one list query may scan, whatever its filters.
+pub const SCAN_ROWS_MAX: usize = 100_000;
+
+/// Why the read model could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadModelError {
+    /// redb failed (I/O error, corrupt file).
+    #[error("read model storage: {0}")]
+    Storage(#[from] redb::Error),
+    /// A stored row did not decode.
+    #[error("read model row: {0}")]
+    Decode(#[from] serde_json::Error),
+    /// The read model of an older version (sled) could not be moved over.
+    #[error("read model migration from sled: {0}")]
+    Migration(#[from] sled::Error),
+    /// The directory could not be created or tidied.
+    #[error("read model directory: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// redb reports each step's failure in its own type; all are storage errors here.
+macro_rules! storage_errors {
+    ($($error:ty),*) => {$(
+        impl From<$error> for ReadModelError {
+            fn from(error: $error) -> Self {
+                ReadModelError::Storage(error.into())
+            }
+        }
+    )*};
+}
+storage_errors!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+    redb::SetDurabilityError
+);
+
+/// A scan over rows in key order (reversible).
+type Rows = redb::Range<'static, &'static [u8], &'static [u8]>;
+/// The rows table as a reader sees it (one consistent version).
+type RowsTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
+
+/// Read access to the projection; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ReadModel {
+    /// The database file.
+    db: Arc<redb::Database>,
+    /// Last index projected (in memory, maybe not yet flushed).
+    applied: Arc<AtomicU64>,
+    /// Set when the pipeline dropped the projector: history stops until a restart.
+    pub stalled: Arc<AtomicBool>,
+    /// Publishes `applied` so readers can await a position (read-your-writes).
+    progress: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
+    let mut key = [0u8; 13];
+    key[0] = prefix;
+    key[1..5].copy_from_slice(&owner.to_be_bytes());
+    key[5..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn global_key(prefix: u8, id: u64) -> [u8; 9] {
+    let mut key = [0u8; 9];
+    key[0] = prefix;
+    key[1..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn u64_of(bytes: &[u8]) -> u64 {
+    bytes.try_into().map(u64::from_be_bytes).unwrap_or(0)
+}
+
+/// A page of rows and how many matched in all.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Page<T> {
+    /// Rows of this page, newest first.
+    pub items: Vec<T>,
+    /// Rows matching the filters (up to the scan bound).
+    pub total: u64,
+}
+
+impl ReadModel {
+    /// Opens (or creates) the read model under `dir`.
+    /// A read model of an older version (a sled database in `dir`) is moved over first.
+    pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(FILE);
+        migrate_from_sled(dir, &path)?;
+        let db = open_file(&path)?;
+        let txn = db.begin_write()?;
+        txn.open_table(ROWS)?; // created on first open, so readers always find it
+        txn.commit()?;
+        let model = ReadModel {
+            db: Arc::new(db),
+            applied: Arc::new(AtomicU64::new(0)),
+            stalled: Arc::new(AtomicBool::new(false)),
+            progress: Arc::new(tokio::sync::watch::Sender::new(0)),
+        };
+        let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
+        model.applied.store(applied, Ordering::Release);
+        model.progress.send_replace(applied);
+        Ok(model)
+    }
+
+    /// Last log index projected.
+    pub fn applied_index(&self) -> u64 {
+        self.applied.load(Ordering::Acquire)
+    }
+
+    /// Waits until everything up to log `index` is projected (or `timeout` passes): a client
+    /// that just placed an order sees it in its records.
+    pub async fn caught_up(&self, index: u64, timeout: Duration) -> bool {
+        let mut progress = self.progress.subscribe();
+        tokio::time::timeout(timeout, progress.wait_for(|applied| *applied >= index))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Makes everything projected so far durable; returns the index it covers.
+    pub fn flush(&self) -> Result<u64, ReadModelError> {
+        let applied = self.applied_index();
+        // An empty durable commit persists the non-durable ones before it.
+        self.begin_durable()?.commit()?;
+        Ok(applied)
+    }
+
+    /// A write transaction whose commit is durable and saves the allocator state, so that
+    /// opening after a crash loads it instead of walking the whole file (seconds per GB).
+    fn begin_durable(&self) -> Result<redb::WriteTransaction, ReadModelError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_quick_repair(true);
+        Ok(txn)
+    }
+
+    /// The rows as they are now (one consistent version for the caller's reads).
+    fn rows(&self) -> Result<RowsTable, ReadModelError> {
+        Ok(self.db.begin_read()?.open_table(ROWS)?)
+    }
+
+    fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
+        get_row(&self.rows()?, key)
+    }
+
+    /// Decoded rows of a scan, newest first, at most [`SCAN_ROWS_MAX`].
+    fn decoded<T: DeserializeOwned>(scan: Rows) -> impl Iterator<Item = Result<T, ReadModelError>> {
+        scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(entry?.1.value())?))
+    }
+
+    /// Rows under `prefix ++ owner`, newest first, filtered, paged.
+    fn list<T: DeserializeOwned>(
+        &self,
+        scan: Rows,
+        keep: impl Fn(&T) -> bool,
+        page: Paging,
+    ) -> Result<Page<T>, ReadModelError> {
+        page_of(Self::decoded(scan), keep, page)
+    }
+
+    /// Every user's rows of one kind, newest first, through the `owner_prefix` index
+    /// (id -> owner) that points at `row_prefix ++ owner ++ id`.
+    fn list_all<T: DeserializeOwned>(
+        &self,
+        owner_prefix: u8,
+        row_prefix: u8,
+        keep: impl Fn(&T) -> bool,
+        page: Paging,
+    ) -> Result<Page<T>, ReadModelError> {
+        let table = self.rows()?;
+        let rows =
+            scan_prefix(&table, &[owner_prefix])?.rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
+                let lookup = || {
+                    let (owner_key, owner) = entry?;
+                    let id = u64_of(&owner_key.value()[1..]);
+                    get_row::<T>(&table, &key(row_prefix, owner_of(owner.value()), id))
+                };
+                lookup().transpose()
+            });
+        page_of(rows, keep, page)
+    }
+
+    fn user_scan(&self, prefix: u8, user: u32) -> Result<Rows, ReadModelError> {
+        let mut start = [0u8; 5];
+        start[0] = prefix;
+        start[1..].copy_from_slice(&user.to_be_bytes());
+        scan_prefix(&self.rows()?, &start)
+    }
+}
+
+/// Filters rows (newest first) and keeps one page of them, counting every match.
+fn page_of<T>(
+    rows: impl Iterator<Item = Result<T, ReadModelError>>,
+    keep: impl Fn(&T) -> bool,
+    page: Paging,
+) -> Result<Page<T>, ReadModelError> {
+    let mut items = Vec::new();
+    let mut total = 0u64;
+    for row in rows {
+        let row = row?;
+        if !keep(&row) {
+            continue;
+        }
+        if total >= page.skip() && items.len() < page.size {
+            items.push(row);
+        }
+        total += 1;
+    }
+    Ok(Page { items, total })
+}
+
+/// Which page of a list.
+#[derive(Debug, Clone, Copy)]
+pub struct Paging {
+    /// 1-based page number.
+    pub page: usize,
+    /// Rows per page.
+    pub size: usize,
+}
+
+impl Paging {
+    fn skip(&self) -> u64 {
+        (self.page.saturating_sub(1) * self.size) as u64
+    }
+}
+
+/// A row decoded, if there is one under `key`.
+fn get_row<T: DeserializeOwned>(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    key: &[u8],
+) -> Result<Option<T>, ReadModelError> {
+    match table.get(key)? {
+        Some(bytes) => Ok(Some(serde_json::from_slice(bytes.value())?)),
+        None => Ok(None),
+    }
+}
+
+/// Every row whose key starts with `prefix`, in key order.
+fn scan_prefix(table: &RowsTable, prefix: &[u8]) -> Result<Rows, ReadModelError> {
+    // The first key after the prefix's range: the prefix with its last byte below 0xff
+    // raised by one and the rest dropped (none if it is all 0xff).
+    let mut end = prefix.to_vec();
+    while end.last() == Some(&0xff) {
+        end.pop();
+    }
+    Ok(match end.last_mut() {
+        Some(last) => {
+            *last += 1;
+            table.range::<&[u8]>(prefix..end.as_slice())?
+        }
+        None => table.range::<&[u8]>(prefix..)?,
+    })
+}
+
+fn day_key(day: u64) -> [u8; 5] {
+    let mut key = [0u8; 5];
+    key[0] = DAY;
+    key[1..].copy_from_slice(&u32::try_from(day).unwrap_or(u32::MAX).to_be_bytes());
+    key
+}
+
+/// The user id an owner index row points at.
+fn owner_of(bytes: &[u8]) -> u32 {
+    u32::from_be_bytes(bytes.try_into().unwrap_or_default())
+}
+
+/// Opens (or creates) the database file, waiting a moment for a previous holder in this
+/// process (a node being restarted) to close it.
+fn open_file(path: &Path) -> Result<redb::Database, ReadModelError> {
+    let deadline = Instant::now() + OPEN_WAIT;
+    loop {
+        match redb::Database::builder().set_cache_size(READ_MODEL_CACHE_BYTES).create(path) {
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::Event;
+    use wal::EventBatch;
+
+    use super::*;
+
+    fn notice(index: u64, title: &str) -> EventBatch<Event> {
+        EventBatch {
+            first_index: index,
+            last_index: index,
+            time_ms: 1_700_000_000_000 + index,
+            events: vec![Event::Notice {
+                id: index,
+                title: title.into(),
+                body: format!("body {index}"),
+                lang: String::new(),
+            }],
+        }
+    }
+
+    fn titles(model: &ReadModel) -> Vec<String> {
+        let page = model.notices(|_| true, Paging { page: 1, size: 50 }).unwrap();
+        page.items.into_iter().map(|n| n.title).collect()
+    }
+
+    #[test]
+    fn a_flushed_projection_survives_reopening_and_is_not_applied_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        model.apply(&notice(1, "one")).unwrap();
+        model.apply(&notice(2, "two")).unwrap();
+        assert_eq!(model.flush().unwrap(), 2);
+        drop(model);
+
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 2);
+        assert_eq!(titles(&model), ["two", "one"]);
+        model.apply(&notice(2, "two again")).unwrap(); // replayed by the pipeline: skipped
+        model.apply(&notice(3, "three")).unwrap();
+        assert_eq!(titles(&model), ["three", "two", "one"]);
+    }
+
+    #[test]
+    fn a_sled_read_model_of_an_older_version_is_moved_over_once() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = wal::open_db(dir.path(), 1 << 20).unwrap();
+            let tree = db.open_tree(SLED_TREE).unwrap();
+            let row = NoticeRow {
+                id: 1,
+                title: "kept".into(),
+                body: "b".into(),
+                time: 5,
+                lang: String::new(),
+                withdrawn_at: None,
+            };
+            tree.insert(global_key(NOTICE, 1), serde_json::to_vec(&row).unwrap()).unwrap();
+            tree.insert(META_APPLIED, &41u64.to_be_bytes()).unwrap();
+            tree.insert(META_SEQ, &1u64.to_be_bytes()).unwrap();
+            db.flush().unwrap();
+        }
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 41);
+        assert_eq!(titles(&model), ["kept"]);
+        assert!(!dir.path().join("conf").exists(), "sled's files are removed");
+        assert!(!dir.path().join("db").exists());
+        // New rows go on after the old ones (a notice is numbered by its broadcast's index).
+        model.apply(&notice(42, "new")).unwrap();
+        assert_eq!(titles(&model), ["new", "kept"]);
+        let ids: Vec<u64> = model
+            .notices(|_| true, Paging { page: 1, size: 5 })
+            .unwrap()
+            .items
+            .iter()
+            .map(|n| n.id)
+            .collect();
+        assert_eq!(ids, [42, 1]);
+        drop(model);
+        assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
+    }
+
+    #[test]
+    fn a_prefix_scan_stops_at_the_prefix_whatever_its_last_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        let txn = model.db.begin_write().unwrap();
+        {
+            let mut table = txn.open_table(ROWS).unwrap();
+            for k in [&[1u8, 0xff][..], &[1, 0xff, 0], &[2], &[2, 0], &[0xff], &[0xff, 0xff, 1]] {
+                table.insert(k, &b"x"[..]).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+        let keys = |prefix: &[u8]| -> Vec<Vec<u8>> {
+            let table = model.rows().unwrap();
+            scan_prefix(&table, prefix).unwrap().map(|e| e.unwrap().0.value().to_vec()).collect()
+        };
+        assert_eq!(keys(&[1, 0xff]), [vec![1, 0xff], vec![1, 0xff, 0]]);
+        assert_eq!(keys(&[1]), [vec![1, 0xff], vec![1, 0xff, 0]]);
+        assert_eq!(keys(&[2]), [vec![2], vec![2, 0]]);
+        assert_eq!(keys(&[0xff]), [vec![0xff], vec![0xff, 0xff, 1]]);
+        assert_eq!(keys(&[0xff, 0xff]), [vec![0xff, 0xff, 1]]);
+    }
+}

@@ -1,0 +1,477 @@
+//! The projector: one thread writes rows from engine events, flushes, and tells the pipeline
+//! how far the durable projection reaches.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use engine::types::{
+    AccountKind, Contract, DepositOrder, OrderId, OrderStatus, Principal, SessionId, Symbol,
+    UserId, WithdrawOrder,
+};
+use engine::{AuditRecord, Engine, Event, Settlement, WalletChange};
+use market_feed::archive::TickArchive;
+use rust_decimal::Decimal;
+use serde::{de::DeserializeOwned, Serialize};
+use wal::{EventBatch, Handle};
+
+use super::rows::{
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
+    Totals,
+};
+use super::search::{gram_key, user_key, UserSearchRow};
+use super::*;
+use crate::names::{account_name, bill_name, order_status_name};
+
+impl ReadModel {
+    /// Projects one batch atomically: rows and the index it reaches.
+    pub fn apply(&self, batch: &EventBatch<Event>) -> Result<(), ReadModelError> {
+        self.apply_many(&[batch])
+    }
+
+    /// Projects several batches, in order, as one atomic sled batch: under load the
+    /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
+    pub fn apply_many<B: std::borrow::Borrow<EventBatch<Event>>>(
+        &self,
+        batches: &[B],
+    ) -> Result<(), ReadModelError> {
+        let applied = self.applied_index();
+        let mut fresh = batches
+            .iter()
+            .map(std::borrow::Borrow::borrow)
+            .filter(|b| b.last_index > applied)
+            .peekable();
+        let Some(first) = fresh.peek() else {
+            return Ok(()); // already projected (never happens with a well-behaved pipeline)
+        };
+        // Not durable yet: `flush` makes every commit so far durable at once.
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::None)?;
+        let mut last_index = applied;
+        {
+            let mut rows = txn.open_table(ROWS)?;
+            let mut writer = Writer::new(&mut rows, first.time_ms)?;
+            for batch in fresh {
+                writer.time_ms = batch.time_ms;
+                for event in &batch.events {
+                    writer.event(event)?;
+                }
+                last_index = batch.last_index;
+            }
+            writer.finish(last_index)?;
+        }
+        txn.commit()?;
+        self.applied.store(last_index, Ordering::Release);
+        self.progress.send_replace(last_index);
+        Ok(())
+    }
+}
+
+/// Writes one projection step inside a write transaction; reads see its own earlier writes.
+struct Writer<'a, 't> {
+    rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
+    time_ms: u64,
+    seq: u64,
+    totals: Totals,
+    /// The day being counted, written when the day changes and at the end.
+    today: Option<DayRow>,
+}
+
+impl<'a, 't> Writer<'a, 't> {
+    fn new(
+        rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
+        time_ms: u64,
+    ) -> Result<Self, ReadModelError> {
+        let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
+        let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
+        Ok(Writer { rows, time_ms, seq, totals, today: None })
+    }
+
+    /// The figures of the day of the event being projected.
+    fn day(&mut self) -> Result<&mut DayRow, ReadModelError> {
+        let start = self.time_ms / DAY_MS * DAY_MS;
+        if self.today.as_ref().is_some_and(|d| d.day != start) {
+            self.write_day()?;
+        }
+        if self.today.is_none() {
+            let stored = get_row::<DayRow>(&*self.rows, &day_key(start / DAY_MS))?;
+            self.today = Some(stored.unwrap_or(DayRow { day: start, ..DayRow::default() }));
+        }
+        Ok(self.today.get_or_insert_with(DayRow::default))
+    }
+
+    fn write_day(&mut self) -> Result<(), ReadModelError> {
+        if let Some(day) = self.today.take() {
+            self.put(&day_key(day.day / DAY_MS), &day)?;
+        }
+        Ok(())
+    }
+
+    fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
+        self.rows.insert(key, serde_json::to_vec(row)?.as_slice())?;
+        Ok(())
+    }
+
+    fn put_raw(&mut self, key: &[u8], value: &[u8]) -> Result<(), ReadModelError> {
+        self.rows.insert(key, value)?;
+        Ok(())
+    }
+
+    fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
+        get_row(&*self.rows, key)
+    }
+
+    fn update<T: Serialize + DeserializeOwned>(
+        &mut self,
+        key: &[u8],
+        change: impl FnOnce(&mut T),
+    ) -> Result<(), ReadModelError> {
+        if let Some(mut row) = self.get::<T>(key)? {
+            change(&mut row);
+            self.put(key, &row)?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: &Event) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        match event {
+            Event::Wallet(change) => self.bill(change)?,
+            Event::ContractOpened { contract, symbol } => self.opened(contract, *symbol)?,
+            Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
+                    row.entered(*entry, *expiry_ms);
+                })?;
+            }
+            Event::ContractSettled(settlement) => self.settled(settlement)?,
+            Event::DepositRequested(order) => self.deposit_requested(order)?,
+            Event::WithdrawalRequested(order) => self.withdrawal_requested(order)?,
+            Event::OrderResolved { order, user, status, remark, withdrawal } => {
+                self.order_resolved(*order, *user, *status, remark, *withdrawal)?;
+            }
+            Event::SessionStarted { user, session, device, ip } => {
+                self.session_started(*user, *session, device, ip)?;
+            }
+            Event::SessionEnded { user, session } => {
+                self.update(&key(LOGIN, *user, *session), |row: &mut LoginRow| {
+                    row.ended_at = Some(now);
+                })?;
+            }
+            Event::UserRegistered { user, username, email, .. } => {
+                self.user_registered(*user, username, email.as_deref())?;
+            }
+            Event::PriceAlertFired { alert, tick } => {
+                self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
+            }
+            Event::TwoFactorLocked { who: Principal::User(user), until_ms, failures } => {
+                let row = SecurityRow::two_factor_locked(now, *until_ms, *failures);
+                self.put(&key(SECURITY, *user, *until_ms), &row)?;
+            }
+            // An admin's pause is in the audit log (the engine's audit record).
+            Event::TwoFactorLocked { who: Principal::Admin(_), .. } => {}
+            Event::Notice { id, title, body, lang } => self.notice(*id, title, body, lang)?,
+            Event::NoticeWithdrawn { notice } => {
+                self.update(&global_key(NOTICE, *notice), |row: &mut NoticeRow| {
+                    row.withdrawn_at.get_or_insert(now);
+                })?;
+            }
+            Event::Audit(record) => self.audit(record)?,
+            // Kept by the engine (a password, a profile, the catalogue), by the candle archive
+            // (ticks), or in the audit log (an admin's sessions): no history row of their own.
+            Event::PasswordChanged { .. }
+            | Event::UserUpdated { .. }
+            | Event::Tick { .. }
+            | Event::AdminSessionsEnded { .. }
+            | Event::CatalogueChanged => {}
+        }
+        Ok(())
+    }
+
+    /// A bill line for a wallet change that moved the total.
+    fn bill(&mut self, change: &WalletChange) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        let Some(bill) = change.bill else { return Ok(()) };
+        self.seq += 1;
+        let row = BillRow {
+            id: self.seq,
+            account: account_name(change.account).into(),
+            bill_type: bill_name(bill).into(),
+            amount: change.amount.to_decimal(),
+            balance: change.wallet.available.to_decimal(),
+            reference: change.reference,
+            status: "completed".into(),
+            time: now,
+        };
+        self.put(&key(BILL, change.user, self.seq), &row)?;
+        Ok(())
+    }
+
+    /// A new contract's record, and the day's real-money figures.
+    fn opened(&mut self, c: &Contract, symbol: Symbol) -> Result<(), ReadModelError> {
+        if c.account == AccountKind::Real {
+            self.totals.contracts += 1;
+            self.totals.volume += c.stake.to_decimal();
+            let day = self.day()?;
+            day.contracts += 1;
+            day.turnover += c.stake.to_decimal();
+            day.fees += c.fee.to_decimal();
+            day.house_result += c.fee.to_decimal();
+        }
+        let row = ContractRow::opened(c, symbol);
+        self.put(&key(CONTRACT, c.user, c.id), &row)?;
+        self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// A deposit order's record, linked to its receipt.
+    fn deposit_requested(&mut self, order: &DepositOrder) -> Result<(), ReadModelError> {
+        let receipt = [&[UPLOAD][..], order.receipt.as_bytes()].concat();
+        self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id))?;
+        let details = serde_json::json!({
+            "accountName": order.account_name,
+            "accountNumber": order.account_number,
+            "bankName": order.bank_name,
+        });
+        let row = OrderRow {
+            id: order.id,
+            user: order.user,
+            kind: "deposit".into(),
+            amount: order.amount.to_decimal(),
+            fee: Decimal::ZERO,
+            actual: order.amount.to_decimal(),
+            method: crate::names::pay_method_name(order.method).into(),
+            details,
+            receipt: Some(order.receipt.clone()),
+            status: "pending".into(),
+            remark: String::new(),
+            created_at: order.created_ms,
+            completed_at: None,
+        };
+        self.order(row)?;
+        Ok(())
+    }
+
+    /// A withdrawal order's record.
+    fn withdrawal_requested(&mut self, order: &WithdrawOrder) -> Result<(), ReadModelError> {
+        let (method, details) = crate::names::destination_json(&order.destination);
+        let row = OrderRow {
+            id: order.id,
+            user: order.user,
+            kind: "withdraw".into(),
+            amount: order.amount.to_decimal(),
+            fee: order.fee.to_decimal(),
+            actual: order.actual.to_decimal(),
+            method: method.into(),
+            details,
+            receipt: None,
+            status: "pending".into(),
+            remark: String::new(),
+            created_at: order.created_ms,
+            completed_at: None,
+        };
+        self.order(row)?;
+        Ok(())
+    }
+
+    /// An order's new status, and a completed one counted in the day's figures.
+    fn order_resolved(
+        &mut self,
+        order: OrderId,
+        user: UserId,
+        status: OrderStatus,
+        remark: &str,
+        withdrawal: bool,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        if status == OrderStatus::Completed {
+            let amount = self.get::<OrderRow>(&key(ORDER, user, order))?.map(|o| o.amount);
+            let day = self.day()?;
+            let amount = amount.unwrap_or_default();
+            if withdrawal {
+                day.withdrawals += 1;
+                day.withdrawal_amount += amount;
+            } else {
+                day.deposits += 1;
+                day.deposit_amount += amount;
+            }
+        }
+        self.update(&key(ORDER, user, order), |row: &mut OrderRow| {
+            row.status = order_status_name(status).into();
+            remark.clone_into(&mut row.remark);
+            if status != OrderStatus::Processing {
+                row.completed_at = Some(now);
+            }
+        })?;
+        Ok(())
+    }
+
+    /// A sign-in's record, and the day's count.
+    fn session_started(
+        &mut self,
+        user: UserId,
+        session: SessionId,
+        device: &str,
+        ip: &str,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        self.totals.logins += 1;
+        self.day()?.logins += 1;
+        let row = LoginRow {
+            session,
+            device: device.to_owned(),
+            ip: ip.to_owned(),
+            started_at: now,
+            ended_at: None,
+        };
+        self.put(&key(LOGIN, user, session), &row)?;
+        Ok(())
+    }
+
+    /// A new user's search row (and its trigrams), and the day's count.
+    fn user_registered(
+        &mut self,
+        user: UserId,
+        username: &str,
+        email: Option<&str>,
+    ) -> Result<(), ReadModelError> {
+        let row = UserSearchRow::new(username, email);
+        for gram in row.grams() {
+            self.put_raw(&gram_key(gram, user), &[])?;
+        }
+        self.put(&user_key(user), &row)?;
+        self.totals.registrations += 1;
+        self.day()?.registrations += 1;
+        Ok(())
+    }
+
+    /// A notice's record.
+    fn notice(
+        &mut self,
+        id: u64,
+        title: &str,
+        body: &str,
+        lang: &str,
+    ) -> Result<(), ReadModelError> {
+        let now = self.time_ms;
+        let row = NoticeRow {
+            id,
+            title: title.to_owned(),
+            body: body.to_owned(),
+            time: now,
+            lang: lang.to_owned(),
+            withdrawn_at: None,
+        };
+        self.put(&global_key(NOTICE, id), &row)?;
+        Ok(())
+    }
+
+    /// An admin action's audit row.
+    fn audit(&mut self, record: &AuditRecord) -> Result<(), ReadModelError> {
+        let row = AuditRow {
+            index: record.index,
+            admin: record.admin,
+            action: record.action.into(),
+            detail: record.detail.clone(),
+            refused: record.refused.map(String::from),
+            time: record.time_ms,
+        };
+        self.seq += 1;
+        self.put(&global_key(AUDIT, self.seq), &row)?;
+        Ok(())
+    }
+
+    fn settled(&mut self, s: &Settlement) -> Result<(), ReadModelError> {
+        let c = &s.contract;
+        if c.account == AccountKind::Real && !s.outcome.is_void() {
+            self.totals.settled += 1;
+            self.totals.users_net += (s.credited - c.stake).to_decimal();
+            let day = self.day()?;
+            day.settled += 1;
+            day.house_result += (c.stake - s.credited).to_decimal();
+        }
+        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| row.settled(s))
+    }
+
+    fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {
+        self.put_raw(&global_key(ORDER_OWNER, row.id), &row.user.to_be_bytes())?;
+        self.put(&key(ORDER, row.user, row.id), &row)
+    }
+
+    fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
+        self.write_day()?;
+        self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
+        self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
+        let totals = serde_json::to_vec(&self.totals)?;
+        self.put_raw(META_TOTALS, &totals)
+    }
+}
+
+/// How often archived days past the retention are removed.
+const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
+
+/// Most event batches projected as one sled batch.
+const PROJECT_BATCHES_MAX: usize = 256;
+
+/// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells
+/// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
+pub fn spawn_projector(
+    model: ReadModel,
+    archive: Arc<TickArchive>,
+    archive_days: u64,
+    handle: Handle<Engine>,
+    live: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("readmodel".into()).spawn(move || {
+        let mut last_flush = Instant::now();
+        let mut last_prune: Option<Instant> = None;
+        loop {
+            match live.recv_timeout(FLUSH_PERIOD) {
+                Ok(batch) => {
+                    let mut batches = vec![batch];
+                    batches.extend(live.try_iter().take(PROJECT_BATCHES_MAX - 1));
+                    let archived = batches.iter().try_for_each(|b| archive.record(b));
+                    if let Err(error) = archived {
+                        tracing::error!(%error, "tick archive: cannot archive a batch; history stops until restart");
+                        model.stalled.store(true, Ordering::Release);
+                        return;
+                    }
+                    if let Err(error) = model.apply_many(&batches) {
+                        tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
+                        model.stalled.store(true, Ordering::Release);
+                        return;
+                    }
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    // Stopped with the pipeline, or dropped for falling behind.
+                    if !handle.is_closed() {
+                        tracing::error!("read model fell behind and was dropped; history resumes after a restart");
+                        model.stalled.store(true, Ordering::Release);
+                    }
+                    let _ = model.flush();
+                    if let Err(error) = archive.flush() {
+                        tracing::error!(%error, "tick archive: final flush failed; the log keeps the ticks");
+                    }
+                    return;
+                }
+            }
+            if last_flush.elapsed() >= FLUSH_PERIOD {
+                // The log is kept after the lower of the two durable positions.
+                let now = wal::pipeline::system_time_ms();
+                match (model.flush(), archive.flush_if_due(now)) {
+                    (Ok(durable), Ok(archived)) => handle.set_followed(durable.min(archived)),
+                    (Err(error), _) => tracing::error!(%error, "read model flush failed"),
+                    (_, Err(error)) => tracing::error!(%error, "tick archive flush failed"),
+                }
+                if last_prune.is_none_or(|at| at.elapsed() >= ARCHIVE_PRUNE_PERIOD) {
+                    match archive.prune(now, archive_days) {
+                        Ok(0) => {}
+                        Ok(removed) => tracing::info!(removed, archive_days, "tick archive: old days removed"),
+                        Err(error) => tracing::error!(%error, "tick archive: pruning failed"),
+                    }
+                    last_prune = Some(Instant::now());
+                }
+                last_flush = Instant::now();
+            }
+        }
+    })
+}

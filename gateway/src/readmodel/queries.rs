@@ -1,0 +1,197 @@
+//! What the API reads: lists (newest first, filtered, paged within a bounded scan) and
+//! lookups.
+
+use rust_decimal::Decimal;
+
+use super::rows::{
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
+    Totals,
+};
+use super::*;
+use crate::names::BILL_TYPES;
+
+impl ReadModel {
+    /// A user's bills, newest first, and the sum per type of every bill `keep` accepts
+    /// (one bounded scan for both).
+    pub fn bills(
+        &self,
+        user: u32,
+        keep: impl Fn(&BillRow) -> bool,
+        page: Paging,
+    ) -> Result<(Page<BillRow>, BillSums), ReadModelError> {
+        let mut sums = bill_sums();
+        let rows = Self::decoded::<BillRow>(self.user_scan(BILL, user)?).inspect(|row| {
+            if let Ok(row) = row {
+                if keep(row) {
+                    add_to_sums(&mut sums, row);
+                }
+            }
+        });
+        let page = page_of(rows, &keep, page)?;
+        Ok((page, sums))
+    }
+
+    /// Sum of a user's bills matching `keep`, per type (bounded scan).
+    pub fn bill_totals(
+        &self,
+        user: u32,
+        keep: impl Fn(&BillRow) -> bool,
+    ) -> Result<BillSums, ReadModelError> {
+        let mut sums = bill_sums();
+        for row in Self::decoded::<BillRow>(self.user_scan(BILL, user)?) {
+            let row = row?;
+            if keep(&row) {
+                add_to_sums(&mut sums, &row);
+            }
+        }
+        Ok(sums)
+    }
+
+    /// A user's contracts, newest first.
+    pub fn contracts(
+        &self,
+        user: u32,
+        keep: impl Fn(&ContractRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<ContractRow>, ReadModelError> {
+        self.list(self.user_scan(CONTRACT, user)?, keep, page)
+    }
+
+    /// One contract by id.
+    pub fn contract(&self, id: u64) -> Result<Option<ContractRow>, ReadModelError> {
+        let table = self.rows()?;
+        let Some(owner) = table.get(&global_key(CONTRACT_OWNER, id)[..])? else { return Ok(None) };
+        get_row(&table, &key(CONTRACT, owner_of(owner.value()), id))
+    }
+
+    /// Contracts with an id above `after_id` that `keep` accepts, oldest first, at most `limit`
+    /// (looking at most at [`SCAN_ROWS_MAX`] rows): settled contracts for public proofs.
+    pub fn contracts_after(
+        &self,
+        after_id: u64,
+        limit: usize,
+        keep: impl Fn(&ContractRow) -> bool,
+    ) -> Result<Vec<ContractRow>, ReadModelError> {
+        let start = global_key(CONTRACT_OWNER, after_id.saturating_add(1));
+        let end = global_key(CONTRACT_OWNER, u64::MAX);
+        let table = self.rows()?;
+        let mut rows = Vec::new();
+        for entry in table.range::<&[u8]>(&start[..]..=&end[..])?.take(SCAN_ROWS_MAX) {
+            let (owner_key, owner) = entry?;
+            let id = u64_of(&owner_key.value()[1..]);
+            if let Some(row) =
+                get_row::<ContractRow>(&table, &key(CONTRACT, owner_of(owner.value()), id))?
+            {
+                if keep(&row) {
+                    rows.push(row);
+                    if rows.len() >= limit {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Every user's contracts, newest first (back-office).
+    pub fn all_contracts(
+        &self,
+        keep: impl Fn(&ContractRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<ContractRow>, ReadModelError> {
+        self.list_all(CONTRACT_OWNER, CONTRACT, keep, page)
+    }
+
+    /// A user's deposit and withdrawal orders, newest first.
+    pub fn orders(
+        &self,
+        user: u32,
+        keep: impl Fn(&OrderRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<OrderRow>, ReadModelError> {
+        self.list(self.user_scan(ORDER, user)?, keep, page)
+    }
+
+    /// Every user's orders, newest first (back-office).
+    pub fn all_orders(
+        &self,
+        keep: impl Fn(&OrderRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<OrderRow>, ReadModelError> {
+        self.list_all(ORDER_OWNER, ORDER, keep, page)
+    }
+
+    /// A user's sign-ins, newest first.
+    pub fn logins(&self, user: u32, page: Paging) -> Result<Page<LoginRow>, ReadModelError> {
+        self.list(self.user_scan(LOGIN, user)?, |_| true, page)
+    }
+
+    /// A user's security events (two-factor pauses), newest first.
+    pub fn security_events(
+        &self,
+        user: u32,
+        page: Paging,
+    ) -> Result<Page<SecurityRow>, ReadModelError> {
+        self.list(self.user_scan(SECURITY, user)?, |_| true, page)
+    }
+
+    /// A user's fired price alerts, newest first.
+    pub fn fired_alerts(&self, user: u32, page: Paging) -> Result<Page<AlertRow>, ReadModelError> {
+        self.list(self.user_scan(ALERT, user)?, |_| true, page)
+    }
+
+    /// System notices, newest first, the rows `keep` accepts.
+    pub fn notices(
+        &self,
+        keep: impl Fn(&NoticeRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<NoticeRow>, ReadModelError> {
+        self.list(scan_prefix(&self.rows()?, &[NOTICE])?, keep, page)
+    }
+    /// One notice.
+    pub fn notice(&self, id: u64) -> Result<Option<NoticeRow>, ReadModelError> {
+        self.get(&global_key(NOTICE, id))
+    }
+
+    /// The audit log, newest first, the rows `keep` accepts.
+    pub fn audit(
+        &self,
+        keep: impl Fn(&AuditRow) -> bool,
+        page: Paging,
+    ) -> Result<Page<AuditRow>, ReadModelError> {
+        self.list(scan_prefix(&self.rows()?, &[AUDIT])?, keep, page)
+    }
+
+    /// Dashboard totals.
+    pub fn totals(&self) -> Result<Totals, ReadModelError> {
+        Ok(self.get(META_TOTALS)?.unwrap_or_default())
+    }
+
+    /// The figures of the `days` UTC days up to and including the one of `now_ms`, oldest
+    /// first; a day without activity is all zeros.
+    pub fn days(&self, now_ms: u64, days: u32) -> Result<Vec<DayRow>, ReadModelError> {
+        let last = now_ms / DAY_MS;
+        let first = last.saturating_sub(u64::from(days.max(1)) - 1);
+        let table = self.rows()?;
+        (first..=last)
+            .map(|day| {
+                let row = get_row::<DayRow>(&table, &day_key(day))?;
+                Ok(row.unwrap_or(DayRow { day: day * DAY_MS, ..DayRow::default() }))
+            })
+            .collect()
+    }
+}
+
+/// The sum of bills per type, every type listed.
+pub type BillSums = Vec<(String, Decimal)>;
+
+/// A zero sum for every bill type.
+fn bill_sums() -> BillSums {
+    BILL_TYPES.iter().map(|t| ((*t).to_owned(), Decimal::ZERO)).collect()
+}
+
+fn add_to_sums(sums: &mut [(String, Decimal)], row: &BillRow) {
+    if let Some(sum) = sums.iter_mut().find(|(t, _)| *t == row.bill_type) {
+        sum.1 += row.amount;
+    }
+}

@@ -1,0 +1,378 @@
+//! The rows as stored (JSON) and as the API answers them.
+
+use engine::types::TickRef;
+use engine::Settlement;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::names::{account_name, direction_name, outcome_name};
+
+/// A money movement with a bill type (decisions §3).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct BillRow {
+    /// Order of the bill among all bills.
+    pub id: u64,
+    /// `real` or `demo`.
+    pub account: String,
+    /// deposit, withdraw, profit, loss, fee, refund, reward, transfer_in, transfer_out, adjustment.
+    #[serde(rename = "type")]
+    pub bill_type: String,
+    /// Signed amount in USDT.
+    #[schema(value_type = String)]
+    pub amount: Decimal,
+    /// Available balance after it.
+    #[schema(value_type = String)]
+    pub balance: Decimal,
+    /// Contract, order or counterparty it belongs to.
+    pub reference: u64,
+    /// Bills are final when written.
+    pub status: String,
+    /// When (ms since the epoch).
+    pub time: u64,
+}
+
+/// A tick that entered or ended a contract, with where it sits in the log (decisions §1).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct TickRow {
+    /// Price.
+    #[schema(value_type = String)]
+    pub price: Decimal,
+    /// Tick time (ms since the epoch).
+    pub time: u64,
+    /// Log index of the tick.
+    pub sequence: u64,
+}
+
+impl ContractRow {
+    /// A contract just accepted, waiting for its entry tick.
+    pub fn opened(c: &engine::types::Contract, symbol: engine::types::Symbol) -> ContractRow {
+        ContractRow {
+            id: c.id,
+            user: c.user,
+            account: account_name(c.account).into(),
+            symbol: symbol.to_string(),
+            direction: direction_name(c.direction).into(),
+            stake: c.stake.to_decimal(),
+            fee: c.fee.to_decimal(),
+            payout_rate: c.payout_rate.to_decimal(),
+            duration: c.duration_ms / 1_000,
+            accepted_at: c.accepted_ms,
+            accepted_index: c.accepted_index,
+            entry: None,
+            expiry_at: None,
+            exit: None,
+            outcome: None,
+            credited: None,
+            profit: None,
+            settled_at: None,
+            status: "waiting_entry".into(),
+        }
+    }
+
+    /// The entry tick arrived: the contract runs until `expiry_ms`.
+    pub fn entered(&mut self, entry: TickRef, expiry_ms: u64) {
+        self.entry = Some(entry.into());
+        self.expiry_at = Some(expiry_ms);
+        self.status = "open".into();
+    }
+
+    /// The contract ended as `s` says.
+    pub fn settled(&mut self, s: &Settlement) {
+        let c = &s.contract;
+        self.entry = c.entry.map(TickRow::from);
+        self.expiry_at = c.entry.map(|_| c.expiry_ms);
+        self.exit = s.exit.map(TickRow::from);
+        self.outcome = Some(outcome_name(s.outcome).into());
+        self.credited = Some(s.credited.to_decimal());
+        self.profit = Some(s.profit.to_decimal());
+        self.settled_at = Some(s.settled_ms);
+        self.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
+    }
+}
+
+impl From<TickRef> for TickRow {
+    fn from(tick: TickRef) -> Self {
+        TickRow { price: tick.price, time: tick.time_ms, sequence: tick.index }
+    }
+}
+
+/// A contract record.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractRow {
+    /// Order number.
+    pub id: u64,
+    /// Owner's UID.
+    pub user: u32,
+    /// `real` or `demo`.
+    pub account: String,
+    /// Product code.
+    pub symbol: String,
+    /// `up` (buy up) or `down` (buy down).
+    pub direction: String,
+    /// Input amount.
+    #[schema(value_type = String)]
+    pub stake: Decimal,
+    /// Fee paid.
+    #[schema(value_type = String)]
+    pub fee: Decimal,
+    /// Payout rate locked at acceptance.
+    #[schema(value_type = String)]
+    pub payout_rate: Decimal,
+    /// Duration in seconds.
+    pub duration: u64,
+    /// Accepted at.
+    pub accepted_at: u64,
+    /// Log index of the acceptance: the entry is the symbol's first tick after it.
+    #[serde(default)]
+    pub accepted_index: u64,
+    /// Entry spot, once known.
+    pub entry: Option<TickRow>,
+    /// Expiry (entry time + duration), once entered.
+    pub expiry_at: Option<u64>,
+    /// Exit spot, once settled.
+    pub exit: Option<TickRow>,
+    /// win, loss, tie, void_no_entry, void_stale_feed, void_market_closed.
+    pub outcome: Option<String>,
+    /// Paid back to the wallet at settlement.
+    #[schema(value_type = Option<String>)]
+    pub credited: Option<Decimal>,
+    /// Profit (+) or loss (-).
+    #[schema(value_type = Option<String>)]
+    pub profit: Option<Decimal>,
+    /// Settled at.
+    pub settled_at: Option<u64>,
+    /// waiting_entry, open, settled, void.
+    pub status: String,
+}
+
+/// A deposit (recharge) or withdrawal order.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderRow {
+    /// Order id.
+    pub id: u64,
+    /// Owner's UID.
+    pub user: u32,
+    /// `deposit` or `withdraw`.
+    pub kind: String,
+    /// Amount (for withdrawals, including the fee).
+    #[schema(value_type = String)]
+    pub amount: Decimal,
+    /// Fee.
+    #[schema(value_type = String)]
+    pub fee: Decimal,
+    /// What arrives (amount - fee).
+    #[schema(value_type = String)]
+    pub actual: Decimal,
+    /// bank_transfer, usdt_trc20, usdt_erc20 (deposits); wallet or bank (withdrawals).
+    pub method: String,
+    /// Account name, number and bank, or chain and address.
+    pub details: serde_json::Value,
+    /// Receipt upload name (deposits).
+    pub receipt: Option<String>,
+    /// pending, processing (a withdrawal approved, being paid out), completed, rejected or
+    /// failed (a withdrawal whose payout failed; the money returned).
+    pub status: String,
+    /// The admin's remark on rejection.
+    pub remark: String,
+    /// Created at.
+    pub created_at: u64,
+    /// Decided at.
+    pub completed_at: Option<u64>,
+}
+
+/// One sign-in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginRow {
+    /// Session id.
+    pub session: u64,
+    /// Device (user agent, shortened).
+    pub device: String,
+    /// Client address.
+    pub ip: String,
+    /// Signed in at.
+    pub started_at: u64,
+    /// Ended at (sign-out, revocation), if ended.
+    pub ended_at: Option<u64>,
+}
+
+/// An event of a user's security history, beside their sign-ins.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRow {
+    /// `twoFactorLocked`: too many wrong authenticator codes paused two-factor actions (sign-in,
+    /// turning 2FA off, transfers, withdrawals).
+    pub kind: String,
+    /// When it happened (ms).
+    pub time: u64,
+    /// When the pause ends (ms); also the event's id.
+    pub until: u64,
+    /// Wrong codes in a row that led to it.
+    pub failures: u32,
+}
+
+impl SecurityRow {
+    /// A two-factor pause of the account.
+    pub fn two_factor_locked(time: u64, until: u64, failures: u32) -> SecurityRow {
+        SecurityRow { kind: "twoFactorLocked".into(), time, until, failures }
+    }
+}
+
+/// A system notice.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NoticeRow {
+    /// Notice id.
+    pub id: u64,
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub body: String,
+    /// Sent at.
+    pub time: u64,
+    /// The language it is written in (`en-US` ... `hi-IN`); empty: every language.
+    #[serde(default)]
+    pub lang: String,
+    /// Withdrawn by an admin at this time (ms): users no longer see it.
+    #[serde(default)]
+    pub withdrawn_at: Option<u64>,
+}
+
+/// A price alert: waiting (from the engine) or fired (kept here).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertRow {
+    /// Alert number.
+    pub id: u64,
+    /// Product code.
+    pub symbol: String,
+    /// The price watched for.
+    #[schema(value_type = String)]
+    pub price: Decimal,
+    /// `above`: fires when the price rises to it; `below`: when it falls to it.
+    pub direction: String,
+    /// Set at (ms since the epoch).
+    pub created_at: u64,
+    /// When a tick reached it; none while waiting.
+    pub fired_at: Option<u64>,
+    /// The price of that tick.
+    #[schema(value_type = Option<String>)]
+    pub fired_price: Option<Decimal>,
+    /// Log index of that tick (look it up in the tick archive).
+    pub fired_sequence: Option<u64>,
+}
+
+impl AlertRow {
+    /// A waiting alert as the engine holds it.
+    pub fn waiting(alert: &engine::types::PriceAlert) -> AlertRow {
+        AlertRow {
+            id: alert.id,
+            symbol: alert.symbol.to_string(),
+            price: alert.price,
+            direction: if alert.rising { "above" } else { "below" }.to_owned(),
+            created_at: alert.created_ms,
+            fired_at: None,
+            fired_price: None,
+            fired_sequence: None,
+        }
+    }
+
+    /// The alert as `tick` fired it.
+    pub fn fired(alert: &engine::types::PriceAlert, tick: TickRef) -> AlertRow {
+        AlertRow {
+            fired_at: Some(tick.time_ms),
+            fired_price: Some(tick.price),
+            fired_sequence: Some(tick.index),
+            ..AlertRow::waiting(alert)
+        }
+    }
+}
+
+/// One back-office action, refused or not (decisions §1).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRow {
+    /// Log index of the action.
+    pub index: u64,
+    /// Admin id.
+    pub admin: u32,
+    /// Action name.
+    pub action: String,
+    /// What it did.
+    pub detail: String,
+    /// Error code if refused.
+    pub refused: Option<String>,
+    /// When.
+    pub time: u64,
+}
+
+/// An uploaded file and who may see it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct UploadRow {
+    /// Uploader's UID.
+    pub owner: u32,
+    /// `avatar` (public) or `receipt` (owner and admins).
+    pub kind: String,
+    /// MIME type found in the content.
+    pub content_type: String,
+    /// The deposit order this receipt backs, once one was asked for with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deposit: Option<u64>,
+}
+
+/// Running totals for the dashboard.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Real contracts accepted.
+    pub contracts: u64,
+    /// Real stake accepted.
+    #[schema(value_type = String)]
+    pub volume: Decimal,
+    /// Real contracts settled.
+    pub settled: u64,
+    /// Net result of users on settled real contracts (credited - stake).
+    #[schema(value_type = String)]
+    pub users_net: Decimal,
+    /// Sign-ins.
+    pub logins: u64,
+    /// Registrations.
+    pub registrations: u64,
+}
+
+/// One UTC day's figures for the back-office's dashboard (real money only).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DayRow {
+    /// The day's start (ms since the epoch, UTC).
+    pub day: u64,
+    /// Registrations.
+    pub registrations: u64,
+    /// Sign-ins.
+    pub logins: u64,
+    /// Deposits approved: how many and how much.
+    pub deposits: u64,
+    #[schema(value_type = String)]
+    pub deposit_amount: Decimal,
+    /// Withdrawals paid out: how many and how much.
+    pub withdrawals: u64,
+    #[schema(value_type = String)]
+    pub withdrawal_amount: Decimal,
+    /// Real contracts accepted.
+    pub contracts: u64,
+    /// Real stake accepted.
+    #[schema(value_type = String)]
+    pub turnover: Decimal,
+    /// Fees taken on real contracts.
+    #[schema(value_type = String)]
+    pub fees: Decimal,
+    /// Real contracts settled (not void).
+    pub settled: u64,
+    /// The house's result on them: stakes kept minus what was credited, plus fees taken.
+    #[schema(value_type = String)]
+    pub house_result: Decimal,
+}
