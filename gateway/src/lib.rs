@@ -4,16 +4,19 @@
 //!   started in order and stopped in reverse.
 //! - [`config`]: options from flags, environment and a TOML file; [`logging`]: log lines.
 //! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
-//! - [`readmodel`]: history projected from engine events into redb.
-//! - [`http`]: the HTTP listener (request-head timeout, connection caps, drain);
-//!   [`admission`]: connection caps per address and in all (HTTP and websockets).
-//! - [`api`]: the HTTP API (axum), its errors, localisation, auth and OpenAPI document;
-//!   [`trading`]: what an order and a market view are, for the API and the websocket alike.
-//! - [`hasher`]: argon2id on a bounded pool; [`password`]: the argon2id parameters.
-//! - [`throttle`]: brute-force limits (attempts per account and address); [`mail`]: e-mail codes and delivery;
-//!   [`walletsig`]: wallet signature sign-in; [`metrics`]: Prometheus metrics.
-//! - [`ws`]: the websocket (`/ws`, `/trade`): subscriptions, the private stream, orders,
-//!   fan-out with bounded per-connection queues.
+//! - [`state`]: the composition root, [`state::AppState`], that every handler of either
+//!   transport receives.
+//! - Services both transports use, importing neither: [`error`] (the one error value),
+//!   [`i18n`] (catalogues), [`tokens`] (JWTs), [`sessions`] (is a token's session live),
+//!   [`forward`] (cluster mode: writes to the leader), [`trading`] (what an order and a market
+//!   view are), [`names`] (the wire names of the engine's enums), [`readmodel`] (history
+//!   projected from engine events into redb), [`hasher`] and [`password`] (argon2id),
+//!   [`throttle`] (attempt limits), [`mail`] (e-mail codes), [`walletsig`] (wallet sign-in),
+//!   [`metrics`] (Prometheus).
+//! - The transports: [`api`] (HTTP, axum, with its OpenAPI document) and [`ws`] (the
+//!   websocket at `/ws` and `/trade`: subscriptions, the private stream, orders, fan-out with
+//!   bounded per-connection queues); [`http`] accepts connections for both, [`admission`]
+//!   caps them per address and in all.
 //! - [`web`]: the web app's files (embedded), with a fallback to `index.html` for its routes.
 //! - [`verify`]: re-derives every settled result from the archived ticks (`trading-verify`).
 //! - [`feeds`]: `--feed` specifications.

@@ -388,7 +388,7 @@ pub fn verify_data_dir(dir: &std::path::Path) -> Result<Report, String> {
             let recorded = Recorded {
                 id: row.id,
                 symbol: row.symbol.clone(),
-                direction: row.direction.clone(),
+                direction: crate::names::direction_name(row.direction).into(),
                 stake: row.stake,
                 fee: row.fee,
                 payout_rate: row.payout_rate,
@@ -397,7 +397,7 @@ pub fn verify_data_dir(dir: &std::path::Path) -> Result<Report, String> {
                 accepted_index: row.accepted_index,
                 entry: row.entry.map(|t| Tick { index: t.sequence, time: t.time, price: t.price }),
                 exit: row.exit.map(|t| Tick { index: t.sequence, time: t.time, price: t.price }),
-                outcome: row.outcome.clone().unwrap_or_default(),
+                outcome: row.outcome.map(crate::names::outcome_name).unwrap_or_default().into(),
                 credited: row.credited.unwrap_or_default(),
                 profit: row.profit.unwrap_or_default(),
             };

@@ -184,7 +184,7 @@ fn a_simulated_day_re_derives_with_zero_mismatches_and_a_forged_tick_is_caught()
     let model = gateway::readmodel::ReadModel::open(&dir.path().join("readmodel")).unwrap();
     let victim = model
         .contracts_after(0, 10_000, |r| {
-            r.symbol == "BTCUSDT" && r.outcome.as_deref() == Some("win")
+            r.symbol == "BTCUSDT" && r.outcome == Some(engine::types::Outcome::Win)
         })
         .unwrap()
         .remove(0);

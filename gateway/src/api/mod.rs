@@ -2,13 +2,13 @@
 //! payloads, plus REST calls for what the spec implies; every answer is the envelope
 //! `{success, data, message}` and a failure also carries a stable `code`.
 //!
-//! - [`error`]: [`ApiError`], one error type; localised by the middleware in this module.
-//! - [`i18n`]: message catalogues from `locales/`.
-//! - [`auth`]: tokens (JWT) and the extractors that check them against live sessions.
-//! - [`dto`]: request parsing helpers shared by handlers.
-//! - [`sign_in`], [`users`], [`security`], [`limits`], [`alerts`], [`trade`], [`wallet`], [`invitations`], [`notices`],
-//!   [`admin`], [`uploads`],
-//!   [`system`], [`fairness`]: the handlers.
+//! - This module: the router, and the middlewares that write [`ApiError`] in the envelope in
+//!   the caller's language, check idempotency keys and forward writes in cluster mode.
+//! - [`auth`]: the extractors (the signed-in caller, the client, bodies, paths, queries);
+//!   [`idempotency`]: the `Idempotency-Key` value; [`dto`]: request parsing shared by handlers.
+//! - The handlers, one file per area: [`sign_in`], [`users`], [`security`], [`codes`],
+//!   [`limits`], [`alerts`], [`trade`], [`wallet`], [`invitations`], [`notices`], [`uploads`],
+//!   [`system`], [`fairness`], [`admins`], and the back-office's pages under [`admin`].
 //!
 //! Routes are registered through `utoipa-axum`, so the OpenAPI document served at
 //! `/api/openapi.json` is generated from the same handlers the router runs.

@@ -2,7 +2,7 @@
 
 use axum::extract::State;
 use engine::command::PlaceOrder;
-use engine::types::Category;
+use engine::types::{AccountKind, Category};
 use engine::Command;
 use market_feed::types::Period;
 use serde::{Deserialize, Serialize};
@@ -258,17 +258,17 @@ async fn accepted_earlier(
         || ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
     let contract = found.items.into_iter().next().ok_or_else(reused)?;
     let same = contract.symbol == order.symbol.as_str()
-        && contract.direction == crate::names::direction_name(order.direction)
+        && contract.direction == order.direction
         && contract.stake == order.stake
         && contract.duration == u64::from(order.duration_secs)
-        && contract.account == crate::names::account_name(order.account);
+        && contract.account == order.account;
     if !same {
         return Err(reused());
     }
     Ok(OrderAccepted {
         contract_id: contract.id,
         fee: contract.fee.to_string(),
-        status: contract.status,
+        status: contract.status.name().into(),
     })
 }
 
@@ -294,8 +294,8 @@ pub struct ContractQuery {
 pub(super) fn contract_filter(status: Option<ContractStatus>) -> fn(&ContractRow) -> bool {
     match status {
         None => |_| true,
-        Some(ContractStatus::Open) => |r| r.status == "open" || r.status == "waiting_entry",
-        Some(ContractStatus::Settled) => |r| r.status == "settled" || r.status == "void",
+        Some(ContractStatus::Open) => |r| r.status.is_open(),
+        Some(ContractStatus::Settled) => |r| !r.status.is_open(),
     }
 }
 
@@ -310,7 +310,7 @@ async fn contracts(
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let by_status = contract_filter(query.status);
-    let account = query.account.map(|a| crate::names::account_name(a.into()));
+    let account = query.account.map(AccountKind::from);
     let page = history.contracts(
         user.id,
         |r| by_status(r) && account.is_none_or(|a| r.account == a),

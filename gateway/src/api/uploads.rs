@@ -15,7 +15,7 @@ use super::auth::{Admin, PathValue, User};
 use super::users::UserView;
 use super::{ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::http::{UPLOAD_BYTES_MAX, UPLOAD_REQUEST_BYTES_MAX};
-use crate::readmodel::UploadRow;
+use crate::readmodel::{UploadKind, UploadRow};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -53,7 +53,7 @@ fn too_large() -> ApiError {
 async fn store(
     state: &AppState,
     owner: u32,
-    kind: &str,
+    kind: UploadKind,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Uploaded> {
     // Not a multipart body (no boundary, another content type): the envelope, not axum's text.
@@ -98,7 +98,7 @@ async fn store(
         state.readmodel.release_upload(owner, size)?;
         return Err(ApiError::internal(error));
     }
-    let row = UploadRow { owner, kind: kind.into(), content_type: (*mime).into(), deposit: None };
+    let row = UploadRow { owner, kind, content_type: (*mime).into(), deposit: None };
     state.readmodel.put_upload(&name, &row)?;
     Ok(Uploaded {
         url: format!("/api/uploads/{name}"),
@@ -117,7 +117,7 @@ async fn upload(
     user: User,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<Uploaded> {
-    ok(store(&state, user.id, "receipt", multipart).await?)
+    ok(store(&state, user.id, UploadKind::Receipt, multipart).await?)
 }
 
 /// Upload and set the avatar (multipart field `file`).
@@ -130,7 +130,7 @@ async fn avatar(
     user: User,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<UserView> {
-    let stored = store(&state, user.id, "avatar", multipart).await?;
+    let stored = store(&state, user.id, UploadKind::Avatar, multipart).await?;
     ok(super::users::set_avatar(&state, key, user.id, stored.url).await?)
 }
 
@@ -148,7 +148,7 @@ async fn logo(
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<Uploaded> {
     admin.writes(Area::Config)?;
-    ok(store(&state, SITE_OWNER, "logo", multipart).await?)
+    ok(store(&state, SITE_OWNER, UploadKind::Logo, multipart).await?)
 }
 
 /// Fetch an upload: avatars and the logo for anyone; receipts for their owner or an admin
@@ -164,7 +164,7 @@ async fn download(
     let valid = name.len() <= 40 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.');
     let row = if valid { state.readmodel.upload(&name)? } else { None };
     let row = row.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND"))?;
-    if !["avatar", "logo"].contains(&row.kind.as_str()) {
+    if row.kind == UploadKind::Receipt {
         let token = crate::tokens::bearer(&headers).ok_or_else(ApiError::unauthorized)?;
         let allowed = state.tokens.check(token, "admin").is_some()
             || state.tokens.check(token, "user").is_some_and(|c| c.sub == row.owner);

@@ -3,7 +3,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use engine::command::RequestDeposit;
-use engine::types::{AccountKind, Destination, Principal};
+use engine::types::{
+    AccountKind, BillType as BillKind, Destination, OrderStatus as EngineOrderStatus, Principal,
+};
 use engine::{Command, Reply};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -13,12 +15,12 @@ use utoipa_axum::routes;
 
 use super::auth::{Body, Client, Params, PathValue, User};
 use super::dto::{
-    self, AccountParam, BillType, ChainParam, OrderQuery, OrderStatus, PageQuery, PayMethodParam,
-    WithdrawMethod,
+    self, AccountParam, BillType, ChainParam, OrderQuery, PageQuery, PayMethodParam, WithdrawMethod,
 };
 use super::two_factor;
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
-use crate::readmodel::{BillRow, OrderRow, Page, ReadModel};
+use crate::names::{bill_name, WireName};
+use crate::readmodel::{BillRow, OrderKind, OrderRow, Page, ReadModel, UploadKind};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -67,8 +69,8 @@ pub struct AccountQuery {
     pub account: Option<AccountParam>,
 }
 
-fn trading_bill(bill_type: &str) -> bool {
-    matches!(bill_type, "profit" | "loss" | "fee" | "reward")
+fn trading_bill(bill_type: BillKind) -> bool {
+    matches!(bill_type, BillKind::Profit | BillKind::Loss | BillKind::Fee | BillKind::Reward)
 }
 
 /// Wallet balances and 24 h change.
@@ -84,10 +86,9 @@ async fn balance(
     let id = user.id;
     let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
     let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
-    let name = crate::names::account_name(kind);
     let since = state.now().saturating_sub(DAY_MS);
     let sums = history
-        .bill_totals(id, |b| b.account == name && b.time >= since && trading_bill(&b.bill_type))?;
+        .bill_totals(id, |b| b.account == kind && b.time >= since && trading_bill(b.bill_type))?;
     // decisions §3: profit - loss - fees + rewards (refunds of void contracts are not results).
     let change: Decimal = sums.iter().map(|(_, s)| *s).sum();
     let before = wallet.total().to_decimal() - change;
@@ -97,7 +98,7 @@ async fn balance(
         Decimal::ZERO
     };
     ok(Balance {
-        account: name.into(),
+        account: crate::names::account_name(kind).into(),
         total: wallet.total().to_string(),
         available: wallet.available.to_string(),
         in_position: wallet.in_position.to_string(),
@@ -122,11 +123,11 @@ async fn reset_demo(
 fn my_orders(
     history: &ReadModel,
     user: u32,
-    kind: &'static str,
+    kind: OrderKind,
     query: &OrderQuery,
 ) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let status = query.status.map(OrderStatus::as_str);
+    let status = query.status.and_then(|s| EngineOrderStatus::from_wire_name(s.as_str()));
     let page =
         history.orders(user, |o| o.kind == kind && status.is_none_or(|s| o.status == s), paging)?;
     ok(page)
@@ -140,7 +141,7 @@ async fn deposits(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    my_orders(state.history().await?, user.id, "deposit", &query)
+    my_orders(state.history().await?, user.id, OrderKind::Deposit, &query)
 }
 
 /// What the deposit form needs: the limits and where to pay.
@@ -276,7 +277,8 @@ async fn create_deposit(
         return Err(ApiError::invalid("receipt", "receipt"));
     }
     let upload = state.history().await?.upload(&receipt)?;
-    let Some(upload) = upload.filter(|u| u.owner == user.id && u.kind == "receipt") else {
+    let Some(upload) = upload.filter(|u| u.owner == user.id && u.kind == UploadKind::Receipt)
+    else {
         return Err(ApiError::invalid("receipt", "receipt"));
     };
     if upload.deposit.is_some() {
@@ -396,7 +398,7 @@ async fn withdrawals(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    my_orders(state.history().await?, user.id, "withdraw", &query)
+    my_orders(state.history().await?, user.id, OrderKind::Withdraw, &query)
 }
 
 /// `POST /api/wallet/withdrawals`.
@@ -639,10 +641,10 @@ async fn bills(
 ) -> Answer<Bills> {
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let bill_type = query.bill_type.map(BillType::as_str);
+    let bill_type = query.bill_type.and_then(|t| BillKind::from_wire_name(t.as_str()));
     let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
     let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
-    let account = crate::names::account_name(query.account.unwrap_or(AccountParam::Real).into());
+    let account = AccountKind::from(query.account.unwrap_or(AccountParam::Real));
     let keep = |b: &BillRow| {
         b.account == account
             && bill_type.is_none_or(|t| b.bill_type == t)
@@ -657,6 +659,6 @@ async fn bills(
         total: page.total,
         total_in: total_in.to_string(),
         total_out: total_out.to_string(),
-        by_type: sums.into_iter().map(|(t, s)| (t, s.to_string())).collect(),
+        by_type: sums.into_iter().map(|(t, s)| (bill_name(t).to_owned(), s.to_string())).collect(),
     })
 }

@@ -7,7 +7,7 @@
 //! again; once the request may have reached the leader, a failure is OUTCOME_UNKNOWN. The leader tells
 //! how far its engine had applied when it answered (`x-applied-index`). A signed-in caller gets
 //! the leader's answer at once and its next read here waits (at most [`CATCH_UP`]) until this
-//! follower has applied that far ([`WriteMarks`]); a caller without a token (a sign-in, a
+//! follower has applied that far ([`marks::WriteMarks`]); a caller without a token (a sign-in, a
 //! sign-up) gets the answer once this follower has applied it. A follower that learns of a
 //! commit only from the next leader (its leader died right after answering) therefore holds a
 //! read, never the answer to a write. A read still behind the caller's write after

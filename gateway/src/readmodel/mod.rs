@@ -35,8 +35,8 @@ use utoipa::ToSchema;
 pub use projector::spawn_projector;
 pub use queries::BillSums;
 pub use rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
-    TickRow, Totals, UploadRow,
+    AlertRow, AuditRow, BillRow, ContractRow, ContractState, DayRow, LoginRow, NoticeRow,
+    OrderKind, OrderRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
 };
 
 use migration::migrate_from_sled;

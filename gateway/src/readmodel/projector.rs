@@ -15,12 +15,11 @@ use serde::{de::DeserializeOwned, Serialize};
 use wal::{EventBatch, Handle};
 
 use super::rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
-    Totals,
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderKind, OrderRow,
+    SecurityRow, Totals,
 };
 use super::search::{gram_key, user_key, UserSearchRow};
 use super::*;
-use crate::names::{account_name, bill_name, order_status_name};
 
 impl ReadModel {
     /// Projects one batch atomically: rows and the index it reaches.
@@ -193,8 +192,8 @@ impl<'a, 't> Writer<'a, 't> {
         self.seq += 1;
         let row = BillRow {
             id: self.seq,
-            account: account_name(change.account).into(),
-            bill_type: bill_name(bill).into(),
+            account: change.account,
+            bill_type: bill,
             amount: change.amount.to_decimal(),
             balance: change.wallet.available.to_decimal(),
             reference: change.reference,
@@ -234,14 +233,14 @@ impl<'a, 't> Writer<'a, 't> {
         let row = OrderRow {
             id: order.id,
             user: order.user,
-            kind: "deposit".into(),
+            kind: OrderKind::Deposit,
             amount: order.amount.to_decimal(),
             fee: Decimal::ZERO,
             actual: order.amount.to_decimal(),
             method: crate::names::pay_method_name(order.method).into(),
             details,
             receipt: Some(order.receipt.clone()),
-            status: "pending".into(),
+            status: OrderStatus::Pending,
             remark: String::new(),
             created_at: order.created_ms,
             completed_at: None,
@@ -256,14 +255,14 @@ impl<'a, 't> Writer<'a, 't> {
         let row = OrderRow {
             id: order.id,
             user: order.user,
-            kind: "withdraw".into(),
+            kind: OrderKind::Withdraw,
             amount: order.amount.to_decimal(),
             fee: order.fee.to_decimal(),
             actual: order.actual.to_decimal(),
             method: method.into(),
             details,
             receipt: None,
-            status: "pending".into(),
+            status: OrderStatus::Pending,
             remark: String::new(),
             created_at: order.created_ms,
             completed_at: None,
@@ -295,7 +294,7 @@ impl<'a, 't> Writer<'a, 't> {
             }
         }
         self.update(&key(ORDER, user, order), |row: &mut OrderRow| {
-            row.status = order_status_name(status).into();
+            row.status = status;
             remark.clone_into(&mut row.remark);
             if status != OrderStatus::Processing {
                 row.completed_at = Some(now);

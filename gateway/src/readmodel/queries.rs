@@ -8,7 +8,8 @@ use super::rows::{
     Totals,
 };
 use super::*;
-use crate::names::BILL_TYPES;
+use crate::names::WireName;
+use engine::types::BillType;
 
 impl ReadModel {
     /// A user's bills, newest first, and the sum per type of every bill `keep` accepts
@@ -183,14 +184,14 @@ impl ReadModel {
 }
 
 /// The sum of bills per type, every type listed.
-pub type BillSums = Vec<(String, Decimal)>;
+pub type BillSums = Vec<(BillType, Decimal)>;
 
 /// A zero sum for every bill type.
 fn bill_sums() -> BillSums {
-    BILL_TYPES.iter().map(|t| ((*t).to_owned(), Decimal::ZERO)).collect()
+    BillType::ALL.iter().map(|t| (*t, Decimal::ZERO)).collect()
 }
 
-fn add_to_sums(sums: &mut [(String, Decimal)], row: &BillRow) {
+fn add_to_sums(sums: &mut [(BillType, Decimal)], row: &BillRow) {
     if let Some(sum) = sums.iter_mut().find(|(t, _)| *t == row.bill_type) {
         sum.1 += row.amount;
     }

@@ -1,12 +1,10 @@
 //! The rows as stored (JSON) and as the API answers them.
 
-use engine::types::TickRef;
+use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
 use engine::Settlement;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-use crate::names::{account_name, direction_name, outcome_name};
 
 /// A money movement with a bill type (decisions §3).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
@@ -15,10 +13,13 @@ pub struct BillRow {
     /// Order of the bill among all bills.
     pub id: u64,
     /// `real` or `demo`.
-    pub account: String,
+    #[serde(with = "crate::names::wire")]
+    #[schema(value_type = String)]
+    pub account: AccountKind,
     /// deposit, withdraw, profit, loss, fee, refund, reward, transfer_in, transfer_out, adjustment.
-    #[serde(rename = "type")]
-    pub bill_type: String,
+    #[serde(rename = "type", with = "crate::names::wire")]
+    #[schema(value_type = String)]
+    pub bill_type: BillType,
     /// Signed amount in USDT.
     #[schema(value_type = String)]
     pub amount: Decimal,
@@ -51,9 +52,9 @@ impl ContractRow {
         ContractRow {
             id: c.id,
             user: c.user,
-            account: account_name(c.account).into(),
+            account: c.account,
             symbol: symbol.to_string(),
-            direction: direction_name(c.direction).into(),
+            direction: c.direction,
             stake: c.stake.to_decimal(),
             fee: c.fee.to_decimal(),
             payout_rate: c.payout_rate.to_decimal(),
@@ -67,7 +68,7 @@ impl ContractRow {
             credited: None,
             profit: None,
             settled_at: None,
-            status: "waiting_entry".into(),
+            status: ContractState::WaitingEntry,
         }
     }
 
@@ -75,7 +76,7 @@ impl ContractRow {
     pub fn entered(&mut self, entry: TickRef, expiry_ms: u64) {
         self.entry = Some(entry.into());
         self.expiry_at = Some(expiry_ms);
-        self.status = "open".into();
+        self.status = ContractState::Open;
     }
 
     /// The contract ended as `s` says.
@@ -84,11 +85,12 @@ impl ContractRow {
         self.entry = c.entry.map(TickRow::from);
         self.expiry_at = c.entry.map(|_| c.expiry_ms);
         self.exit = s.exit.map(TickRow::from);
-        self.outcome = Some(outcome_name(s.outcome).into());
+        self.outcome = Some(s.outcome);
         self.credited = Some(s.credited.to_decimal());
         self.profit = Some(s.profit.to_decimal());
         self.settled_at = Some(s.settled_ms);
-        self.status = if s.outcome.is_void() { "void" } else { "settled" }.into();
+        self.status =
+            if s.outcome.is_void() { ContractState::Void } else { ContractState::Settled };
     }
 }
 
@@ -107,11 +109,15 @@ pub struct ContractRow {
     /// Owner's UID.
     pub user: u32,
     /// `real` or `demo`.
-    pub account: String,
+    #[serde(with = "crate::names::wire")]
+    #[schema(value_type = String)]
+    pub account: AccountKind,
     /// Product code.
     pub symbol: String,
     /// `up` (buy up) or `down` (buy down).
-    pub direction: String,
+    #[serde(with = "crate::names::wire")]
+    #[schema(value_type = String)]
+    pub direction: Direction,
     /// Input amount.
     #[schema(value_type = String)]
     pub stake: Decimal,
@@ -135,7 +141,9 @@ pub struct ContractRow {
     /// Exit spot, once settled.
     pub exit: Option<TickRow>,
     /// win, loss, tie, void_no_entry, void_stale_feed, void_market_closed.
-    pub outcome: Option<String>,
+    #[serde(with = "crate::names::wire_option")]
+    #[schema(value_type = Option<String>)]
+    pub outcome: Option<Outcome>,
     /// Paid back to the wallet at settlement.
     #[schema(value_type = Option<String>)]
     pub credited: Option<Decimal>,
@@ -145,7 +153,49 @@ pub struct ContractRow {
     /// Settled at.
     pub settled_at: Option<u64>,
     /// waiting_entry, open, settled, void.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: ContractState,
+}
+
+/// Where a contract stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContractState {
+    /// Accepted, waiting for its entry tick.
+    WaitingEntry,
+    /// Entered, running until its expiry.
+    Open,
+    /// Ended with a result.
+    Settled,
+    /// Ended without one; the stake returned.
+    Void,
+}
+
+impl ContractState {
+    /// Still running or waiting to.
+    pub fn is_open(self) -> bool {
+        matches!(self, ContractState::WaitingEntry | ContractState::Open)
+    }
+
+    /// The name on the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContractState::WaitingEntry => "waiting_entry",
+            ContractState::Open => "open",
+            ContractState::Settled => "settled",
+            ContractState::Void => "void",
+        }
+    }
+}
+
+/// A deposit or a withdrawal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderKind {
+    /// Money in.
+    Deposit,
+    /// Money out.
+    Withdraw,
 }
 
 /// A deposit (recharge) or withdrawal order.
@@ -157,7 +207,8 @@ pub struct OrderRow {
     /// Owner's UID.
     pub user: u32,
     /// `deposit` or `withdraw`.
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: OrderKind,
     /// Amount (for withdrawals, including the fee).
     #[schema(value_type = String)]
     pub amount: Decimal,
@@ -175,7 +226,9 @@ pub struct OrderRow {
     pub receipt: Option<String>,
     /// pending, processing (a withdrawal approved, being paid out), completed, rejected or
     /// failed (a withdrawal whose payout failed; the money returned).
-    pub status: String,
+    #[serde(with = "crate::names::wire")]
+    #[schema(value_type = String)]
+    pub status: OrderStatus,
     /// The admin's remark on rejection.
     pub remark: String,
     /// Created at.
@@ -310,13 +363,25 @@ pub struct AuditRow {
     pub time: u64,
 }
 
+/// What an upload is for, which decides who may see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UploadKind {
+    /// A user's picture (public).
+    Avatar,
+    /// The platform's logo (public).
+    Logo,
+    /// A deposit's receipt (its owner and admins).
+    Receipt,
+}
+
 /// An uploaded file and who may see it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct UploadRow {
     /// Uploader's UID.
     pub owner: u32,
-    /// `avatar` (public) or `receipt` (owner and admins).
-    pub kind: String,
+    /// `avatar` or `logo` (public), or `receipt` (owner and admins).
+    pub kind: UploadKind,
     /// MIME type found in the content.
     pub content_type: String,
     /// The deposit order this receipt backs, once one was asked for with it.
@@ -375,4 +440,46 @@ pub struct DayRow {
     /// The house's result on them: stakes kept minus what was credited, plus fees taken.
     #[schema(value_type = String)]
     pub house_result: Decimal,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows written by earlier versions, which stored these fields as strings, still read,
+    /// and are written back the same.
+    #[test]
+    fn typed_fields_are_stored_and_answered_by_their_names() {
+        let contract = serde_json::json!({
+            "id": 7, "user": 1, "account": "demo", "symbol": "BTCUSDT", "direction": "down",
+            "stake": "10", "fee": "0.1", "payoutRate": "0.85", "duration": 60,
+            "acceptedAt": 1, "acceptedIndex": 2, "entry": null, "expiryAt": null, "exit": null,
+            "outcome": "void_stale_feed", "credited": "10.1", "profit": "0", "settledAt": 3,
+            "status": "void",
+        });
+        let row: ContractRow = serde_json::from_value(contract.clone()).unwrap();
+        assert_eq!((row.account, row.direction), (AccountKind::Demo, Direction::Down));
+        assert_eq!((row.outcome, row.status), (Some(Outcome::VoidStaleFeed), ContractState::Void));
+        assert_eq!(serde_json::to_value(&row).unwrap(), contract);
+
+        let order = serde_json::json!({
+            "id": 1, "user": 1, "kind": "withdraw", "amount": "5", "fee": "1", "actual": "4",
+            "method": "wallet", "details": {}, "receipt": null, "status": "processing",
+            "remark": "", "createdAt": 1, "completedAt": null,
+        });
+        let row: OrderRow = serde_json::from_value(order.clone()).unwrap();
+        assert_eq!((row.kind, row.status), (OrderKind::Withdraw, OrderStatus::Processing));
+        assert_eq!(serde_json::to_value(&row).unwrap(), order);
+
+        let bill = serde_json::json!({
+            "id": 1, "account": "real", "type": "transfer_in", "amount": "1", "balance": "1",
+            "reference": 0, "status": "completed", "time": 1,
+        });
+        let row: BillRow = serde_json::from_value(bill.clone()).unwrap();
+        assert_eq!(row.bill_type, BillType::TransferIn);
+        assert_eq!(serde_json::to_value(&row).unwrap(), bill);
+
+        let unknown = serde_json::json!({ "owner": 1, "kind": "poster", "content_type": "x" });
+        assert!(serde_json::from_value::<UploadRow>(unknown).is_err());
+    }
 }

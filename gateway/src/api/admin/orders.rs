@@ -1,7 +1,7 @@
 //! Recharge and withdrawal orders, their pending counts, and the accounts deposits are paid to.
 
 use axum::extract::State;
-use engine::types::Area;
+use engine::types::{Area, OrderStatus as EngineOrderStatus};
 use engine::AdminAction;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -9,9 +9,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::api::auth::{Admin, Body, Params, PathValue};
-use crate::api::dto::{self, OrderQuery, OrderStatus, PageQuery};
+use crate::api::dto::{self, OrderQuery, PageQuery};
 use crate::api::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
-use crate::readmodel::{OrderRow, Page, ReadModel};
+use crate::names::WireName;
+use crate::readmodel::{OrderKind, OrderRow, Page, ReadModel};
 
 use super::act;
 
@@ -30,9 +31,9 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(withdraw_failed))
 }
 
-fn orders(history: &ReadModel, kind: &'static str, query: OrderQuery) -> Answer<Page<OrderRow>> {
+fn orders(history: &ReadModel, kind: OrderKind, query: OrderQuery) -> Answer<Page<OrderRow>> {
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let status = query.status.map(OrderStatus::as_str);
+    let status = query.status.and_then(|s| EngineOrderStatus::from_wire_name(s.as_str()));
     ok(history.all_orders(|o| o.kind == kind && status.is_none_or(|s| o.status == s), paging)?)
 }
 
@@ -61,7 +62,7 @@ async fn recharge_orders(
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
     admin.reads(Area::Orders)?;
-    orders(state.history().await?, "deposit", query)
+    orders(state.history().await?, OrderKind::Deposit, query)
 }
 
 /// Pending recharge orders (polled every 60 s).
@@ -113,7 +114,7 @@ async fn withdraw_orders(
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
     admin.reads(Area::Orders)?;
-    orders(state.history().await?, "withdraw", query)
+    orders(state.history().await?, OrderKind::Withdraw, query)
 }
 
 /// Pending withdraw orders (polled every 60 s).

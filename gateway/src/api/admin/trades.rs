@@ -1,7 +1,7 @@
 //! Trades: every contract, filtered.
 
 use axum::extract::State;
-use engine::types::Area;
+use engine::types::{AccountKind, Area};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
@@ -72,7 +72,7 @@ async fn trades(
         Some(code) => Some(path_symbol(code)?.as_str().to_owned()),
         None => None,
     };
-    let account = query.account.map(|a| crate::names::account_name(a.into()));
+    let account = query.account.map(AccountKind::from);
     let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
     let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
     let keep = |r: &ContractRow| {
