@@ -275,7 +275,7 @@ pub fn dir_size(dir: &Path) -> io::Result<(u64, usize)> {
 /// snapshots under one data dir, over loopback TCP, all starting from the same engine state.
 pub struct LocalCluster {
     /// The members, by node id; dropped (stopped) with the cluster.
-    nodes: Vec<wal::pipeline::cluster::ClusterNode<Engine>>,
+    nodes: Vec<wal::pipeline::cluster::ClusterMember<Engine>>,
     /// The leader's handle: commands go through it.
     pub leader: Handle<Engine>,
     /// Raft's tasks run here (dropped after the members).
@@ -293,7 +293,7 @@ impl LocalCluster {
     /// Starts three members from `snapshot` (an engine's bytes) with the mix clock after
     /// `after_ms`, and waits until one leads and has committed its term.
     pub fn start(snapshot: &[u8], after_ms: u64) -> Result<LocalCluster, PipelineError> {
-        use wal::pipeline::cluster::{ClusterConfig, ClusterNode};
+        use wal::pipeline::cluster::{ClusterConfig, ClusterMember};
         let dir = bench_dir("cluster").map_err(|e| PipelineError::Spawn(Arc::new(e)))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -327,7 +327,7 @@ impl LocalCluster {
             config.catch_up_at_start = Duration::ZERO; // started one after another here
             config.clock = Arc::clone(&clock);
             let restore = || Engine::restore(snapshot).expect("the seeded snapshot restores");
-            let (node, handle, _) = ClusterNode::start(config, runtime.handle(), restore, None)?;
+            let (node, handle, _) = ClusterMember::start(config, runtime.handle(), restore, None)?;
             nodes.push(node);
             handles.push(handle);
         }

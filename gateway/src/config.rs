@@ -233,7 +233,7 @@ pub struct Config {
     /// The HTTP listener's limits (its socket cap is set from the descriptor limit at start).
     pub listen_limits: crate::http::ListenConfig,
     /// Cluster mode: this member's place; `None` runs one node alone.
-    pub cluster: Option<crate::node::ClusterOptions>,
+    pub cluster: Option<crate::durable::ClusterOptions>,
 }
 
 impl Config {
@@ -422,7 +422,7 @@ fn cluster_options(
     secret: Option<String>,
     peer_apis: Option<String>,
     snapshot_every_entries: Option<u64>,
-) -> Result<crate::node::ClusterOptions, String> {
+) -> Result<crate::durable::ClusterOptions, String> {
     let node_id = node_id.ok_or("--cluster needs --node-id")?;
     let peers = peers.ok_or("--cluster needs --peers ID=HOST:PORT,...")?;
     let mut members = std::collections::BTreeMap::new();
@@ -462,7 +462,7 @@ fn cluster_options(
         }
         apis.insert(id, url.to_owned());
     }
-    Ok(crate::node::ClusterOptions {
+    Ok(crate::durable::ClusterOptions {
         node_id,
         listen,
         members,

@@ -3,7 +3,7 @@
 //! - [`server`]: the whole server: async runtime, durable core, market data, the HTTP API;
 //!   started in order and stopped in reverse.
 //! - [`config`]: options from flags, environment and a TOML file; [`logging`]: log lines.
-//! - [`node`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
+//! - [`durable`]: the durable core (recovery, pipeline, read model, first admin, settlement timer).
 //! - [`state`]: the composition root, [`state::AppState`], that every handler of either
 //!   transport receives.
 //! - Services both transports use, importing neither: [`error`] (the one error value),
@@ -25,6 +25,7 @@
 pub mod admission;
 pub mod api;
 pub mod config;
+pub mod durable;
 pub mod error;
 pub mod feeds;
 pub mod forward;
@@ -35,7 +36,6 @@ pub mod logging;
 pub mod mail;
 pub mod metrics;
 pub mod names;
-pub mod node;
 pub mod password;
 pub mod readmodel;
 pub mod server;

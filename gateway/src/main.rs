@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use gateway::config::{Args, Config, LogFormat};
+use gateway::durable::CoreConfig;
 use gateway::feeds;
-use gateway::node::NodeConfig;
 use gateway::server::{HttpConfig, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 
@@ -25,12 +25,12 @@ const FAILURE_CHECK: Duration = Duration::from_secs(1);
 
 fn server_config(config: Config) -> Result<ServerConfig, String> {
     Ok(ServerConfig {
-        node: NodeConfig {
+        core: CoreConfig {
             admin_username: config.admin_username,
             admin_password: config.admin_password,
             tick_archive_days: config.tick_archive_days,
             cluster: config.cluster,
-            ..NodeConfig::new(config.data_dir)
+            ..CoreConfig::new(config.data_dir)
         },
         feeds: feeds::parse(&config.feeds, config.sim_seed)?,
         http: Some(HttpConfig {
@@ -54,7 +54,7 @@ fn log_status(server: &Server) {
     let now = wal::pipeline::system_time_ms();
     let stale = market.products(now).iter().filter(|p| p.stale).count();
     let core = server
-        .node()
+        .core()
         .handle()
         .query(|e: &engine::Engine| (e.applied_index(), e.open_contract_count()));
     let (index, open) = core.unwrap_or_default();
@@ -99,14 +99,14 @@ fn init_logging(format: LogFormat, node: Option<u64>) {
 /// guessing: a newcomer copies the example, and nothing else would tell them.
 fn warn_about_example_secrets(config: &ServerConfig) {
     const EXAMPLES: [&str; 3] = ["change-this-long-secret", "change-me-admin", "change-me"];
-    if let Some(cluster) = &config.node.cluster {
+    if let Some(cluster) = &config.core.cluster {
         if EXAMPLES.contains(&cluster.secret.as_str()) || cluster.secret.chars().count() < 24 {
             tracing::warn!("the cluster secret is the README's example or shorter than 24 characters: anyone who knows it can join or drive this cluster; set TRADING_CLUSTER_SECRET to a long random value");
         }
     }
-    if let Some(password) = &config.node.admin_password {
+    if let Some(password) = &config.core.admin_password {
         if EXAMPLES.contains(&password.as_str()) || password.chars().count() < 12 {
-            tracing::warn!(username = %config.node.admin_username, "the first admin's password is the README's example or shorter than 12 characters: change it at the first sign-in");
+            tracing::warn!(username = %config.core.admin_username, "the first admin's password is the README's example or shorter than 12 characters: change it at the first sign-in");
         }
     }
 }
@@ -133,9 +133,9 @@ fn main() -> ExitCode {
         tracing::error!(error = %e, "cannot install the signal handler");
         return ExitCode::FAILURE;
     }
-    tracing::info!(data_dir = %config.node.data_dir.display(), "starting");
+    tracing::info!(data_dir = %config.core.data_dir.display(), "starting");
     warn_about_example_secrets(&config);
-    let admin_username = config.node.admin_username.clone();
+    let admin_username = config.core.admin_username.clone();
     let (server, startup) = match Server::start(config) {
         Ok(started) => started,
         Err(e) => {
@@ -145,7 +145,7 @@ fn main() -> ExitCode {
     };
     // Where the engine stands now: a cluster member replays through Raft, not by itself, so
     // the log index says more than the records it replayed.
-    let applied = server.node().handle().query(|e: &engine::Engine| e.applied_index());
+    let applied = server.core().handle().query(|e: &engine::Engine| e.applied_index());
     tracing::info!(
         snapshot = ?startup.snapshot_index,
         replayed = startup.records_replayed,
@@ -160,7 +160,7 @@ fn main() -> ExitCode {
         );
     }
     let stats = server
-        .node()
+        .core()
         .handle()
         .query(|e: &engine::Engine| (e.user_count(), e.products().len(), e.applied_index()));
     if let Ok((users, products, index)) = stats {
@@ -169,7 +169,7 @@ fn main() -> ExitCode {
     let mut last_status = std::time::Instant::now();
     while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(FAILURE_CHECK)
     {
-        if let Some(error) = server.node().handle().closed_because() {
+        if let Some(error) = server.core().handle().closed_because() {
             // The core failed (the disk, or a cluster member's Raft): stop, so that whatever
             // supervises this process restarts it from its disk.
             tracing::error!(%error, "the core stopped: exiting");

@@ -11,10 +11,10 @@ use market_feed::feed::sync_catalogue;
 use market_feed::market::{MarketConfig, MarketData, MarketService};
 
 use crate::api;
+use crate::durable::{CoreConfig, CoreError, DurableCore, Startup};
 use crate::feeds::Feeds;
 use crate::hasher::Hasher;
 use crate::mail::{Mailer, SmtpConfig};
-use crate::node::{Node, NodeConfig, NodeError, Startup};
 use crate::state::{AppState, Shared};
 use crate::throttle::Throttles;
 
@@ -59,7 +59,7 @@ const INSTALL_ADMIN: u32 = 1;
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// The durable core.
-    pub node: NodeConfig,
+    pub core: CoreConfig,
     /// Which source feeds which product.
     pub feeds: Feeds,
     /// The HTTP API; none runs the core and market data only.
@@ -72,7 +72,7 @@ pub struct ServerConfig {
 pub enum ServerError {
     /// The durable core failed to start.
     #[error(transparent)]
-    Node(#[from] NodeError),
+    Core(#[from] CoreError),
     /// The catalogue could not be added to the engine.
     #[error("catalogue: {0}")]
     Catalogue(#[from] market_feed::feed::SyncError),
@@ -107,7 +107,7 @@ pub struct Server {
     /// Market data; stopped before the core.
     market: Option<MarketService>,
     /// The durable core.
-    node: Option<Node>,
+    core: Option<DurableCore>,
     /// Cluster mode: the thread that does the leader's work; ends with the node.
     leader_duties: Option<std::thread::JoinHandle<()>>,
     /// The async runtime; dropped last.
@@ -132,11 +132,11 @@ impl Server {
             .thread_name("gateway-rt")
             .enable_all()
             .build()?;
-        let data_dir: PathBuf = config.node.data_dir.clone();
+        let data_dir: PathBuf = config.core.data_dir.clone();
         // The simulator's seed is the history's: with `--sim-seed` both are reproducible.
-        config.node.chart_history_seed = config.feeds.seed;
-        let node_config = config.node.clone();
-        let (node, startup) = Node::start_on(config.node, Some(runtime.handle()))?;
+        config.core.chart_history_seed = config.feeds.seed;
+        let node_config = config.core.clone();
+        let (node, startup) = DurableCore::start_on(config.core, Some(runtime.handle()))?;
         let instruments = catalogue();
         if node_config.cluster.is_none() {
             let added = sync_catalogue(node.handle(), INSTALL_ADMIN, &instruments)?;
@@ -168,7 +168,7 @@ impl Server {
             metrics: None,
             state: None,
             market: Some(market),
-            node: Some(node),
+            core: Some(node),
             leader_duties,
             runtime: Some(runtime),
         };
@@ -183,7 +183,7 @@ impl Server {
         data_dir: &std::path::Path,
         config: HttpConfig,
         (listener, metrics_listener): (std::net::TcpListener, Option<std::net::TcpListener>),
-        cluster: Option<&crate::node::ClusterOptions>,
+        cluster: Option<&crate::durable::ClusterOptions>,
     ) -> Result<(), ServerError> {
         let listen = config.listen_limits;
         let (state, hub_requests) = self.app_state(data_dir, config, cluster)?;
@@ -205,9 +205,9 @@ impl Server {
         &self,
         data_dir: &std::path::Path,
         config: HttpConfig,
-        cluster: Option<&crate::node::ClusterOptions>,
+        cluster: Option<&crate::durable::ClusterOptions>,
     ) -> Result<(AppState, HubRequests), ServerError> {
-        let node = self.node.as_ref().expect("running");
+        let node = self.core.as_ref().expect("running");
         let now = wal::pipeline::system_time_ms();
         let simulated = self.market().products(now).iter().filter(|p| p.simulated).count();
         if simulated > 0 && !config.real_money_on_simulated_prices {
@@ -339,8 +339,8 @@ impl Server {
     }
 
     /// The durable core.
-    pub fn node(&self) -> &Node {
-        self.node.as_ref().expect("running")
+    pub fn core(&self) -> &DurableCore {
+        self.core.as_ref().expect("running")
     }
 
     /// Market data.
@@ -373,7 +373,7 @@ impl Server {
         if let Some(market) = self.market.take() {
             market.shutdown();
         }
-        let result = match self.node.take() {
+        let result = match self.core.take() {
             Some(node) => node.shutdown(),
             None => Ok(()),
         };

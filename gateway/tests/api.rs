@@ -9,7 +9,7 @@ use std::path::Path;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use gateway::api::{app, AppState};
-use gateway::node::NodeConfig;
+use gateway::durable::CoreConfig;
 use gateway::server::{HttpConfig, Server, ServerConfig};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
@@ -61,9 +61,9 @@ fn start_configured(
     adjust: impl FnOnce(&mut HttpConfig),
 ) -> Harness {
     let mut config = ServerConfig {
-        node: NodeConfig {
+        core: CoreConfig {
             admin_password: Some(ADMIN_PASSWORD.into()),
-            ..NodeConfig::new(dir.path())
+            ..CoreConfig::new(dir.path())
         },
         feeds,
         http: Some(HttpConfig {

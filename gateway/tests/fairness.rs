@@ -10,7 +10,7 @@ use std::sync::Arc;
 use engine::command::{AdminAction, Command, PlaceOrder, Register};
 use engine::types::{AccountKind, Direction, Rule, Symbol};
 use engine::{Engine, Reply};
-use gateway::node::{Clock, Node, NodeConfig};
+use gateway::durable::{Clock, CoreConfig, DurableCore};
 use gateway::verify::{verify_data_dir, Report};
 use market_feed::archive::{decode_block, encode_block};
 use rust_decimal::Decimal;
@@ -29,7 +29,7 @@ fn symbol(code: &str) -> Symbol {
 }
 
 struct Day {
-    node: Node,
+    node: DurableCore,
     clock: Arc<AtomicU64>,
 }
 
@@ -43,13 +43,13 @@ impl Day {
 fn start(dir: &std::path::Path) -> Day {
     let clock = Arc::new(AtomicU64::new(FRIDAY - 60 * SECOND));
     let reader = Arc::clone(&clock);
-    let config = NodeConfig {
+    let config = CoreConfig {
         admin_password: Some("a-long-password".into()),
         clock: Some(Clock(Arc::new(move || reader.load(Ordering::Acquire)))),
         durable: false,
-        ..NodeConfig::new(dir)
+        ..CoreConfig::new(dir)
     };
-    let (node, _) = Node::start(config).unwrap();
+    let (node, _) = DurableCore::start(config).unwrap();
     let catalogue: Vec<_> = market_feed::catalogue::catalogue()
         .into_iter()
         .filter(|i| ["BTCUSDT", "EURUSD"].contains(&i.symbol.as_str()))

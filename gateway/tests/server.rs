@@ -1,14 +1,14 @@
 //! The server as an operator runs it: start on an empty directory, prices flow, stop, restart.
 
 use engine::Engine;
+use gateway::durable::CoreConfig;
 use gateway::feeds;
-use gateway::node::NodeConfig;
 use gateway::server::{Server, ServerConfig};
 use market_feed::types::Period;
 
 fn config(dir: &std::path::Path) -> ServerConfig {
     ServerConfig {
-        node: NodeConfig { admin_password: Some("a-long-password".into()), ..NodeConfig::new(dir) },
+        core: CoreConfig { admin_password: Some("a-long-password".into()), ..CoreConfig::new(dir) },
         feeds: feeds::parse(&[], Some(42)).unwrap(),
         http: None,
     }
@@ -23,9 +23,9 @@ fn a_fresh_server_trades_prices_and_restarts_without_duplicating_its_catalogue()
     let mut ticks = market.subscribe_ticks();
     let tick = ticks.blocking_recv().expect("the simulator's ticks are sequenced");
     let engine_price =
-        server.node().handle().query(move |e: &Engine| e.last_tick(tick.symbol)).unwrap();
+        server.core().handle().query(move |e: &Engine| e.last_tick(tick.symbol)).unwrap();
     assert!(engine_price.is_some(), "the tick went through the engine");
-    let products = server.node().handle().query(|e: &Engine| e.products().len()).unwrap();
+    let products = server.core().handle().query(|e: &Engine| e.products().len()).unwrap();
     let listed = market.instruments().iter().filter(|i| i.listed_by_default).count();
     assert_eq!(products, listed);
     let sol = engine::types::Symbol::new("SOLUSDT").unwrap();
@@ -41,7 +41,7 @@ fn a_fresh_server_trades_prices_and_restarts_without_duplicating_its_catalogue()
     assert!(startup.records_replayed > products as u64, "the catalogue and ticks were replayed");
     assert_eq!(startup.generated_admin_password, None);
     let again =
-        server.node().handle().query(|e: &Engine| (e.products().len(), e.admin_count())).unwrap();
+        server.core().handle().query(|e: &Engine| (e.products().len(), e.admin_count())).unwrap();
     assert_eq!(again, (products, 1));
     server.shutdown().unwrap();
 }

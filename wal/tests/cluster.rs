@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::Kv;
-use wal::pipeline::cluster::{ClusterConfig, ClusterNode};
+use wal::pipeline::cluster::{ClusterConfig, ClusterMember};
 use wal::raft::network::ClusterSecret;
 use wal::{Handle, PipelineError, RequestId, StateMachine};
 
@@ -26,7 +26,7 @@ struct Cluster {
     runtime: tokio::runtime::Runtime,
     dir: tempfile::TempDir,
     addrs: BTreeMap<u64, SocketAddr>,
-    nodes: BTreeMap<u64, (ClusterNode<Kv>, Handle<Kv>)>,
+    nodes: BTreeMap<u64, (ClusterMember<Kv>, Handle<Kv>)>,
 }
 
 impl Cluster {
@@ -58,7 +58,7 @@ impl Cluster {
         config.catch_up_at_start = Duration::ZERO; // members start one after another here
         config.segment_size_max_bytes = 4096;
         let (node, handle, _) =
-            ClusterNode::start(config, self.runtime.handle(), Kv::default, None).unwrap();
+            ClusterMember::start(config, self.runtime.handle(), Kv::default, None).unwrap();
         self.nodes.insert(id, (node, handle));
     }
 

@@ -170,7 +170,7 @@ impl<M: StateMachine> Pending<M> {
 pub type ClusterRaft<M> = openraft::Raft<TypeConfig, EngineMachine<M>>;
 
 /// The running cluster node.
-pub struct ClusterNode<M: StateMachine> {
+pub struct ClusterMember<M: StateMachine> {
     raft: ClusterRaft<M>,
     shared: Arc<Shared<M>>,
     runtime: tokio::runtime::Handle,
@@ -184,9 +184,9 @@ pub struct ClusterNode<M: StateMachine> {
     caught_up: Arc<CatchUp>,
 }
 
-impl<M: StateMachine> std::fmt::Debug for ClusterNode<M> {
+impl<M: StateMachine> std::fmt::Debug for ClusterMember<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClusterNode").finish_non_exhaustive()
+        f.debug_struct("ClusterMember").finish_non_exhaustive()
     }
 }
 
@@ -216,7 +216,7 @@ pub struct ClusterStatus {
     pub lag: BTreeMap<u64, u64>,
 }
 
-impl<M: StateMachine> ClusterNode<M> {
+impl<M: StateMachine> ClusterMember<M> {
     /// Starts a node: restores the newest snapshot (at or before `follower`'s position, if
     /// any), starts the engine thread, the Raft node, its server and the proposer. The lowest
     /// member initialises the group on its very first start. Returns the node, a handle like a
@@ -228,7 +228,7 @@ impl<M: StateMachine> ClusterNode<M> {
         init: impl FnOnce() -> M,
         follower: Option<Follower<M::Event>>,
     ) -> Result<
-        (ClusterNode<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Event>>>>),
+        (ClusterMember<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Event>>>>),
         PipelineError,
     > {
         let store =
@@ -298,7 +298,7 @@ impl<M: StateMachine> ClusterNode<M> {
             wait_caught_up(runtime, &raft, config.catch_up_at_start);
         }
         let handle = Handle { shared: Arc::clone(&shared) };
-        let node = ClusterNode {
+        let node = ClusterMember {
             raft,
             shared,
             runtime: runtime.clone(),
@@ -326,7 +326,7 @@ impl<M: StateMachine> ClusterNode<M> {
         status_of(&self.raft.metrics().borrow_watched())
     }
 
-    /// A cheap, cloneable view of [`ClusterNode::status`] for other threads and tasks.
+    /// A cheap, cloneable view of [`ClusterMember::status`] for other threads and tasks.
     pub fn status_source(&self) -> StatusSource {
         StatusSource(self.raft.metrics(), Arc::clone(&self.caught_up))
     }
@@ -358,7 +358,7 @@ impl<M: StateMachine> ClusterNode<M> {
     }
 }
 
-impl<M: StateMachine> Drop for ClusterNode<M> {
+impl<M: StateMachine> Drop for ClusterMember<M> {
     fn drop(&mut self) {
         if self.proposer.is_some() {
             let _ = self.stop();
@@ -370,7 +370,7 @@ impl<M: StateMachine> Drop for ClusterNode<M> {
 /// catching up again (a member cut off a while, say): a few seconds of full load.
 pub const CATCHING_UP_ENTRIES_MAX: u64 = 10_000;
 
-/// Where a node stands, read when asked (see [`ClusterNode::status_source`]).
+/// Where a node stands, read when asked (see [`ClusterMember::status_source`]).
 #[derive(Clone)]
 pub struct StatusSource(
     openraft::alias::WatchReceiverOf<TypeConfig, openraft::RaftMetrics<TypeConfig>>,
@@ -1142,5 +1142,5 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
     }
 }
 
-/// How long [`ClusterNode`] users may wait for a leader at most in tests and tools.
+/// How long [`ClusterMember`] users may wait for a leader at most in tests and tools.
 pub const LEADER_WAIT: Duration = Duration::from_secs(10);

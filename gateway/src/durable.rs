@@ -1,7 +1,10 @@
-//! The node: the durable core as one running unit.
+//! The durable core as one running unit ([`DurableCore`]): the engine behind its journal
+//! (one process's pipeline, or a [`ClusterMember`] of a Raft group), the read model that
+//! follows it, the tick archive and the settlement timer. [`crate::server`] runs it with market
+//! data and the HTTP API around it.
 //!
 //! Start-up is the same path as restart: recover (snapshot + log), then serve. On the very
-//! first start the node creates the first admin (from configuration, or with a random password
+//! first start the core creates the first admin (from configuration, or with a random password
 //! printed once) through the log like any other command.
 
 use std::path::PathBuf;
@@ -13,7 +16,7 @@ use std::time::Duration;
 use engine::command::Command;
 use engine::{Engine, EngineError, Reply};
 use market_feed::archive::{ArchiveError, TickArchive};
-use wal::pipeline::cluster::{ClusterConfig, ClusterNode, ClusterStatus, StatusSource};
+use wal::pipeline::cluster::{ClusterConfig, ClusterMember, ClusterStatus, StatusSource};
 use wal::raft::network::ClusterSecret;
 use wal::{Handle, Pipeline, PipelineError};
 
@@ -38,7 +41,7 @@ impl std::fmt::Debug for Clock {
 
 /// What the node needs to start.
 #[derive(Debug, Clone)]
-pub struct NodeConfig {
+pub struct CoreConfig {
     /// Where the log and snapshots live.
     pub data_dir: PathBuf,
     /// First admin's name, used only when no admin exists yet.
@@ -75,10 +78,10 @@ pub struct ClusterOptions {
     pub snapshot_every_entries: Option<u64>,
 }
 
-impl NodeConfig {
+impl CoreConfig {
     /// Defaults: admin `admin` with a generated password, the system clock, a durable log.
-    pub fn new(data_dir: impl Into<PathBuf>) -> NodeConfig {
-        NodeConfig {
+    pub fn new(data_dir: impl Into<PathBuf>) -> CoreConfig {
+        CoreConfig {
             data_dir: data_dir.into(),
             admin_username: "admin".into(),
             admin_password: None,
@@ -94,7 +97,7 @@ impl NodeConfig {
 /// Why the node could not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum NodeError {
+pub enum CoreError {
     /// Recovery or the pipeline failed.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
@@ -118,17 +121,17 @@ pub enum NodeError {
 /// Starts this node as a member of its Raft group.
 #[allow(clippy::type_complexity)]
 fn start_member(
-    config: &NodeConfig,
+    config: &CoreConfig,
     cluster: &ClusterOptions,
     runtime: &tokio::runtime::Handle,
     follower: wal::Follower<engine::Event>,
 ) -> Result<
     (
-        ClusterNode<Engine>,
+        ClusterMember<Engine>,
         Handle<Engine>,
         crossbeam_channel::Receiver<Arc<wal::EventBatch<engine::Event>>>,
     ),
-    NodeError,
+    CoreError,
 > {
     let mut member = ClusterConfig::new(
         cluster.node_id,
@@ -143,7 +146,7 @@ fn start_member(
     if let Some(every) = cluster.snapshot_every_entries {
         member.snapshot_every_entries = every.max(1);
     }
-    let (node, handle, live) = ClusterNode::start(member, runtime, Engine::new, Some(follower))?;
+    let (node, handle, live) = ClusterMember::start(member, runtime, Engine::new, Some(follower))?;
     Ok((node, handle, live.expect("a follower was given")))
 }
 
@@ -166,12 +169,12 @@ enum Core {
     /// A single node: journal, engine, snapshots.
     Single(Pipeline<Engine>),
     /// A cluster member.
-    Cluster(ClusterNode<Engine>),
+    Cluster(ClusterMember<Engine>),
 }
 
-/// A running node.
+/// The durable core, running.
 #[derive(Debug)]
-pub struct Node {
+pub struct DurableCore {
     /// The core; `None` once shut down.
     core: Option<Core>,
     /// Cheap to clone: how everything else talks to the engine.
@@ -188,17 +191,17 @@ pub struct Node {
     timer: Option<JoinHandle<()>>,
 }
 
-impl Node {
+impl DurableCore {
     /// Recovers the state from `data_dir` and starts serving, as one node alone.
-    pub fn start(config: NodeConfig) -> Result<(Node, Startup), NodeError> {
+    pub fn start(config: CoreConfig) -> Result<(DurableCore, Startup), CoreError> {
         Self::start_on(config, None)
     }
 
-    /// [`Node::start`]; cluster mode (`config.cluster`) runs its Raft node on `runtime`.
+    /// [`DurableCore::start`]; cluster mode (`config.cluster`) runs its Raft node on `runtime`.
     pub fn start_on(
-        config: NodeConfig,
+        config: CoreConfig,
         runtime: Option<&tokio::runtime::Handle>,
-    ) -> Result<(Node, Startup), NodeError> {
+    ) -> Result<(DurableCore, Startup), CoreError> {
         let readmodel = ReadModel::open(&config.data_dir.join("readmodel"))?;
         let archive = Arc::new(TickArchive::open(&config.data_dir.join("ticks"))?);
         // One follower feeds both: the log is replayed from the lower of their positions; a
@@ -220,7 +223,7 @@ impl Node {
                 let (node, handle, live) = start_member(&config, cluster, runtime, follower)?;
                 (Core::Cluster(node), handle, live)
             }
-            (Some(_), None) => return Err(NodeError::NoRuntime),
+            (Some(_), None) => return Err(CoreError::NoRuntime),
             (None, _) => {
                 let mut wal_config = wal::Config::new(&config.data_dir);
                 wal_config.snapshot_every_commands = SNAPSHOT_EVERY_COMMANDS;
@@ -257,7 +260,8 @@ impl Node {
             cut_tail_bytes: recovery.wal.cut_tail_bytes,
             generated_admin_password,
         };
-        let node = Node { core: Some(core), handle, readmodel, archive, projector, stop, timer };
+        let node =
+            DurableCore { core: Some(core), handle, readmodel, archive, projector, stop, timer };
         Ok((node, startup))
     }
 
@@ -281,7 +285,7 @@ impl Node {
         self.cluster_status_source().map(|source| source.status())
     }
 
-    /// In cluster mode, a cloneable view of [`Node::cluster_status`].
+    /// In cluster mode, a cloneable view of [`DurableCore::cluster_status`].
     pub fn cluster_status_source(&self) -> Option<StatusSource> {
         match &self.core {
             Some(Core::Cluster(node)) => Some(node.status_source()),
@@ -294,7 +298,7 @@ impl Node {
     /// thread of its own until the node stops. A single node does these at start.
     pub fn spawn_leader_duties(
         &self,
-        config: &NodeConfig,
+        config: &CoreConfig,
         duties: impl Fn(&Handle<Engine>) + Send + 'static,
     ) -> Option<JoinHandle<()>> {
         let Some(Core::Cluster(_)) = &self.core else { return None };
@@ -344,7 +348,7 @@ impl Node {
     }
 }
 
-impl Drop for Node {
+impl Drop for DurableCore {
     fn drop(&mut self) {
         let _ = self.stop_all();
     }
@@ -354,7 +358,7 @@ impl Drop for Node {
 /// they existed): its invite-code key, from the OS, so that another install's users cannot
 /// tell this one's codes; and its chart history's seed and end, so that every member writes
 /// the same history.
-fn ensure_install(handle: &Handle<Engine>, config: &NodeConfig) -> Result<(), NodeError> {
+fn ensure_install(handle: &Handle<Engine>, config: &CoreConfig) -> Result<(), CoreError> {
     let (has_key, has_history) =
         handle.query(|e: &Engine| (e.has_invite_key(), e.chart_history().is_some()))?;
     let mut commands = Vec::new();
@@ -375,7 +379,7 @@ fn ensure_install(handle: &Handle<Engine>, config: &NodeConfig) -> Result<(), No
         match handle.submit_blocking(command)? {
             // Another member set it first: that one stands.
             Ok(_) | Err(EngineError::AlreadyInstalled) => {}
-            Err(e) => return Err(NodeError::Bootstrap(e)),
+            Err(e) => return Err(CoreError::Bootstrap(e)),
         }
     }
     Ok(())
@@ -385,8 +389,8 @@ fn ensure_install(handle: &Handle<Engine>, config: &NodeConfig) -> Result<(), No
 /// password, if one was made.
 fn bootstrap_admin(
     handle: &Handle<Engine>,
-    config: &NodeConfig,
-) -> Result<Option<String>, NodeError> {
+    config: &CoreConfig,
+) -> Result<Option<String>, CoreError> {
     ensure_install(handle, config)?;
     if handle.query(|e: &Engine| e.admin_count())? > 0 {
         return Ok(None);
@@ -405,7 +409,7 @@ fn bootstrap_admin(
     match handle.submit_blocking(command)? {
         Ok(Reply::AdminCreated { .. }) => Ok(generated),
         Ok(other) => unreachable!("bootstrap answered {other:?}"),
-        Err(e) => Err(NodeError::Bootstrap(e)),
+        Err(e) => Err(CoreError::Bootstrap(e)),
     }
 }
 
@@ -440,14 +444,14 @@ fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> 
 mod tests {
     use super::*;
 
-    fn config(dir: &std::path::Path, password: Option<&str>) -> NodeConfig {
-        NodeConfig { admin_password: password.map(Into::into), ..NodeConfig::new(dir) }
+    fn config(dir: &std::path::Path, password: Option<&str>) -> CoreConfig {
+        CoreConfig { admin_password: password.map(Into::into), ..CoreConfig::new(dir) }
     }
 
     #[test]
     fn first_start_creates_one_admin_and_restart_keeps_it() {
         let dir = tempfile::tempdir().unwrap();
-        let (node, startup) = Node::start(config(dir.path(), None)).unwrap();
+        let (node, startup) = DurableCore::start(config(dir.path(), None)).unwrap();
         let generated = startup.generated_admin_password.expect("a generated password");
         let hash = node
             .handle()
@@ -456,7 +460,7 @@ mod tests {
         assert!(password::verify(&generated, &hash));
         node.shutdown().unwrap();
 
-        let (node, startup) = Node::start(config(dir.path(), Some("ignored-now"))).unwrap();
+        let (node, startup) = DurableCore::start(config(dir.path(), Some("ignored-now"))).unwrap();
         assert_eq!(startup.generated_admin_password, None);
         // The install's invite key and chart history, and the admin.
         assert_eq!(startup.records_replayed, 3);
@@ -468,7 +472,7 @@ mod tests {
     fn two_installs_give_their_first_user_different_invite_codes() {
         let code_of_uid_1 = || {
             let dir = tempfile::tempdir().unwrap();
-            let (node, _) = Node::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
+            let (node, _) = DurableCore::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
             let register = Command::Register(Box::new(engine::Register {
                 username: "first".into(),
                 email: Some("first@example.com".into()),
@@ -492,7 +496,7 @@ mod tests {
     #[test]
     fn a_configured_admin_password_is_used() {
         let dir = tempfile::tempdir().unwrap();
-        let (node, startup) = Node::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
+        let (node, startup) = DurableCore::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
         assert_eq!(startup.generated_admin_password, None);
         let hash =
             node.handle().query(|e: &Engine| e.admin(1).unwrap().password_hash.clone()).unwrap();
