@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test of the repository:
-#   the web app's type check, ESLint (its module boundaries and hooks) and component tests (Vitest),
+#   the web app's type check, ESLint (its module boundaries and hooks), the check that its API types
+#   (src/types/openapi.gen.ts) are generated from the committed openapi.json, and component tests (Vitest),
 #   rustfmt, clippy and every Rust test of the workspace,
 #   the web bundle budgets,
 #   the end-to-end journeys in headless Chromium against a real trading-server,
@@ -21,10 +22,11 @@ trap 'rm -rf "$logs"' EXIT
 # them, the checks are skipped loudly and the tests still run.
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
-echo "== web: npm ci, type check, component tests"
+echo "== web: npm ci, type check, lint, generated API types, component tests"
 (cd web && npm ci --no-audit --no-fund --loglevel=error)
 (cd web && npm run typecheck)
 (cd web && npm run lint)
+(cd web && npm run check:api-types)
 (cd web && npx vitest run) 2>&1 | tee "$logs/vitest.log"
 
 echo "== format"

@@ -13,6 +13,7 @@ import { useTranslation } from 'react-i18next';
 import type { FieldMap } from '@/lib/field-errors';
 import { useSubmit } from '@/lib/use-submit';
 import { toast } from '@/stores/toast';
+import type { Schemas } from '@/types/api';
 
 import { Field } from './field';
 import { FormError } from './form-error';
@@ -26,12 +27,8 @@ export interface PasswordForm {
 /** What the rules found: a catalogue key per field, or for the whole form. */
 export type PasswordChecks = Partial<Record<keyof PasswordForm | 'form', string>>;
 
-export interface PasswordChangeBody {
-  /** Empty when there is none yet. */
-  oldPassword: string;
-  newPassword: string;
-  confirmPassword: string;
-}
+/** `oldPassword` is empty when there is none yet. */
+export type PasswordChangeBody = Schemas['ChangePasswordBody'];
 
 const EMPTY: PasswordForm = { current: '', next: '', confirm: '' };
 

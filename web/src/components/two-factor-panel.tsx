@@ -16,6 +16,7 @@ import { errorMessage } from '@/lib/api-client';
 import { useSubmit } from '@/lib/use-submit';
 import { isTotpCode } from '@/lib/validation';
 import { toast } from '@/stores/toast';
+import type { Schemas } from '@/types/api';
 
 import { Field, TotpCodeField } from './field';
 import { FormError } from './form-error';
@@ -24,8 +25,8 @@ import { TotpSecret } from './totp-secret';
 
 /** One side's two-factor calls. */
 export interface TwoFactorCalls {
-  state(signal?: AbortSignal): Promise<{ enabled: boolean }>;
-  setup(): Promise<{ secret: string; otpauthUrl: string }>;
+  state(signal?: AbortSignal): Promise<Schemas['TwoFactorState']>;
+  setup(): Promise<Schemas['TwoFactorSetup']>;
   enable(secret: string, code: string): Promise<unknown>;
   /** Turning it off needs the password as well as a current code. */
   disable(code: string, password: string): Promise<unknown>;

@@ -6,19 +6,16 @@
 import { create } from 'zustand';
 
 import { StorageKey, readJson, readKey, writeKey } from '@/lib/storage';
+import type { AdminView } from '@/types/api';
 
-/** The admin as the server shows it (`POST /api/admin/login`, `GET /api/admin/me`). */
-export interface AdminInfo {
-  id: number;
-  username: string;
-  /** super, operations, support or finance: shown as a label, never used to decide anything. */
-  role: string;
-  /** What the role may do: `users:read`, `orders:write`, ... The back-office looks only at these. */
-  permissions: string[];
-  /** The site-package provider's chat link (system config); empty when not set. Absent from
-   * info stored before the server sent it, until `GET /api/admin/me` refreshes it. */
-  providerLink?: string;
-}
+/**
+ * The admin as the server shows them (`POST /api/admin/login`, `GET /api/admin/me`): `role`
+ * (super, operations, support or finance) is shown as a label, never used to decide anything;
+ * `permissions` (`users:read`, `orders:write`, ...) are all the back-office looks at.
+ * `providerLink`, the site-package provider's chat link (system config, empty when not set), is
+ * absent from info stored before the server sent it, until `GET /api/admin/me` refreshes it.
+ */
+export type AdminInfo = Omit<AdminView, 'providerLink'> & Partial<Pick<AdminView, 'providerLink'>>;
 
 interface AdminSessionState {
   token: string | null;

@@ -6,26 +6,13 @@
 import { create } from 'zustand';
 
 import { StorageKey, readJson, readKey, writeKey } from '@/lib/storage';
+import type { UserView } from '@/types/api';
 
-/** The user as the server shows it (spec §3). */
-export interface User {
-  uid: number;
-  username: string;
-  nickname: string;
-  avatar: string;
-  bio: string;
-  phone: string;
-  email: string | null;
-  emailVerified: boolean;
-  lastLogin: number;
-  joinTime: number;
-  inviteCode: string;
-  /** `wallet` when the username starts with `wallet_`, else `account` (spec §3). */
-  loginType: 'wallet' | 'account';
-  twoFactor: boolean;
-  hasPassword: boolean;
-  frozen: boolean;
-}
+/**
+ * The signed-in user: the server's view of them (spec §3), with `loginType` derived here as
+ * the spec says: `wallet` when the username starts with `wallet_`, else `account`.
+ */
+export type User = Omit<UserView, 'loginType'> & { loginType: 'wallet' | 'account' };
 
 export type SessionEnd = 'logout' | 'expired' | 'wallet-changed';
 
@@ -39,8 +26,8 @@ interface SessionState {
    * notice that the session ended (a 401, the socket's close) must not read as "expired".
    */
   ending: SessionEnd | null;
-  signIn(token: string, user: User): void;
-  setUser(user: User): void;
+  signIn(token: string, user: UserView): void;
+  setUser(user: UserView): void;
   beginSignOut(reason: SessionEnd): void;
   signOut(reason: SessionEnd): void;
   /** The server says the session is over: expired, unless this app is ending it. */

@@ -5,17 +5,16 @@
 import { create } from 'zustand';
 
 import { api } from '@/lib/api';
+import type { BasicInfo } from '@/types/api';
 
-export interface SiteInfo {
-  logo: string;
-  siteName: string;
-  siteDescription: string;
-  emailLogin: boolean;
-  walletLogin: boolean;
-  /** `hours`: the working hours in UTC as the operator wrote them (`09:00-21:00`), '' for none. */
-  customerService: { enabled: boolean; serviceLink: string; hours?: string };
-  inviteCodeRequired: boolean;
-}
+/**
+ * The site's public settings (the server's BasicInfo). `customerService.hours`: the working
+ * hours in UTC as the operator wrote them (`09:00-21:00`), '' for none; read as optional, as
+ * the app has always taken a server that does not send them (see {@link supportHours}).
+ */
+export type SiteInfo = Omit<BasicInfo, 'customerService'> & {
+  customerService: Omit<BasicInfo['customerService'], 'hours'> & Partial<Pick<BasicInfo['customerService'], 'hours'>>;
+};
 
 /** Customer service hours (spec §9), until the server says the operator's. */
 export const SUPPORT_HOURS = '9:00-21:00';
@@ -57,7 +56,7 @@ export const useSite = create<SiteState>()((set) => ({
   async load() {
     const before = shown;
     try {
-      const info = await api.get<SiteInfo>('/admin/system/basic-info');
+      const info = await api.get<BasicInfo>('/admin/system/basic-info');
       if (shown === before) set({ info });
     } catch {
       // The shell works with defaults; sign-in modes stay hidden until the server answers.

@@ -6,31 +6,10 @@
 import { create } from 'zustand';
 
 import { api } from '@/lib/api';
+import type { BalanceFrame } from '@/lib/ws-frames';
+import type { AccountKind, Balance } from '@/types/api';
 
-export type AccountKind = 'real' | 'demo';
-
-export interface Balance {
-  account: AccountKind;
-  total: string;
-  available: string;
-  inPosition: string;
-  frozen: string;
-  change24h: string;
-  change24hPercent: string;
-}
-
-/** The websocket's `balance` frame. */
-export interface BalanceFrame {
-  account: AccountKind;
-  change: 'increase' | 'decrease' | 'unchanged';
-  amount: string;
-  bill: string | null;
-  balance: string;
-  available: string;
-  frozen: string;
-  inPosition: string;
-  reference: number;
-}
+export type { AccountKind, Balance };
 
 interface WalletState {
   account: AccountKind;

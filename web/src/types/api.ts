@@ -1,81 +1,65 @@
-/** Shapes of the server's answers that more than one feature reads (the server's DTOs). */
+/**
+ * Shapes of the server's answers that more than one feature reads (the server's DTOs), as
+ * aliases of the types generated from its OpenAPI document (openapi.gen.ts, written by
+ * `npm run api-types` from openapi.json): never declared by hand. A feature aliases its own
+ * DTOs the same way, through {@link Schemas}.
+ *
+ * The document types enumerated values (a contract's status, an account) as strings, and a
+ * field the server may leave empty as optional and nullable (`expiryAt?: number | null`; it
+ * sends null): code reads them as such.
+ */
+import type { components } from './openapi.gen';
 
-/** A market list line (spec §3 market item); also the websocket's ticker frame. */
-export interface MarketItem {
-  symbol: string;
-  name: string;
-  category: 'crypto' | 'forex';
-  precision: number;
-  price: string;
-  change: string;
-  changePercent: string;
-  high: string;
-  low: string;
-  volume: string;
-  open: string;
-  close: string;
-  isOpen: boolean;
-  stale: boolean;
-  /** Priced by the platform's simulator, not a market: demo money only by default. */
-  simulated: boolean;
-}
+/** Every schema of the server's OpenAPI document, by name. */
+export type Schemas = components['schemas'];
 
-/** A price alert (the alert list, the fired list and the `priceAlert` frame). */
-export interface PriceAlert {
-  id: number;
-  symbol: string;
-  /** The price watched for, as a decimal string. */
-  price: string;
-  /** `above`: fires when the price rises to it; `below`: when it falls to it. */
-  direction: 'above' | 'below';
-  createdAt: number;
-  firedAt: number | null;
-  firedPrice: string | null;
-  firedSequence: number | null;
-}
+/**
+ * The user's two accounts (decisions §3: real money and demo money), as the server names them
+ * (the document types them as strings).
+ */
+export type AccountKind = 'real' | 'demo';
+
+/** A market list line (spec §3 market item); also the websocket's `ticker` frame. */
+export type MarketItem = Schemas['MarketItem'];
+
+/**
+ * A price alert (the alert list, the fired list and the `priceAlert` frame). `direction`:
+ * `above` fires when the price rises to `price`, `below` when it falls to it.
+ */
+export type PriceAlert = Schemas['AlertRow'];
 
 /** A tick that decided a contract: price, time and log index. */
-export interface TickRow {
-  price: string;
-  time: number;
-  sequence: number;
-}
+export type TickRow = Schemas['TickRow'];
 
-/** A contract record (spec §3), with its entry and exit ticks once known. */
-export interface ContractRow {
-  id: number;
-  account: 'real' | 'demo';
-  symbol: string;
-  direction: 'up' | 'down';
-  stake: string;
-  fee: string;
-  payoutRate: string;
-  duration: number;
-  acceptedAt: number;
-  entry: TickRow | null;
-  expiryAt: number | null;
-  exit: TickRow | null;
-  outcome: string | null;
-  credited: string | null;
-  profit: string | null;
-  settledAt: number | null;
-  status: 'waiting_entry' | 'open' | 'settled' | 'void';
-}
+/**
+ * A contract record (spec §3), with its entry and exit ticks once known, and its owner's UID.
+ * `status`: waiting_entry, open, settled or void.
+ */
+export type ContractRow = Schemas['ContractRow'];
 
+/** A deposit (recharge) or withdrawal order, as its owner and the back-office see it, with its owner's UID. */
+export type MoneyOrder = Schemas['OrderRow'];
+
+/** The statuses an order goes through (the order lists' filters). */
 export type OrderStatus = 'pending' | 'processing' | 'completed' | 'rejected' | 'failed';
 
-/** A deposit (recharge) or withdrawal order, as its owner and the back-office see it. */
-export interface MoneyOrder {
-  id: number;
-  kind: 'deposit' | 'withdraw';
-  amount: string;
-  fee: string;
-  actual: string;
-  method: string;
-  details: Record<string, string>;
-  receipt: string | null;
-  status: OrderStatus;
-  remark: string;
-  createdAt: number;
-  completedAt: number | null;
-}
+/** The user as the server shows them (spec §3). */
+export type UserView = Schemas['UserView'];
+
+/** One wallet (real or demo) of the user. */
+export type Balance = Schemas['Balance'];
+
+/** The site's public settings (`GET /api/admin/system/basic-info`). */
+export type BasicInfo = Schemas['BasicInfo'];
+
+/** The admin as the server shows them (`POST /api/admin/login`, `GET /api/admin/me`). */
+export type AdminView = Schemas['AdminView'];
+
+/**
+ * A system notice (`GET /api/notices`, `GET /api/admin/notices`): `lang` is the language it is
+ * written in and shown to, '' for every language; `withdrawnAt` when an admin withdrew it.
+ */
+export type NoticeRow = Schemas['NoticeRow'];
+
+/** An event of the user's security history (`GET /api/user/security-events`, the `security` frame). */
+export type SecurityRow = Schemas['SecurityRow'];

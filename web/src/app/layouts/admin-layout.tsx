@@ -14,8 +14,9 @@ import { LanguageSwitcher } from '@/components/language-switcher';
 import { type BadgeView, badgeText, usePendingBadges } from '@/features/admin-orders';
 import { adminApi } from '@/lib/admin-api';
 import { useDismiss } from '@/lib/use-dismiss';
-import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
+import { useAdminSession } from '@/stores/admin-session';
 import { DEFAULT_SITE_NAME, useSite } from '@/stores/site';
+import type { AdminView } from '@/types/api';
 
 import { adminNavItems, badgeKinds, providerLink } from './admin-nav';
 
@@ -37,7 +38,7 @@ function useAdminRefresh(): void {
   useEffect(() => {
     const controller = new AbortController();
     adminApi
-      .get<AdminInfo>('/admin/me', { signal: controller.signal })
+      .get<AdminView>('/admin/me', { signal: controller.signal })
       .then((admin) => {
         if (useAdminSession.getState().token) useAdminSession.getState().setAdmin(admin);
       })

@@ -11,17 +11,14 @@ import { useLocation } from 'react-router';
 
 import { api } from '@/lib/api';
 import { ws } from '@/lib/ws';
+import type { BalanceFrame } from '@/lib/ws-frames';
 import { type User, useSession } from '@/stores/session';
-import { type BalanceFrame, useWallet } from '@/stores/wallet';
+import { useWallet } from '@/stores/wallet';
+import type { Schemas } from '@/types/api';
 
 export const USER_BALANCE_UPDATE = 'userBalanceUpdate';
 
-interface LayoutUser {
-  username: string;
-  avatar: string;
-  balance: string;
-  uid: number;
-}
+type LayoutUser = Schemas['LayoutUser'];
 
 async function refreshUserInfo(): Promise<void> {
   if (!useSession.getState().token) return;

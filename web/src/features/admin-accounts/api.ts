@@ -3,36 +3,18 @@
  * admin's own password and two-factor sign-in. The server checks every permission again.
  */
 import { adminApi } from '@/lib/admin-api';
+import type { Schemas } from '@/types/api';
 
-/** An admin in the list (`GET /api/admin/admins`), in creation order. */
-export interface AdminRow {
-  id: number;
-  username: string;
-  role: string;
-  permissions: string[];
-  /** Cannot sign in or act. */
-  disabled: boolean;
-  /** Two-factor sign-in is on. */
-  twoFactor: boolean;
-  /** Live sessions now. */
-  sessions: number;
-  /** The newest live session's start (ms), or null when none is live. */
-  lastSignIn: number | null;
-  /** Password last changed (ms); 0 if never since the admin was created. */
-  passwordChangedAt: number;
-}
+/**
+ * An admin in the list (`GET /api/admin/admins`), in creation order: `disabled` cannot sign in
+ * or act; `sessions` live now; `lastSignIn` the newest live session's start (ms), null when none
+ * is live; `passwordChangedAt` (ms) 0 if never since the admin was created.
+ */
+export type AdminRow = Schemas['AdminRow'];
 
-export interface NewAdmin {
-  username: string;
-  password: string;
-  role: string;
-}
+export type NewAdmin = Schemas['CreateAdminBody'];
 
-export interface OwnPasswordChange {
-  oldPassword: string;
-  newPassword: string;
-  confirmPassword: string;
-}
+export type OwnPasswordChange = Schemas['ChangePasswordBody'];
 
 export function fetchAdmins(signal?: AbortSignal): Promise<AdminRow[]> {
   return adminApi.get<AdminRow[]>('/admin/admins', { signal });
@@ -53,9 +35,9 @@ export function changeOwnPassword(body: OwnPasswordChange): Promise<unknown> {
 }
 
 export const ownTwoFactor = {
-  state: (signal?: AbortSignal) => adminApi.get<{ enabled: boolean }>('/admin/2fa', { signal }),
-  setup: () => adminApi.post<{ secret: string; otpauthUrl: string }>('/admin/2fa/setup'),
-  enable: (secret: string, code: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/enable', { secret, code }),
+  state: (signal?: AbortSignal) => adminApi.get<Schemas['TwoFactorState']>('/admin/2fa', { signal }),
+  setup: () => adminApi.post<Schemas['TwoFactorSetup']>('/admin/2fa/setup'),
+  enable: (secret: string, code: string) => adminApi.post<Schemas['TwoFactorState']>('/admin/2fa/enable', { secret, code }),
   /** Turning it off needs the admin's password as well as a current code. */
-  disable: (code: string, password: string) => adminApi.post<{ enabled: boolean }>('/admin/2fa/disable', { code, password }),
+  disable: (code: string, password: string) => adminApi.post<Schemas['TwoFactorState']>('/admin/2fa/disable', { code, password }),
 };

@@ -3,11 +3,13 @@
  * by the `area:read` / `area:write` strings the server sends, never by the role's name; the
  * role names are only offered when creating an admin, each with the catalogue's summary.
  */
+import type { Schemas } from '@/types/api';
 
-/** The roles an admin can be given (`POST /api/admin/admins`), in the order offered. */
-export const ROLES = ['super', 'operations', 'support', 'finance'] as const;
+/** A role an admin can be given (`POST /api/admin/admins`). */
+export type Role = Schemas['CreateAdminBody']['role'];
 
-export type Role = (typeof ROLES)[number];
+/** The roles, in the order offered. */
+export const ROLES = ['super', 'operations', 'support', 'finance'] as const satisfies readonly Role[];
 
 /** The areas of the back-office, in its order (the server's `Area::ALL`). */
 export const AREAS = ['dashboard', 'users', 'teams', 'rules', 'trades', 'orders', 'money', 'products', 'config', 'notices', 'audit', 'admins', 'house'] as const;

@@ -1,15 +1,10 @@
 /** The audit log: every admin action with its admin, time, target and details. */
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
+import type { Schemas } from '@/types/api';
 
-export interface AuditRow {
-  index: number;
-  admin: number;
-  action: string;
-  detail: string;
-  refused: string | null;
-  time: number;
-}
+/** One admin action: `refused` is the error code when it was refused. */
+export type AuditRow = Schemas['AuditRow'];
 
 /** The engine's action names (`AdminAction::NAMES`). */
 export const AUDIT_ACTIONS = [

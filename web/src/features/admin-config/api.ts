@@ -3,43 +3,19 @@ import { adminApi } from '@/lib/admin-api';
 import { decimal } from '@/lib/decimal';
 import { type UploadOptions, upload } from '@/lib/upload';
 import type { SiteInfo } from '@/stores/site';
+import type { Schemas } from '@/types/api';
 
-export interface SystemConfig {
-  basic: {
-    siteName: string;
-    logo: string;
-    siteDescription: string;
-    emailLogin: boolean;
-    walletLogin: boolean;
-    customerServiceEnabled: boolean;
-    customerServiceLink: string;
-    /** Working hours as users see them, in UTC (`09:00-21:00`). */
-    customerServiceHours: string;
-    inviteCodeRequired: boolean;
-    /** The site-package provider's chat, linked in the back-office's sidebar. */
-    providerLink: string;
-  };
-  finance: {
-    withdrawFeeRate: string;
-    withdrawFeeFixed: string;
-    withdrawMin: string;
-    withdrawMax: string;
-    depositMin: string;
-    depositMax: string;
-    openContractsPerUserMax: number;
-    rewardRates: string[];
-    demoBalance: string;
-  };
-}
+/**
+ * The system config. `basic.customerServiceHours`: working hours as users see them, in UTC
+ * (`09:00-21:00`); `basic.providerLink`: the site-package provider's chat, linked in the
+ * back-office's sidebar.
+ */
+export type SystemConfig = Schemas['SystemConfig'];
 
-export interface DepositAccount {
-  method: 'bank_transfer' | 'usdt_trc20' | 'usdt_erc20';
-  name: string;
-  number: string;
-  bank: string;
-}
+/** Where users pay a deposit of one method. */
+export type DepositAccount = Schemas['DepositAccountView'];
 
-export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const;
+export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const satisfies readonly DepositAccount['method'][];
 
 /** The public settings (`GET /api/admin/system/basic-info`) a saved config makes. */
 export function siteInfoOf(basic: SystemConfig['basic']): SiteInfo {
@@ -60,12 +36,7 @@ export const fetchDepositAccounts = (signal?: AbortSignal) => adminApi.get<Depos
 export const saveDepositAccounts = (accounts: DepositAccount[]) => adminApi.put<DepositAccount[]>('/admin/system/deposit-accounts', { accounts });
 
 /** A stored upload: `url` is what `basic.logo` takes. */
-export interface Uploaded {
-  name: string;
-  url: string;
-  contentType: string;
-  size: number;
-}
+export type Uploaded = Schemas['Uploaded'];
 
 /** The images the server accepts (it checks the content too), and how large. */
 export const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];

@@ -1,44 +1,13 @@
 /** The dashboard's figures (`GET /api/admin/dashboard`, `/api/admin/dashboard/days`). */
 import { adminApi } from '@/lib/admin-api';
+import type { Schemas } from '@/types/api';
 
-export interface Totals {
-  contracts: number;
-  volume: string;
-  settled: number;
-  usersNet: string;
-  logins: number;
-  registrations: number;
-}
+export type Totals = Schemas['Totals'];
 
-export interface Dashboard {
-  users: number;
-  openContracts: number;
-  houseBalance: string;
-  houseReserved: string;
-  seedCapital: string;
-  depositsApproved: string;
-  withdrawalsPaid: string;
-  pendingDeposits: number;
-  pendingWithdrawals: number;
-  online: number;
-  totals: Totals;
-}
+export type Dashboard = Schemas['Dashboard'];
 
 /** One UTC day (real money only). */
-export interface Day {
-  day: number;
-  registrations: number;
-  logins: number;
-  deposits: number;
-  depositAmount: string;
-  withdrawals: number;
-  withdrawalAmount: string;
-  contracts: number;
-  turnover: string;
-  fees: string;
-  settled: number;
-  houseResult: string;
-}
+export type Day = Schemas['DayRow'];
 
 export const DASHBOARD_DAYS = 30;
 

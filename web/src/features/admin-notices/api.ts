@@ -5,17 +5,13 @@
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
 import { LANGUAGES } from '@/lib/i18n';
+import type { NoticeRow } from '@/types/api';
 
-export interface Notice {
-  id: number;
-  title: string;
-  body: string;
-  time: number;
-  /** The language it is written in and shown to; '' for every language. */
-  lang: string;
-  /** When it was withdrawn (ms), or null while users see it. */
-  withdrawnAt: number | null;
-}
+/**
+ * A notice sent: `lang` is the language it is written in and shown to ('' for every language),
+ * `withdrawnAt` when it was withdrawn (ms), null while users see it.
+ */
+export type Notice = NoticeRow;
 
 export const NOTICE_TITLE_MAX = 100;
 export const NOTICE_BODY_MAX = 2000;

@@ -2,22 +2,20 @@
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
 import { useAdminSession } from '@/stores/admin-session';
-import type { MoneyOrder, OrderStatus } from '@/types/api';
+import type { MoneyOrder, OrderStatus, Schemas } from '@/types/api';
 
 import type { PendingKind } from './badges';
 
 /** `GET /api/admin/{recharge,withdraw}-orders/pending-count` (spec §7). */
 export async function pendingCount(kind: PendingKind, signal?: AbortSignal): Promise<number> {
-  const answer = await adminApi.get<{ count: number }>(`/admin/${kind}-orders/pending-count`, { signal });
+  const answer = await adminApi.get<Schemas['Count']>(`/admin/${kind}-orders/pending-count`, { signal });
   return answer.count;
 }
 
 export type { OrderStatus };
 
-/** A recharge or withdraw order as the back-office lists it: with its owner's UID. */
-export interface AdminOrder extends MoneyOrder {
-  user: number;
-}
+/** A recharge or withdraw order as the back-office lists it (`user`: its owner's UID). */
+export type AdminOrder = MoneyOrder;
 
 export const ORDERS_PAGE_SIZE = 20;
 
@@ -35,7 +33,7 @@ export function actOnOrder(kind: PendingKind, id: number, action: OrderAction, r
 }
 
 /** The actions an order's state allows (decisions §4). */
-export function actionsFor(kind: PendingKind, status: OrderStatus): OrderAction[] {
+export function actionsFor(kind: PendingKind, status: AdminOrder['status']): OrderAction[] {
   if (status === 'pending') return ['approve', 'reject'];
   if (kind === 'withdraw' && status === 'processing') return ['paid', 'failed'];
   return [];

@@ -1,17 +1,13 @@
 /** Products in the back-office: display name, offered or not. */
 import { adminApi } from '@/lib/admin-api';
+import type { Schemas } from '@/types/api';
 
-export interface Product {
-  symbol: string;
-  name: string;
-  category: string;
-  precision: number;
-  enabled: boolean;
-  /** `always` (crypto, 24/7) or `forex` (closed from Friday 22:00 to Sunday 22:00 UTC). */
-  hours: string;
-  /** Where its prices come from: `simulated`, `replay: FILE` or `exchange: HOST`. */
-  source: string;
-}
+/**
+ * A product as the back-office lists it. `hours`: `always` (crypto, 24/7) or `forex` (closed
+ * from Friday 22:00 to Sunday 22:00 UTC); `source`, where its prices come from: `simulated`,
+ * `replay: FILE` or `exchange: HOST`.
+ */
+export type Product = Schemas['ProductAdmin'];
 
 /** A price source read for display: its kind, and the file or host it names. */
 export function readSource(source: string): { kind: 'simulated' | 'replay' | 'exchange' | 'other' | 'none'; detail: string } {
@@ -31,14 +27,7 @@ export const updateProduct = (symbol: string, name: string, enabled: boolean) =>
 export const PRODUCT_NAME_MAX = 100;
 
 /** A catalogue product not listed yet: an admin may add it. */
-export interface CatalogueItem {
-  symbol: string;
-  name: string;
-  category: string;
-  precision: number;
-  hours: string;
-  source: string;
-}
+export type CatalogueItem = Schemas['CatalogueItem'];
 
 export const fetchCatalogue = (signal?: AbortSignal) => adminApi.get<CatalogueItem[]>('/admin/catalogue', { signal });
 

@@ -1,9 +1,10 @@
 /** Every user's contracts, and a user's referral team, in the back-office. */
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
-import type { ContractRow } from '@/types/api';
+import type { ContractRow, Schemas } from '@/types/api';
 
-export type AdminContract = ContractRow & { user: number };
+/** A contract as the back-office lists it (`user`: its owner's UID). */
+export type AdminContract = ContractRow;
 
 export interface TradeFilter {
   user: number | null;
@@ -20,19 +21,9 @@ export const TRADES_PAGE_SIZE = 50;
 export const fetchTrades = (filter: TradeFilter, page: number, signal?: AbortSignal) =>
   adminApi.get<Page<AdminContract>>('/admin/trades', { query: { ...filter, page, pageSize: TRADES_PAGE_SIZE }, signal });
 
-export interface TeamMember {
-  uid: number;
-  username: string;
-  certified: boolean;
-  joinTime: number;
-}
+export type TeamMember = Schemas['Member'];
 
-export interface Generation {
-  generation: number;
-  count: number;
-  certified: number;
-  notCertified: number;
-  members: TeamMember[];
-}
+/** One generation of a user's referral team, with its members. */
+export type Generation = Schemas['Generation'];
 
 export const fetchTeam = (uid: number, signal?: AbortSignal) => adminApi.get<Generation[]>(`/admin/teams/${uid}`, { signal });

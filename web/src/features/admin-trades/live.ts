@@ -7,21 +7,16 @@
  * HTTP while frames arrived gets them applied again on top (see trades-page.tsx).
  */
 import type { Page } from '@/lib/api-client';
+import type { AdminTradeFrame } from '@/lib/ws-frames';
 import type { TickRow } from '@/types/api';
 
 import type { AdminContract, TradeFilter } from './api';
 
-/** An entry tick as the frame carries it: its log index is `sequence` (or `index`). */
-interface EntryTick {
-  price: string;
-  time: number;
-  sequence?: number;
-  index?: number;
-}
-
-export type TradeFrame =
-  | { kind: 'opened' | 'settled'; contract: AdminContract }
-  | { kind: 'entered'; entered: { id: number; user: number; entry: EntryTick; expiryAt: number } };
+/**
+ * An entry tick as it is read from an `entered` frame: its log index is `sequence` (a TickRow,
+ * as the server sends it), or `index` (as a tick frame names it).
+ */
+type EntryTick = Omit<TickRow, 'sequence'> & { sequence?: number; index?: number };
 
 /** What the page shows: its filters, page and page size. */
 export interface TradesView {
@@ -47,7 +42,7 @@ function entryOf(tick: EntryTick): TickRow {
 }
 
 /** The list after one frame, and the id of a row the frame put on it (to highlight). */
-export function applyTradeFrame(list: Page<AdminContract>, frame: TradeFrame, view: TradesView): { list: Page<AdminContract>; added: number | null } {
+export function applyTradeFrame(list: Page<AdminContract>, frame: AdminTradeFrame, view: TradesView): { list: Page<AdminContract>; added: number | null } {
   const same = { list, added: null };
   switch (frame.kind) {
     case 'opened': {

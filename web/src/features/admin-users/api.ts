@@ -4,38 +4,16 @@
  */
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
-import type { ContractRow } from '@/types/api';
+import type { ContractRow, Schemas } from '@/types/api';
 
-export interface AdminUser {
-  user: {
-    uid: number;
-    username: string;
-    nickname: string;
-    email: string | null;
-    emailVerified: boolean;
-    lastLogin: number;
-    joinTime: number;
-    inviteCode: string;
-    twoFactor: boolean;
-    frozen: boolean;
-  };
-  available: string;
-  frozenAmount: string;
-  inPosition: string;
-  inviter: number | null;
-  openContracts: number;
-}
+/** A user in the list: the user, their real wallet's figures, inviter and open contracts. */
+export type AdminUser = Schemas['AdminUser'];
 
 /** A session the user is signed in with now (device, address, when). */
-export interface AdminUserSession {
-  device: string;
-  ip: string;
-  createdAt: number;
-  expiresAt: number;
-}
+export type AdminUserSession = Schemas['AdminSession'];
 
 /** One user as the dialog shows them: the list's fields and the live sessions. */
-export type AdminUserDetail = AdminUser & { sessions: AdminUserSession[] };
+export type AdminUserDetail = Schemas['AdminUserDetail'];
 
 export const USERS_PAGE_SIZE = 20;
 export const USER_CONTRACTS_SHOWN = 10;

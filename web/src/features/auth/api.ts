@@ -1,21 +1,16 @@
 /** The sign-in calls (spec §7, decisions §6). */
 import { api } from '@/lib/api';
-import type { User } from '@/stores/session';
+import type { Schemas } from '@/types/api';
 
-export interface LoginData {
-  token: string;
-  user: User;
-  isNewUser: boolean;
-  expiresAt: number;
-  /** Proof that this browser signed in to this account, for its later password sign-ins. */
-  deviceToken: string;
-}
+/**
+ * A sign-in's answer. `deviceToken`: proof that this browser signed in to this account, for
+ * its later password sign-ins.
+ */
+export type LoginData = Schemas['LoginData'];
 
-export interface CodeSent {
-  resendAfter: number;
-}
+export type CodeSent = Schemas['CodeSent'];
 
-export type WalletChain = 'eth' | 'trust' | 'tron';
+export type WalletChain = Schemas['WalletBody']['chain'];
 
 export const authApi = {
   /** `deviceToken`: this browser's proof of an earlier sign-in to the account, if it has one. */
@@ -31,14 +26,13 @@ export const authApi = {
     confirmPassword: string;
     inviteCode?: string;
     agreeTerms: boolean;
-  }) => api.post<{ uid: number; username: string; inviteCode: string }>('/login/register', body),
-  walletNonce: (chain: WalletChain, address: string) =>
-    api.post<{ nonce: string; message: string }>('/login/wallet-nonce', { chain, address }),
+  }) => api.post<Schemas['Registered']>('/login/register', body),
+  walletNonce: (chain: WalletChain, address: string) => api.post<Schemas['WalletNonce']>('/login/wallet-nonce', { chain, address }),
   walletLogin: (body: { chain: WalletChain; address: string; signature: string; nonce: string; remember: boolean }) =>
     api.post<LoginData>('/login/wallet-login', body),
-  logout: () => api.post<Record<string, never>>('/login/logout'),
+  logout: () => api.post<Schemas['Empty']>('/login/logout'),
   forgotSendCode: (email: string) => api.post<CodeSent>('/password/forgot/send-code', { email }),
-  forgotVerify: (email: string, code: string) => api.post<{ resetToken: string }>('/password/forgot/verify', { email, code }),
+  forgotVerify: (email: string, code: string) => api.post<Schemas['ResetToken']>('/password/forgot/verify', { email, code }),
   forgotReset: (resetToken: string, password: string, confirmPassword: string) =>
-    api.post<Record<string, never>>('/password/forgot/reset', { resetToken, password, confirmPassword }),
+    api.post<Schemas['Empty']>('/password/forgot/reset', { resetToken, password, confirmPassword }),
 };

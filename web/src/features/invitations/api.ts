@@ -1,29 +1,23 @@
 /** The user's invitation code, their team over three generations, and the rewards earned. */
 import { api } from '@/lib/api';
+import type { Schemas } from '@/types/api';
 
-export interface Invite {
-  code: string;
-  /**
-   * The server's link under the public origin the operator set (`--public-origin`), or null
-   * when none was set: then the page builds it on its own origin (`inviteLink`).
-   */
-  link: string | null;
-  /** Reward rate per generation (1, 2, 3) on invitees' settled real stakes. */
-  rewardRates: string[];
-}
+/**
+ * The user's invitation. `link`: the server's link under the public origin the operator set
+ * (`--public-origin`), or null when none was set: then the page builds it on its own origin
+ * (`inviteLink`). `rewardRates`: the reward rate per generation (1, 2, 3) on invitees' settled
+ * real stakes.
+ */
+export type Invite = Schemas['Invite'];
 
-export interface Generation {
-  generation: number;
-  count: number;
-  certified: number;
-  notCertified: number;
-}
+/** One generation of the user's team: how many, certified or not. */
+export type Generation = Schemas['Generation'];
 
 export const invitationsApi = {
   invite: () => api.get<Invite>('/invite'),
   team: () => api.get<Generation[]>('/invite/team'),
   /** Every reward bill of the real account: the total in is what was earned. */
-  rewards: () => api.get<{ total: number; totalIn: string }>('/wallet/bills', { query: { account: 'real', type: 'reward', page: 1, pageSize: 1 } }),
+  rewards: () => api.get<Schemas['Bills']>('/wallet/bills', { query: { account: 'real', type: 'reward', page: 1, pageSize: 1 } }),
 };
 
 /**

@@ -2,17 +2,16 @@
  * System notices in the trader's app: a notice is written for every language (`lang` empty)
  * or for the users whose app is in one language, and may be withdrawn by an admin later.
  */
+import type { NoticeFrame } from '@/lib/ws-frames';
+import type { NoticeRow } from '@/types/api';
+
 import type { StoredNotification } from './db';
 
-/** A notice as the websocket's `notice` frame and `GET /api/notices` carry it. */
-export interface Notice {
-  id: number;
-  title: string;
-  body: string;
-  /** '' for every language, else the one language whose users see it. */
-  lang: string;
-  time: number;
-}
+/**
+ * A notice as the websocket's `notice` frame or `GET /api/notices` carries it: `lang` is ''
+ * (or absent) for every language, else the one language whose users see it.
+ */
+export type Notice = NoticeFrame | NoticeRow;
 
 /** Is a notice for an app in `appLanguage`? */
 export function noticeIsFor(notice: Pick<Notice, 'lang'>, appLanguage: string): boolean {

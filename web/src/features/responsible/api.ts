@@ -1,23 +1,12 @@
 /** The user's own responsible-trading limits (decisions §7b). */
 import { api } from '@/lib/api';
+import type { Schemas } from '@/types/api';
 
-export interface Limits {
-  dailyLoss: string | null;
-  dailyTurnover: string | null;
-  openContracts: number | null;
-  sessionReminderMinutes: number | null;
-  /** No trading before this time (ms). */
-  excludedUntil: number | null;
-}
+/** The user's limits, null where none is set; `excludedUntil`: no trading before this time (ms). */
+export type Limits = Schemas['LimitsView'];
 
-export interface LimitsAnswer {
-  current: Limits;
-  /** A loosening asked for, in force from `pendingFrom`. */
-  pending: Limits | null;
-  pendingFrom: number | null;
-  todayLoss: string;
-  todayTurnover: string;
-}
+/** The limits in force, and `pending`: a loosening asked for, in force from `pendingFrom`. */
+export type LimitsAnswer = Schemas['LimitsAnswer'];
 
 export const limitsApi = {
   get: () => api.get<LimitsAnswer>('/user/trading-limits'),

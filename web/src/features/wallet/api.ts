@@ -5,79 +5,37 @@
 import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 import { type UploadOptions, upload } from '@/lib/upload';
-import type { MoneyOrder, OrderStatus } from '@/types/api';
+import type { MoneyOrder, OrderStatus, Schemas } from '@/types/api';
 
 /** Every bill type of decisions §3, in the order the filter lists them. */
 export const BILL_TYPES = ['deposit', 'withdraw', 'profit', 'loss', 'fee', 'refund', 'reward', 'transfer_in', 'transfer_out', 'adjustment'] as const;
 export type BillType = (typeof BILL_TYPES)[number];
 
-export interface Bill {
-  id: number;
-  account: 'real' | 'demo';
-  type: BillType;
-  /** Signed amount. */
-  amount: string;
-  /** Available balance after it. */
-  balance: string;
-  reference: number;
-  status: string;
-  time: number;
-}
+/** A bill: `type` one of {@link BILL_TYPES}, `amount` signed, `balance` the available balance after it. */
+export type Bill = Schemas['BillRow'];
 
-export interface Bills extends Page<Bill> {
-  totalIn: string;
-  totalOut: string;
-  byType: Array<[string, string]>;
-}
+/** A page of bills, with the totals in and out of all that matched, and per bill type. */
+export type Bills = Schemas['Bills'];
 
 export type { MoneyOrder, OrderStatus };
 
-export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const;
-export type PayMethod = (typeof PAY_METHODS)[number];
+export type PayMethod = Schemas['DepositBody']['method'];
+export const PAY_METHODS = ['bank_transfer', 'usdt_trc20', 'usdt_erc20'] as const satisfies readonly PayMethod[];
 
-export interface DepositAccount {
-  method: PayMethod;
-  name: string;
-  number: string;
-  bank: string;
-}
+/** Where to pay a deposit of one method. */
+export type DepositAccount = Schemas['DepositAccountView'];
 
-export interface DepositInfo {
-  minAmount: string;
-  maxAmount: string;
-  accounts: DepositAccount[];
-}
+export type DepositInfo = Schemas['DepositInfo'];
 
-export type Chain = 'eth' | 'tron' | 'trust';
+export type Chain = Schemas['AddressBody']['chain'];
 
-export interface SavedAddress {
-  position: number;
-  label: string;
-  chain: Chain;
-  address: string;
-  isDefault: boolean;
-}
+/** A saved withdrawal address: `chain` is one of {@link Chain}. */
+export type SavedAddress = Schemas['AddressView'];
 
-export interface WithdrawInfo {
-  feeRate: string;
-  feeFixed: string;
-  minAmount: string;
-  maxAmount: string;
-  available: string;
-  addresses: SavedAddress[];
-  requiresTwoFactor: boolean;
-  /** Money may not leave before this time (ms) after a password change. */
-  blockedUntil: number | null;
-}
+/** The withdrawal form's limits; `blockedUntil`: money may not leave before this time (ms) after a password change. */
+export type WithdrawInfo = Schemas['WithdrawInfo'];
 
-export interface DepositRequest {
-  amount: string;
-  method: PayMethod;
-  accountName: string;
-  accountNumber: string;
-  bankName: string;
-  receipt: string;
-}
+export type DepositRequest = Schemas['DepositBody'];
 
 export type WithdrawRequest =
   | { method: 'wallet'; amount: string; addressPosition: number; totpCode?: string }
@@ -100,12 +58,12 @@ export const walletApi = {
     api.get<Page<MoneyOrder>>(kind === 'deposit' ? '/wallet/deposits' : '/wallet/withdrawals', { query: { page, pageSize } }),
   depositInfo: () => api.get<DepositInfo>('/wallet/deposit-info'),
   withdrawInfo: () => api.get<WithdrawInfo>('/wallet/withdraw-info'),
-  uploadReceipt: (file: File, options: UploadOptions) => upload<{ name: string }>(api, '/upload', file, options),
-  deposit: (body: DepositRequest) => api.post<{ orderId: number; status: OrderStatus }>('/wallet/deposits', body),
-  withdraw: (body: WithdrawRequest) => api.post<{ orderId: number; status: OrderStatus }>('/wallet/withdrawals', body),
-  addAddress: (body: { label: string; chain: Chain; address: string; isDefault: boolean }) => api.post<SavedAddress[]>('/wallet/addresses', body),
+  uploadReceipt: (file: File, options: UploadOptions) => upload<Schemas['Uploaded']>(api, '/upload', file, options),
+  deposit: (body: DepositRequest) => api.post<Schemas['OrderCreated']>('/wallet/deposits', body),
+  withdraw: (body: WithdrawRequest) => api.post<Schemas['OrderCreated']>('/wallet/withdrawals', body),
+  addAddress: (body: Schemas['AddressBody']) => api.post<SavedAddress[]>('/wallet/addresses', body),
   removeAddress: (position: number) => api.delete<SavedAddress[]>(`/wallet/addresses/${position}`),
-  recipient: (uid: number) => api.get<{ uid: number; name: string }>(`/wallet/recipient/${uid}`),
-  transfer: (body: { toUid: number; amount: string; totpCode?: string }) => api.post<Record<string, never>>('/wallet/transfers', body),
+  recipient: (uid: number) => api.get<Schemas['Recipient']>(`/wallet/recipient/${uid}`),
+  transfer: (body: { toUid: number; amount: string; totpCode?: string }) => api.post<Schemas['Empty']>('/wallet/transfers', body),
   resetDemo: () => api.post<unknown>('/wallet/demo/reset', {}),
 };

@@ -12,7 +12,7 @@ import { FormError } from '@/components/form-error';
 import { useSubmit } from '@/lib/use-submit';
 
 import { createAdmin } from '../api';
-import { ROLES } from '../permissions';
+import { ROLES, type Role } from '../permissions';
 import { type NewAdminErrors, type NewAdminForm, checkNewAdmin, hasErrors } from '../validation';
 
 const EMPTY: NewAdminForm = { username: '', password: '', role: '' };
@@ -46,7 +46,8 @@ export function CreateAdminDialog({ onClose, onCreated }: { onClose(): void; onC
     if (hasErrors(found)) return;
     await request.run(async () => {
       const username = form.username.trim();
-      await createAdmin({ username, password: form.password, role: form.role });
+      // checkNewAdmin found the role among ROLES.
+      await createAdmin({ username, password: form.password, role: form.role as Role });
       onCreated(username);
     });
   };

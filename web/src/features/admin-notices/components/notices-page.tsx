@@ -166,14 +166,15 @@ function WithdrawDialog({ notice, onClose, onChanged }: { notice: Notice; onClos
 function NoticeItem({ notice, canWithdraw, onWithdraw }: { notice: Notice; canWithdraw: boolean; onWithdraw(): void }) {
   const { t, i18n } = useTranslation();
   const audience = useAudience();
-  const withdrawn = notice.withdrawnAt !== null;
+  const withdrawnAt = notice.withdrawnAt ?? null;
+  const withdrawn = withdrawnAt !== null;
   return (
     <li className={withdrawn ? 'admin-card admin-notice admin-notice-withdrawn' : 'admin-card admin-notice'}>
       <div className="admin-order-head">
         <span className="admin-notice-tags">
-          <span className="admin-status">{audience(notice.lang)}</span>
+          <span className="admin-status">{audience(notice.lang ?? '')}</span>
           {withdrawn ? (
-            <span className="admin-status admin-status-rejected">{t('admin.notices.withdrawnAt', { time: formatDateTime(notice.withdrawnAt!, i18n.language) })}</span>
+            <span className="admin-status admin-status-rejected">{t('admin.notices.withdrawnAt', { time: formatDateTime(withdrawnAt, i18n.language) })}</span>
           ) : (
             <span className="admin-status admin-status-completed">{t('admin.notices.shown')}</span>
           )}

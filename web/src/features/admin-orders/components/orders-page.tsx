@@ -27,6 +27,12 @@ const STATUSES: Record<PendingKind, OrderStatus[]> = {
 
 const DETAIL_KEYS = ['accountName', 'accountNumber', 'bankName', 'chain', 'address'] as const;
 
+/** One of an order's details, when it has it: the API leaves `details` untyped; the server writes strings. */
+function orderDetail(order: AdminOrder, key: (typeof DETAIL_KEYS)[number]): string | undefined {
+  const value = typeof order.details === 'object' && order.details !== null ? (order.details as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
 interface Listed {
   items: AdminOrder[];
   total: number;
@@ -63,11 +69,11 @@ function OrderCard({ kind, order, canAct, onAct, onReceipt }: { kind: PendingKin
           <dt>{t('admin.orders.method')}</dt>
           <dd>{t(`admin.orders.methods.${order.method}`, { defaultValue: order.method })}</dd>
         </div>
-        {DETAIL_KEYS.filter((key) => order.details[key]).map((key) => (
+        {DETAIL_KEYS.filter((key) => orderDetail(order, key)).map((key) => (
           <div key={key}>
             <dt>{t(`admin.orders.details.${key}`)}</dt>
             <dd className="admin-order-detail" dir="auto">
-              {key === 'chain' ? order.details[key]?.toUpperCase() : order.details[key]}
+              {key === 'chain' ? orderDetail(order, key)?.toUpperCase() : orderDetail(order, key)}
             </dd>
           </div>
         ))}
@@ -75,7 +81,7 @@ function OrderCard({ kind, order, canAct, onAct, onReceipt }: { kind: PendingKin
           <dt>{t('admin.orders.created')}</dt>
           <dd>{formatDateTime(order.createdAt, lang)}</dd>
         </div>
-        {order.completedAt !== null && (
+        {typeof order.completedAt === 'number' && (
           <div>
             <dt>{t('admin.orders.completed')}</dt>
             <dd>{formatDateTime(order.completedAt, lang)}</dd>

@@ -14,10 +14,11 @@ import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { type Page, errorMessage } from '@/lib/api-client';
 import { dayEndMs, dayStartMs } from '@/lib/dates';
 import { formatDateTime, formatMoney, formatRate } from '@/lib/format';
+import type { AdminTradeFrame } from '@/lib/ws-frames';
 
 import { type AdminContract, NO_TRADE_FILTER, TRADES_PAGE_SIZE, type TradeFilter, fetchTrades } from '../api';
 import { useLiveTrades } from '../hooks/use-live-trades';
-import { type TradeFrame, type TradesView, applyTradeFrame } from '../live';
+import { type TradesView, applyTradeFrame } from '../live';
 import { LiveIndicator } from './live-indicator';
 
 /** How long a new row stays highlighted. */
@@ -80,7 +81,7 @@ export function TradesPage() {
   const view = useRef<TradesView>({ filter, page, pageSize: TRADES_PAGE_SIZE });
   view.current = { filter, page, pageSize: TRADES_PAGE_SIZE };
   /** Frames received while a read is under way, applied again on top of its answer. */
-  const arrived = useRef<TradeFrame[] | null>(null);
+  const arrived = useRef<AdminTradeFrame[] | null>(null);
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
   useEffect(() => {
     const pending = timers.current;
@@ -89,7 +90,7 @@ export function TradesPage() {
 
   useEffect(() => {
     const controller = new AbortController();
-    const during: TradeFrame[] = [];
+    const during: AdminTradeFrame[] = [];
     arrived.current = during;
     setFailure(null);
     fetchTrades(filter, page, controller.signal)

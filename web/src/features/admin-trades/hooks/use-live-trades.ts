@@ -9,15 +9,14 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 import { ADMIN_AUTH, adminWs, useAdminConnectionStatus } from '@/lib/admin-ws';
+import type { AdminTradeFrame, ErrorFrame } from '@/lib/ws-frames';
 import { useAdminSession } from '@/stores/admin-session';
-
-import type { TradeFrame } from '../live';
 
 /** Refusals that mean the admin's session is over. */
 const SESSION_OVER = new Set(['UNAUTHORIZED', 'SESSION_EXPIRED']);
 
 interface Handlers {
-  onFrame(frame: TradeFrame): void;
+  onFrame(frame: AdminTradeFrame): void;
   onLive(): void;
 }
 
@@ -36,13 +35,13 @@ export function useLiveTrades(handlers: Handlers) {
     setRefused(null);
     adminWs.setToken(token);
     const offs = [
-      adminWs.on<TradeFrame>('adminTrade', (frame) => latest.current.onFrame(frame.data)),
+      adminWs.on<AdminTradeFrame>('adminTrade', (frame) => latest.current.onFrame(frame.data)),
       adminWs.on(ADMIN_AUTH.authenticated, () => latest.current.onLive()),
       adminWs.on('session-ended', () => {
         adminWs.disconnect();
         useAdminSession.getState().expire();
       }),
-      adminWs.on<{ code?: string; message?: string }>('auth-failed', ({ data }) => {
+      adminWs.on<ErrorFrame>('auth-failed', ({ data }) => {
         adminWs.disconnect();
         if (SESSION_OVER.has(data?.code ?? '')) useAdminSession.getState().expire();
         else setRefused(data?.message || data?.code || '');

@@ -14,7 +14,8 @@ import { Field, TotpCodeField } from '@/components/field';
 import { adminApi } from '@/lib/admin-api';
 import { useSubmit } from '@/lib/use-submit';
 import { isTotpCode } from '@/lib/validation';
-import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
+import { useAdminSession } from '@/stores/admin-session';
+import type { Schemas } from '@/types/api';
 
 import { deviceTokenFor, rememberDevice } from '../device-tokens';
 import { type FieldErrors, hasErrors, validateLogin } from '../validation';
@@ -51,7 +52,7 @@ export function AdminLoginForm({ onSignedIn }: { onSignedIn(): void }) {
     await request.run(async () => {
       const username = form.username.trim();
       const deviceToken = deviceTokenFor('admin', username);
-      const answer = await adminApi.post<{ token: string; deviceToken: string; admin: AdminInfo }>('/admin/login', {
+      const answer = await adminApi.post<Schemas['AdminLogin']>('/admin/login', {
         username,
         password: form.password,
         ...(needsCode ? { totpCode: form.totpCode.trim() } : {}),

@@ -34,6 +34,7 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
   }, [id, reload]);
 
   const lang = i18n.language;
+  const profit = record?.profit ?? null;
   const rows: DetailRow[] = record
     ? [
         { label: t('records.orderNo'), value: String(record.id) },
@@ -53,8 +54,8 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
         { label: t('records.state'), value: t(outcomeKey(record)), text: true },
         {
           label: t('records.profit'),
-          value: record.profit === null ? '--' : `${formatMoney(record.profit, lang, true)} USDT`,
-          tone: record.profit === null ? undefined : record.profit.startsWith('-') ? 'down' : 'up',
+          value: profit === null ? '--' : `${formatMoney(profit, lang, true)} USDT`,
+          tone: profit === null ? undefined : profit.startsWith('-') ? 'down' : 'up',
         },
       ]
     : [];

@@ -14,6 +14,7 @@ const tick = (sequence: number, price: string, time: number) => ({ sequence, tim
 function contract(id: number, patch: Partial<ContractRow> = {}): ContractRow {
   return {
     id,
+    user: 3,
     account: 'demo',
     symbol: 'BTCUSDT',
     direction: 'up',

@@ -48,9 +48,10 @@ export function outcomeKey(record: Pick<ContractRecord, 'status' | 'outcome'>): 
 
 function ProfitCell({ record }: { record: ContractRecord }) {
   const { i18n } = useTranslation();
-  if (record.profit === null) return <span className="muted">--</span>;
-  const tone = record.profit.startsWith('-') ? 'down' : record.profit === '0' || /^0(\.0+)?$/.test(record.profit) ? '' : 'up';
-  return <span className={`num ${tone}`}>{formatMoney(record.profit, i18n.language, true)}</span>;
+  const profit = record.profit ?? null;
+  if (profit === null) return <span className="muted">--</span>;
+  const tone = profit.startsWith('-') ? 'down' : profit === '0' || /^0(\.0+)?$/.test(profit) ? '' : 'up';
+  return <span className={`num ${tone}`}>{formatMoney(profit, i18n.language, true)}</span>;
 }
 
 export function LoginRequired() {

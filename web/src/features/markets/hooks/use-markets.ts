@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '@/lib/api-client';
 import { useTopic } from '@/lib/ws';
 import type { ServerFrame } from '@/lib/ws-client';
+import type { TickerFrame } from '@/lib/ws-frames';
 
 import { type MarketItem, getMarkets } from '../api';
 
@@ -41,7 +42,8 @@ export function useMarkets() {
     return () => cancelAnimationFrame(frame.current);
   }, [load]);
 
-  useTopic<MarketItem | MarketItem[]>({ channel: 'tickers' }, (message: ServerFrame<MarketItem | MarketItem[]>) => {
+  // `ticker` frames carry one line, the `tickers` snapshot every line.
+  useTopic<TickerFrame | TickerFrame[]>({ channel: 'tickers' }, (message: ServerFrame<TickerFrame | TickerFrame[]>) => {
     const lines = Array.isArray(message.data) ? message.data : [message.data];
     for (const line of lines) if (line?.symbol) pending.current.set(line.symbol, line);
     if (frame.current) return;

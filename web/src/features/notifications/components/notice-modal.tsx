@@ -14,7 +14,9 @@ import type { Page } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { StorageKey, readKey, writeKey } from '@/lib/storage';
 import { useWsEvent } from '@/lib/ws';
+import type { NoticeFrame, NoticeWithdrawnFrame } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
+import type { NoticeRow } from '@/types/api';
 
 import { type Notice, noticeIsFor } from '../notices';
 
@@ -29,7 +31,7 @@ export function NoticeModal() {
 
   useEffect(() => {
     if (!signedIn) return;
-    api.get<Page<Notice>>('/notices', { query: { page: 1, pageSize: 1 } }).then(
+    api.get<Page<NoticeRow>>('/notices', { query: { page: 1, pageSize: 1 } }).then(
       ({ items }) => {
         const newest = items[0];
         if (newest && newest.time > seen() && isForLanguage(newest)) setNotice(newest);
@@ -38,10 +40,10 @@ export function NoticeModal() {
     );
     // The newest notice is looked for once per sign-in, in the language of that moment.
   }, [signedIn]);
-  useWsEvent<Notice>('notice', ({ data }) => {
+  useWsEvent<NoticeFrame>('notice', ({ data }) => {
     if (data.time > seen() && noticeIsFor(data, i18n.language)) setNotice(data);
   });
-  useWsEvent<{ id: number }>('noticeWithdrawn', ({ data }) => setNotice((shown) => (shown?.id === data.id ? null : shown)));
+  useWsEvent<NoticeWithdrawnFrame>('noticeWithdrawn', ({ data }) => setNotice((shown) => (shown?.id === data.id ? null : shown)));
 
   const close = () => {
     if (notice) writeKey(StorageKey.noticeSeen, String(notice.time));

@@ -21,59 +21,23 @@ import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 import { StorageKey, readJson, writeKey } from '@/lib/storage';
 import { useConnectionStatus, useWsEvent } from '@/lib/ws';
+import type { BalanceFrame, NoticeFrame, NoticeWithdrawnFrame, OrderDecisionFrame, PriceAlertFrame, SecurityFrame, SettledFrame } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
-import type { PriceAlert } from '@/types/api';
+import type { PriceAlert, SecurityRow } from '@/types/api';
 
 import { playTone, showDesktop } from '../alerts';
 import type { StoredNotification } from '../db';
-import { type Notice, noticeIsFor, noticeItemId, noticeNotification } from '../notices';
+import { noticeIsFor, noticeItemId, noticeNotification } from '../notices';
 import { displayParams } from '../params';
 import { useNotifications } from '../stores/notifications';
 import { type NotificationSettings, usePreferences } from '../stores/preferences';
-
-interface SettledFrame {
-  contractId: number;
-  symbol: string;
-  outcome: string;
-  result: 'profit' | 'loss' | 'even';
-  amount: string;
-  profit: string;
-  exitPrice: string | null;
-  settledAt: number;
-}
-
-interface BalanceFrame {
-  account: string;
-  change: 'increase' | 'decrease' | 'unchanged';
-  amount: string;
-  bill: string | null;
-  balance: string;
-  reference: number;
-}
-
-interface DecisionFrame {
-  kind: 'deposit' | 'withdrawal';
-  order: number;
-  approved: boolean;
-  /** processing (a withdrawal approved, being paid out), completed, rejected or failed. */
-  status: 'processing' | 'completed' | 'rejected' | 'failed';
-  remark: string;
-}
-
-/** A fired price alert, live (`priceAlert` frame) or from the fired list. */
-type AlertFrame = PriceAlert;
 
 /**
  * An event of the user's security history, live (`security` frame) or from the list:
  * `twoFactorLocked` is a pause of two-factor actions after `failures` wrong codes in a row,
  * from `time` to `until` (ms; also the event's id).
  */
-export interface SecurityEvent {
-  kind: string;
-  time: number;
-  until: number;
-  failures: number;
-}
+export type SecurityEvent = SecurityRow;
 
 /** Fired alerts and security events read back on each authentication, and the first time how far back. */
 const CATCH_UP = 20;
@@ -81,7 +45,8 @@ const FIRST_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** UIDs remembered in `priceAlertsSeen` and `securityEventsSeen` (people sharing a browser). */
 const SEEN_USERS_MAX = 20;
 
-export function alertNotification(a: AlertFrame): StoredNotification {
+/** The notification of a fired price alert, live (`priceAlert` frame) or from the fired list. */
+export function alertNotification(a: PriceAlert): StoredNotification {
   const price = a.firedPrice ?? a.price;
   return {
     id: `alert-${a.id}`,
@@ -129,7 +94,7 @@ function markSeen(key: SeenKey, uid: number, id: number): void {
 /** Bills already announced by their own notification (settlements, decisions). */
 const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'deposit', 'withdraw']);
 
-export function settlementNotification(f: SettledFrame): StoredNotification {
+export function settlementNotification(f: Pick<SettledFrame, 'contractId' | 'symbol' | 'outcome' | 'result' | 'amount' | 'profit' | 'exitPrice' | 'settledAt'>): StoredNotification {
   const kind = f.outcome.startsWith('void') ? 'void' : f.result;
   return {
     id: `settled-${f.contractId}`,
@@ -175,11 +140,11 @@ export function useNotificationFeed(): void {
   };
 
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
-  useWsEvent<AlertFrame>('priceAlert', ({ data }) => {
+  useWsEvent<PriceAlertFrame>('priceAlert', ({ data }) => {
     announce(alertNotification(data), 'priceAlerts');
     if (uid !== null) markSeen(StorageKey.priceAlertsSeen, uid, data.id);
   });
-  useWsEvent<SecurityEvent>('security', ({ data }) => {
+  useWsEvent<SecurityFrame>('security', ({ data }) => {
     const item = securityNotification(data);
     if (item) announce(item, null);
     if (uid !== null) markSeen(StorageKey.securityEventsSeen, uid, data.until);
@@ -193,7 +158,7 @@ export function useNotificationFeed(): void {
     if (!authenticated || uid === null) return undefined;
     let stale = false;
     api
-      .get<Page<AlertFrame>>('/user/price-alerts/fired', { query: { page: 1, pageSize: CATCH_UP } })
+      .get<Page<PriceAlert>>('/user/price-alerts/fired', { query: { page: 1, pageSize: CATCH_UP } })
       .then(({ items }) => {
         if (stale) return;
         const seen = seenOf(StorageKey.priceAlertsSeen)[uid];
@@ -223,7 +188,7 @@ export function useNotificationFeed(): void {
       stale = true;
     };
   }, [authenticated, uid]);
-  useWsEvent<DecisionFrame>('notification', ({ data }) =>
+  useWsEvent<OrderDecisionFrame>('notification', ({ data }) =>
     announce({
       id: `${data.kind}-${data.order}-${data.status}`,
       type: 'system',
@@ -249,8 +214,8 @@ export function useNotificationFeed(): void {
     });
   });
   // A notice for another language is not this user's; a withdrawn one leaves the centre.
-  useWsEvent<Notice>('notice', ({ data }) => {
+  useWsEvent<NoticeFrame>('notice', ({ data }) => {
     if (noticeIsFor(data, i18n.language)) announce(noticeNotification(data));
   });
-  useWsEvent<{ id: number }>('noticeWithdrawn', ({ data }) => void useNotifications.getState().remove(noticeItemId(data.id)));
+  useWsEvent<NoticeWithdrawnFrame>('noticeWithdrawn', ({ data }) => void useNotifications.getState().remove(noticeItemId(data.id)));
 }

@@ -7,15 +7,9 @@
 import { create } from 'zustand';
 
 import { api } from '@/lib/api';
+import type { Schemas } from '@/types/api';
 
-export interface NotificationSettings {
-  email: boolean;
-  priceAlerts: boolean;
-  trade: boolean;
-  system: boolean;
-  marketing: boolean;
-  newsletter: boolean;
-}
+export type NotificationSettings = Schemas['NotificationSettings'];
 
 export const SETTING_KEYS: ReadonlyArray<keyof NotificationSettings> = ['email', 'priceAlerts', 'trade', 'system', 'marketing', 'newsletter'];
 

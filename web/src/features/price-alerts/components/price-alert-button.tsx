@@ -11,6 +11,7 @@ import { BellIcon } from '@/components/icons';
 import { ErrorState } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { useWsEvent } from '@/lib/ws';
+import type { PriceAlertFrame } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
 
 import { useAlerts } from '../stores/alerts';
@@ -31,7 +32,7 @@ export function PriceAlertButton({ symbol, name, precision, price }: PriceAlertB
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const fired = useAlerts((s) => s.fired);
-  useWsEvent<{ id: number }>('priceAlert', ({ data }) => fired(data.id));
+  useWsEvent<PriceAlertFrame>('priceAlert', ({ data }) => fired(data.id));
 
   const load = () => {
     setError(null);

@@ -10,6 +10,7 @@ import { EmptyState, ErrorState, Spinner } from '@/components/states';
 import { type Page, errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatDecimal } from '@/lib/format';
 import { useWsEvent } from '@/lib/ws';
+import type { PriceAlertFrame } from '@/lib/ws-frames';
 import type { MarketItem } from '@/types/api';
 
 import { type PriceAlert, alertsApi } from '../api';
@@ -54,7 +55,7 @@ export function PriceAlertsPanel() {
   }, [page, firedVersion]);
 
   // One fired while the page is open: out of the waiting list, into the fired one.
-  useWsEvent<{ id: number }>('priceAlert', ({ data }) => {
+  useWsEvent<PriceAlertFrame>('priceAlert', ({ data }) => {
     useAlerts.getState().fired(data.id);
     setFiredVersion((v) => v + 1);
   });

@@ -16,13 +16,14 @@ import { formatDateTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { type User, useSession } from '@/stores/session';
 import { toast } from '@/stores/toast';
+import type { UserView } from '@/types/api';
 
 import { PHONE, profileApi } from '../api';
 
 const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const AVATAR_BYTES_MAX = 5 * 1024 * 1024;
 
-function AvatarUpload({ user, onUser }: { user: User; onUser(user: User): void }) {
+function AvatarUpload({ user, onUser }: { user: User; onUser(user: UserView): void }) {
   const { t } = useTranslation();
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -68,7 +69,7 @@ function AvatarUpload({ user, onUser }: { user: User; onUser(user: User): void }
   );
 }
 
-function EmailSection({ user, onUser }: { user: User; onUser(user: User): void }) {
+function EmailSection({ user, onUser }: { user: User; onUser(user: UserView): void }) {
   const { t } = useTranslation();
   const adding = !user.email;
   const [email, setEmail] = useState(user.email ?? '');

@@ -10,6 +10,7 @@ import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDecimal, formatVolume } from '@/lib/format';
 import { ws } from '@/lib/ws';
+import type { CandleFrame } from '@/lib/ws-frames';
 import { toast } from '@/stores/toast';
 
 import { type CandleData, tradeApi } from '../api';
@@ -40,13 +41,6 @@ export const INDICATORS: ReadonlyArray<{ key: IndicatorKey; label: string }> = [
   { key: 'rsi', label: 'RSI' },
   { key: 'macd', label: 'MACD' },
 ];
-
-/** A candle frame of the websocket (decimal strings). */
-interface CandleFrame extends CandleData {
-  symbol: string;
-  period: string;
-  closed: boolean;
-}
 
 export function toChartCandle(c: CandleData): ChartCandle {
   return {

@@ -31,7 +31,8 @@ export function TradeDetail({ symbol, headerAction }: { symbol: string; headerAc
         .filter((c) => c.symbol === symbol && c.status === 'open' && c.entryPrice && c.entryTime)
         .map((c) => ({
           id: c.id,
-          direction: c.direction,
+          // The chart draws anything but `up` as down.
+          direction: c.direction === 'up' ? 'up' : 'down',
           entryPrice: Number(c.entryPrice),
           entryTime: c.entryTime!,
           label: `${t(`trade.confirm.${c.direction}`)} ${formatMoney(c.amount, i18n.language)}`,

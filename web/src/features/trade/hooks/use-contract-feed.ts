@@ -6,9 +6,10 @@
 import { useEffect } from 'react';
 
 import { useWsEvent } from '@/lib/ws';
+import type { AcceptedFrame, EnteredFrame, SettledFrame } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
 
-import { type AcceptedFrame, type EnteredFrame, type SettledFrame, useContracts } from '../stores/contracts';
+import { useContracts } from '../stores/contracts';
 
 export function refreshContracts(): void {
   if (!useSession.getState().token) return;

@@ -7,21 +7,14 @@ import { useCallback, useEffect, useState } from 'react';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { compare } from '@/lib/decimal';
 import { useTopic } from '@/lib/ws';
+import type { TickFrame } from '@/lib/ws-frames';
 
 import { type MarketItem, tradeApi } from '../api';
 
 export const STATS_REFRESH_MS = 30_000;
 
 /** A tick frame's data. */
-export interface TickData {
-  symbol: string;
-  price: string;
-  quantity: string;
-  /** Sequencer time (ms). */
-  time: number;
-  /** Log index. */
-  index: number;
-}
+export type TickData = TickFrame;
 
 export function useMarketItem(symbol: string) {
   const [line, setLine] = useState<MarketItem | null>(null);

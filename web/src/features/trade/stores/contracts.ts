@@ -5,17 +5,20 @@
  */
 import { create } from 'zustand';
 
-import type { AccountKind } from '@/stores/wallet';
+import type { AcceptedFrame, EnteredFrame, SettledFrame } from '@/lib/ws-frames';
 
 import { type ContractRow, tradeApi } from '../api';
 
 export const SETTLED_SHOWN_MAX = 10;
 
+/** A contract on screen, from the contract list or the private stream's frames. */
 export interface LiveContract {
   id: number;
   symbol: string;
-  account: AccountKind;
-  direction: 'up' | 'down';
+  /** `real` or `demo`. */
+  account: ContractRow['account'];
+  /** `up` or `down`. */
+  direction: ContractRow['direction'];
   amount: string;
   fee: string;
   payoutRate: string;
@@ -26,53 +29,14 @@ export interface LiveContract {
   entryTime: number | null;
   entryIndex: number | null;
   expiresAt: number | null;
-  status: 'waiting_entry' | 'open' | 'settled' | 'void';
+  /** waiting_entry, open, settled or void. */
+  status: ContractRow['status'];
   outcome: string | null;
   /** profit, loss or even, once settled. */
   result: 'profit' | 'loss' | 'even' | null;
   /** Size of the profit or loss (never negative). */
   resultAmount: string | null;
   exitPrice: string | null;
-}
-
-/** `order.accepted` from the private stream. */
-export interface AcceptedFrame {
-  contractId: number;
-  symbol: string;
-  account: AccountKind;
-  direction: 'up' | 'down';
-  amount: string;
-  fee: string;
-  payoutRate: string;
-  duration: number;
-  acceptedAt: number;
-}
-
-/** `order.entered`. */
-export interface EnteredFrame {
-  contractId: number;
-  entryPrice: string;
-  entryTime: number;
-  entryIndex: number;
-  expiresAt: number;
-}
-
-/** `order.settled`. */
-export interface SettledFrame {
-  contractId: number;
-  symbol: string;
-  account: AccountKind;
-  direction: 'up' | 'down';
-  outcome: string;
-  result: 'profit' | 'loss' | 'even';
-  amount: string;
-  profit: string;
-  credited: string;
-  stake: string;
-  entryPrice: string | null;
-  exitPrice: string | null;
-  exitTime: number | null;
-  settledAt: number;
 }
 
 function fromRow(row: ContractRow): LiveContract {
@@ -89,9 +53,9 @@ function fromRow(row: ContractRow): LiveContract {
     entryPrice: row.entry?.price ?? null,
     entryTime: row.entry?.time ?? null,
     entryIndex: row.entry?.sequence ?? null,
-    expiresAt: row.expiryAt,
+    expiresAt: row.expiryAt ?? null,
     status: row.status,
-    outcome: row.outcome,
+    outcome: row.outcome ?? null,
     result: null,
     resultAmount: null,
     exitPrice: row.exit?.price ?? null,

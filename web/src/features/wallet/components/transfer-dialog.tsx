@@ -101,7 +101,7 @@ export function TransferDialog({ open, onClose, onDone }: { open: boolean; onClo
         </div>
       ) : (
         <form className="form" noValidate onSubmit={review}>
-          <BlockedNotice until={info.blockedUntil} action="transfer" />
+          <BlockedNotice until={info.blockedUntil ?? null} action="transfer" />
           <Field label={t('wallet.transfer.uid')} inputMode="numeric" autoComplete="off" value={uid} onChange={(e) => setUid(e.target.value)} error={errors.uid} />
           <Field
             label={t('wallet.amount')}

@@ -141,7 +141,7 @@ export function WithdrawDialog({ open, onClose, onDone }: { open: boolean; onClo
         <Spinner />
       ) : (
         <form className="form" noValidate onSubmit={submit}>
-          <BlockedNotice until={info.blockedUntil} action="withdraw" />
+          <BlockedNotice until={info.blockedUntil ?? null} action="withdraw" />
           <Tabs
             label={t('wallet.withdraw.method')}
             value={method}

@@ -11,7 +11,8 @@ import { type WithdrawInfo, walletApi } from '../api';
 
 /** True while the block after a password change lasts. */
 export function isBlocked(info: WithdrawInfo | null): boolean {
-  return info !== null && info.blockedUntil !== null && info.blockedUntil > Date.now();
+  const until = info?.blockedUntil ?? null;
+  return until !== null && until > Date.now();
 }
 
 /**

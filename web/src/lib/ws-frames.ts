@@ -1,0 +1,160 @@
+/**
+ * The `data` of each websocket frame the app reads (`{type, id?, data}`, see ws-client.ts), as
+ * the server writes them (gateway/src/ws/protocol.rs). The OpenAPI document does not describe
+ * the websocket, so its frames are declared here, once, and every reader imports them; a frame
+ * that carries a row of the HTTP API (a market line, a contract, a price alert, a security
+ * event) is that row's generated type.
+ *
+ * Decimals travel as strings, times in ms since the epoch.
+ */
+import type { AccountKind, ContractRow, MarketItem, PriceAlert, SecurityRow, TickRow } from '@/types/api';
+
+// ----- market data (subscriptions) -----------------------------------------------------------
+
+/** `ticker`: one product's market-list line, on each of its ticks (`tickers`: all of them, on subscribing). */
+export type TickerFrame = MarketItem;
+
+/** `tick`: one tick of a subscribed product. */
+export interface TickFrame {
+  symbol: string;
+  price: string;
+  quantity: string;
+  /** Sequencer time (ms). */
+  time: number;
+  /** Log index. */
+  index: number;
+}
+
+/** `candle`: a candle of a subscribed product and period, open or final. */
+export interface CandleFrame {
+  symbol: string;
+  period: string;
+  /** Final (a later bucket began) or still open. */
+  closed: boolean;
+  /** The bucket's start (ms). */
+  time: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+// ----- answers --------------------------------------------------------------------------------
+
+/** `pong`: the server's clock (ms), answering a `ping`. */
+export interface PongFrame {
+  time: number;
+}
+
+/** `error`: a request refused (`id` names it; `auth` for a token refused). */
+export interface ErrorFrame {
+  code: string;
+  message: string;
+  field?: string;
+}
+
+// ----- the trader's private stream (after `auth`) ------------------------------------------
+
+/** `order.accepted`: an order the engine accepted, from any of the user's devices. */
+export interface AcceptedFrame {
+  contractId: number;
+  symbol: string;
+  account: AccountKind;
+  direction: 'up' | 'down';
+  amount: string;
+  fee: string;
+  payoutRate: string;
+  /** Seconds. */
+  duration: number;
+  acceptedAt: number;
+}
+
+/** `order.entered`: a contract's entry spot. */
+export interface EnteredFrame {
+  contractId: number;
+  entryPrice: string;
+  entryTime: number;
+  entryIndex: number;
+  expiresAt: number;
+}
+
+/** `order.settled`: a contract settled (or voided). */
+export interface SettledFrame {
+  contractId: number;
+  symbol: string;
+  account: AccountKind;
+  direction: 'up' | 'down';
+  /** win, loss, tie or a void reason (`void_...`). */
+  outcome: string;
+  result: 'profit' | 'loss' | 'even';
+  /** The size of the profit or loss (never negative). */
+  amount: string;
+  /** Signed net result: credited - stake - fee. */
+  profit: string;
+  credited: string;
+  stake: string;
+  entryPrice: string | null;
+  exitPrice: string | null;
+  exitTime: number | null;
+  settledAt: number;
+}
+
+/** `balance`: a wallet change with the new balance. */
+export interface BalanceFrame {
+  account: AccountKind;
+  /** `unchanged`: money moved inside the wallet (e.g. a stake). */
+  change: 'increase' | 'decrease' | 'unchanged';
+  /** Size of the change of the total (never negative). */
+  amount: string;
+  /** Bill type when the total changed. */
+  bill: string | null;
+  /** The new total: available + frozen + in position. */
+  balance: string;
+  available: string;
+  frozen: string;
+  inPosition: string;
+  /** Contract or order that caused it (0 for none). */
+  reference: number;
+}
+
+/** `notification`: a deposit or withdrawal the back-office decided. */
+export interface OrderDecisionFrame {
+  kind: 'deposit' | 'withdrawal';
+  order: number;
+  /** processing (a withdrawal approved, being paid out), completed, rejected or failed. */
+  status: 'processing' | 'completed' | 'rejected' | 'failed';
+  /** True for processing and completed. */
+  approved: boolean;
+  remark: string;
+}
+
+/** `priceAlert`: one of the user's price alerts was reached (the row the alert lists answer). */
+export type PriceAlertFrame = PriceAlert;
+
+/** `security`: an event of the user's security history (the row `GET /api/user/security-events` lists). */
+export type SecurityFrame = SecurityRow;
+
+/** `notice`: a system notice, for every user (`lang` empty) or for the app in `lang`. */
+export interface NoticeFrame {
+  id: number;
+  title: string;
+  body: string;
+  lang: string;
+  time: number;
+}
+
+/** `noticeWithdrawn`: an admin withdrew the notice. */
+export interface NoticeWithdrawnFrame {
+  id: number;
+}
+
+// ----- the back-office's stream (after `adminAuth`) ----------------------------------------
+
+/**
+ * `adminTrade`: one contract's change. `opened` and `settled` carry the whole row (as
+ * `GET /api/admin/trades` lists it), `entered` the entry.
+ */
+export type AdminTradeFrame =
+  | { kind: 'opened' | 'settled'; contract: ContractRow }
+  | { kind: 'entered'; entered: { id: number; user: number; entry: TickRow; expiryAt: number } };
