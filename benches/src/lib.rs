@@ -11,7 +11,7 @@
 pub mod durable;
 
 use engine::command::{AdminAction, Command, PlaceOrder};
-use engine::types::{AccountKind, Category, Direction, MarketHours, Rule, Symbol};
+use engine::types::{AccountKind, AdminId, Category, Direction, MarketHours, Rule, Symbol, UserId};
 use engine::{Engine, Event, Reply, Stamp};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -96,7 +96,7 @@ impl World {
                 email_verified: false,
             })));
             w.admin(AdminAction::AdjustBalance {
-                user: u,
+                user: UserId(u),
                 delta: Decimal::from(10_000_000),
                 reason: "bench".into(),
             });
@@ -125,7 +125,7 @@ impl World {
                 let spread = i64::from((u * 7 + k * 13) % 490);
                 let price = if k % 2 == 0 { 1_010 + 2 * spread } else { 990 - spread };
                 self.must(Command::SetPriceAlert {
-                    user: u,
+                    user: UserId(u),
                     symbol: symbol(((u + k) as usize) % PRODUCTS),
                     price: Decimal::from(price),
                 });
@@ -134,14 +134,14 @@ impl World {
     }
 
     fn admin(&mut self, action: AdminAction) -> Reply {
-        self.must(Command::Admin { admin: 1, action: Box::new(action) })
+        self.must(Command::Admin { admin: AdminId(1), action: Box::new(action) })
     }
 }
 
 /// A random order on product `product` for `user`.
 pub fn order(user: u32, product: usize, rng: &mut ChaCha8Rng, duration_secs: u32) -> Command {
     Command::PlaceOrder(PlaceOrder {
-        user,
+        user: UserId(user),
         account: if rng.gen_range(0..10) == 0 { AccountKind::Demo } else { AccountKind::Real },
         symbol: symbol(product),
         direction: if rng.gen_range(0..2) == 0 { Direction::Up } else { Direction::Down },

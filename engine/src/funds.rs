@@ -135,7 +135,7 @@ impl Engine {
         };
         events.push(Event::WithdrawalRequested(Box::new(order.clone())));
         self.withdrawals.insert(id, order);
-        self.wallet_event(user, AccountKind::Real, None, Money::ZERO, id, events);
+        self.wallet_event(user, AccountKind::Real, None, Money::ZERO, id.get(), events);
         Ok(Reply::OrderCreated { order: id })
     }
 
@@ -176,7 +176,7 @@ impl Engine {
             AccountKind::Real,
             Some(BillType::TransferOut),
             -amount,
-            u64::from(to),
+            u64::from(to.get()),
             events,
         );
         self.wallet_event(
@@ -184,7 +184,7 @@ impl Engine {
             AccountKind::Real,
             Some(BillType::TransferIn),
             amount,
-            u64::from(from),
+            u64::from(from.get()),
             events,
         );
         Ok(Reply::Done)
@@ -223,7 +223,7 @@ impl Engine {
             AccountKind::Real,
             Some(BillType::Deposit),
             d.amount,
-            order,
+            order.get(),
             events,
         );
         events.push(resolved(order, d.user, false, OrderStatus::Completed, String::new()));
@@ -276,7 +276,7 @@ impl Engine {
             AccountKind::Real,
             Some(BillType::Withdraw),
             -w.amount,
-            order,
+            order.get(),
             events,
         );
         events.push(resolved(order, w.user, true, OrderStatus::Completed, String::new()));
@@ -316,7 +316,7 @@ impl Engine {
         let account = self.account_mut(w.user);
         account.real.frozen -= w.amount;
         account.real.available += w.amount;
-        self.wallet_event(w.user, AccountKind::Real, None, Money::ZERO, order, events);
+        self.wallet_event(w.user, AccountKind::Real, None, Money::ZERO, order.get(), events);
         events.push(resolved(order, w.user, true, to, remark));
         Ok(Reply::Done)
     }
@@ -347,7 +347,7 @@ impl Engine {
 
     fn take_order_id(&mut self) -> OrderId {
         let id = self.next_order;
-        self.next_order += 1;
+        self.next_order = self.next_order.next();
         id
     }
 }

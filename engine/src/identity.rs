@@ -31,7 +31,7 @@ const INVITE_ROUNDS: u64 = 6;
 /// had one keep the code they were given.
 pub fn invite_code_for(id: UserId) -> String {
     const MASK: u64 = (1 << INVITE_BITS) - 1;
-    let mut x = (u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1)) & MASK;
+    let mut x = (u64::from(id.get()).wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1)) & MASK;
     x ^= x >> 20;
     x = x.wrapping_mul(0x2545_F491_4F6C_DD1D | 1) & MASK;
     x ^= x >> 17;
@@ -158,7 +158,7 @@ impl Engine {
         // Settings were checked when set: the demo grant is an amount in cents.
         let demo = Money::from_decimal(self.settings.demo_balance).unwrap_or_default();
         self.check_supply(self.ledger.demo_minted, demo)?;
-        if self.users.len() >= UserId::MAX as usize - 1 {
+        if self.users.len() >= u32::MAX as usize - 1 {
             return Err(EngineError::LimitReached);
         }
         Ok((inviter, demo))
@@ -172,7 +172,7 @@ impl Engine {
         demo: Money,
         events: &mut Vec<Event>,
     ) -> Reply {
-        let id = self.users.len() as UserId + 1;
+        let id = UserId::from_slot(self.users.len());
         let invite_code = self.new_invite_code(id);
         self.idx.username.insert(r.username.to_lowercase(), id);
         if let Some(e) = &r.email {
@@ -224,7 +224,7 @@ impl Engine {
         if self.invite_key == 0 {
             return invite_code_for(id);
         }
-        let mut x = invite_permute(self.invite_key, u64::from(id));
+        let mut x = invite_permute(self.invite_key, u64::from(id.get()));
         loop {
             let code = encode_invite(x);
             if !self.idx.invite.contains_key(&code) {
@@ -486,7 +486,7 @@ mod tests {
     fn invite_codes_are_unique_and_use_the_alphabet() {
         let mut seen = std::collections::HashSet::new();
         for id in 1..=200_000 {
-            let code = invite_code_for(id);
+            let code = invite_code_for(UserId(id));
             assert_eq!(code.len(), 8);
             assert!(code.bytes().all(|b| INVITE_ALPHABET.contains(&b)), "{code}");
             assert!(seen.insert(code), "duplicate code for {id}");
@@ -503,7 +503,7 @@ mod tests {
         let a = encode_invite(invite_permute(0x5eed, 1));
         let b = encode_invite(invite_permute(0xbeef, 1));
         assert_ne!(a, b);
-        assert_ne!(a, invite_code_for(1));
+        assert_ne!(a, invite_code_for(UserId(1)));
     }
 
     #[test]
@@ -527,7 +527,7 @@ mod tests {
             }))
         };
         run(&mut engine, register("before")).unwrap();
-        assert_eq!(engine.user(1).unwrap().invite_code, invite_code_for(1));
+        assert_eq!(engine.user(UserId(1)).unwrap().invite_code, invite_code_for(UserId(1)));
         let key = 7;
         run(&mut engine, Command::SetInviteKey { key }).unwrap();
         assert_eq!(
@@ -538,12 +538,12 @@ mod tests {
         let planned = encode_invite(invite_permute(key, 2));
         let old = std::mem::replace(&mut engine.users[0].invite_code, planned.clone());
         engine.idx.invite.remove(&old);
-        engine.idx.invite.insert(planned.clone(), 1);
+        engine.idx.invite.insert(planned.clone(), UserId(1));
         run(&mut engine, register("after")).unwrap();
-        let code = engine.user(2).unwrap().invite_code.clone();
+        let code = engine.user(UserId(2)).unwrap().invite_code.clone();
         assert_ne!(code, planned);
         assert_eq!(code, encode_invite(invite_permute(key, invite_permute(key, 2))));
-        assert_eq!(engine.user_by_invite_code(&code).unwrap().id, 2);
+        assert_eq!(engine.user_by_invite_code(&code).unwrap().id, UserId(2));
     }
 
     #[test]

@@ -114,7 +114,7 @@ where
             *deposits.entry(d.user).or_default() += 1;
         }
         for (i, a) in self.accounts.iter().enumerate() {
-            let user = i as UserId + 1;
+            let user = UserId::from_slot(i);
             for (kind, w, n) in [
                 (AccountKind::Real, &a.real, a.open_real),
                 (AccountKind::Demo, &a.demo, a.open_demo),
@@ -143,6 +143,7 @@ where
 #[cfg(test)]
 mod tests {
     use crate::command::{AdminAction, Command};
+    use crate::types::AdminId;
     use crate::{Engine, Stamp};
 
     /// A frozen state's invariants are the live engine's at the moment it was frozen.
@@ -159,7 +160,7 @@ mod tests {
         )
         .unwrap();
         let fund = AdminAction::FundHouse { amount: rust_decimal::Decimal::from(1_000) };
-        run(&mut engine, 2, Command::Admin { admin: 1, action: Box::new(fund) }).unwrap();
+        run(&mut engine, 2, Command::Admin { admin: AdminId(1), action: Box::new(fund) }).unwrap();
         let sound = engine.frozen();
         engine.ledger.house += crate::money::Money::from_usdt(1);
         let broken = engine.frozen();

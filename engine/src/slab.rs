@@ -92,14 +92,15 @@ impl Slab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::UserId;
 
     use crate::money::{Money, Rate};
     use crate::types::{AccountKind, Direction};
 
     fn contract(id: u64) -> Contract {
         Contract {
-            id,
-            user: 1,
+            id: ContractId(id),
+            user: UserId(1),
             account: AccountKind::Demo,
             product: 0,
             direction: Direction::Up,
@@ -135,10 +136,10 @@ mod tests {
         let reused = slab.insert(contract(1_000_000));
         assert_eq!(reused.0, late.0);
         assert!(slab.get(late).is_none());
-        assert_eq!(slab.get_mut(reused).map(|c| c.id), Some(1_000_000));
+        assert_eq!(slab.get_mut(reused).map(|c| c.id.get()), Some(1_000_000));
         assert_eq!(slab.insert(contract(1_000_001)).0, first.0);
         assert_eq!(slab.insert(contract(1_000_002)).0, count as u32, "then a new slot");
-        let ids: Vec<u64> = slab.iter().map(|c| c.id).collect();
+        let ids: Vec<u64> = slab.iter().map(|c| c.id.get()).collect();
         assert_eq!(ids.len(), slab.len());
         assert_eq!(ids[5], 1_000_001, "slot order");
     }

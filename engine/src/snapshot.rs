@@ -401,6 +401,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::command::{AdminAction, Command};
+    use crate::types::AdminId;
     use crate::Stamp;
 
     /// The borrowed layout must produce exactly the bytes of the owned one, or restore breaks.
@@ -418,7 +419,7 @@ mod tests {
             Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() },
         );
         let action = AdminAction::FundHouse { amount: rust_decimal::Decimal::from(1_000) };
-        run(&mut engine, Command::Admin { admin: 1, action: Box::new(action) });
+        run(&mut engine, Command::Admin { admin: AdminId(1), action: Box::new(action) });
         let account = crate::types::DepositAccount {
             method: crate::types::PayMethod::UsdtTrc20,
             name: "Platform".into(),
@@ -426,7 +427,7 @@ mod tests {
             bank: String::new(),
         };
         let action = AdminAction::SetDepositAccounts(vec![account]);
-        run(&mut engine, Command::Admin { admin: 1, action: Box::new(action) });
+        run(&mut engine, Command::Admin { admin: AdminId(1), action: Box::new(action) });
         let owned = Snapshot {
             version: SNAPSHOT_VERSION,
             applied_index: engine.applied_index,

@@ -109,7 +109,7 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> Reply {
         let id = self.next_contract;
-        self.next_contract += 1;
+        self.next_contract = self.next_contract.next();
         let wallet = self.account_mut(o.user).wallet_mut(o.account);
         wallet.available -= stake + fee;
         wallet.in_position += stake;
@@ -147,7 +147,7 @@ impl Engine {
         let at = self.contracts.insert(contract);
         self.books[usize::from(product)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
-        self.wallet_event(o.user, o.account, bill, -fee, id, events);
+        self.wallet_event(o.user, o.account, bill, -fee, id.get(), events);
         Reply::OrderAccepted { contract: id, fee }
     }
 
@@ -282,7 +282,7 @@ impl Engine {
             contracts.prefetch(ahead.at);
         }
         if let Some(nearer) = queue.get(ACCOUNT_AHEAD) {
-            accounts.prefetch((nearer.user as usize).wrapping_sub(1));
+            accounts.prefetch((nearer.user.0 as usize).wrapping_sub(1));
         }
     }
 
@@ -347,7 +347,7 @@ impl Engine {
             _ if fee.is_zero() => (None, Money::ZERO),
             _ => (Some(BillType::Refund), fee),
         };
-        self.wallet_event(contract.user, contract.account, bill, amount, id, events);
+        self.wallet_event(contract.user, contract.account, bill, amount, id.get(), events);
         // Rewards come out of what the house took in: a returned stake (tie, void) earns none.
         if contract.account == AccountKind::Real && matches!(outcome, Outcome::Win | Outcome::Loss)
         {
@@ -375,7 +375,7 @@ impl Engine {
     /// in force at acceptance; if an admin has raised them since, the difference comes from the
     /// house's free capital and never beyond it, so the house cannot fall below its reserve.
     fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
-        let mut inviter = self.accounts[contract.user as usize - 1].inviter;
+        let mut inviter = self.accounts[contract.user.0 as usize - 1].inviter;
         for generation in 0..self.terms.reward_rates.len() {
             let Some(to) = inviter else { break };
             let free = self.ledger.house - self.ledger.house_reserved;
@@ -388,11 +388,11 @@ impl Engine {
                     AccountKind::Real,
                     Some(BillType::Reward),
                     reward,
-                    contract.id,
+                    contract.id.get(),
                     events,
                 );
             }
-            inviter = self.accounts[to as usize - 1].inviter;
+            inviter = self.accounts[to.0 as usize - 1].inviter;
         }
     }
 }

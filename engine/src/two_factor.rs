@@ -43,7 +43,7 @@ impl Engine {
     fn two_factor_guard_mut(&mut self, who: Principal) -> &mut TwoFactorGuard {
         match who {
             Principal::User(user) => &mut self.user_mut(user).two_factor,
-            Principal::Admin(admin) => &mut self.admins[admin as usize - 1].two_factor,
+            Principal::Admin(admin) => &mut self.admins[admin.0 as usize - 1].two_factor,
         }
     }
 
@@ -97,6 +97,7 @@ mod tests {
     use super::*;
     use crate::command::{Command, Register};
     use crate::engine::Stamp;
+    use crate::types::UserId;
 
     fn engine_with_totp_user() -> (Engine, u64) {
         let mut engine = Engine::new();
@@ -120,7 +121,7 @@ mod tests {
         .unwrap();
         run(
             &mut engine,
-            Command::SetTotp { user: 1, secret: Some("JBSWY3DPEHPK3PXPJBSWY3DP".into()) },
+            Command::SetTotp { user: UserId(1), secret: Some("JBSWY3DPEHPK3PXPJBSWY3DP".into()) },
         )
         .unwrap();
         (engine, index)
@@ -136,7 +137,7 @@ mod tests {
         let mut events = Vec::new();
         let result = engine.apply(
             Stamp { index: *index, time_ms },
-            Command::TwoFactorCode { who: Principal::User(1), step },
+            Command::TwoFactorCode { who: Principal::User(UserId(1)), step },
             &mut events,
         );
         if let Ok(Reply::TwoFactorRejected { locked_until_ms: Some(until_ms), .. }) = result {
@@ -199,7 +200,7 @@ mod tests {
         assert_eq!(lock_ms(30), TWO_FACTOR_LOCK_MAX_MS);
         // A right code after the pause ends the count.
         assert_eq!(code(&mut engine, &mut index, now, Some(10_000)), Ok(Reply::TwoFactorAccepted));
-        assert_eq!(engine.user(1).unwrap().two_factor.failures, 0);
+        assert_eq!(engine.user(UserId(1)).unwrap().two_factor.failures, 0);
     }
 
     #[test]
@@ -209,7 +210,7 @@ mod tests {
         engine
             .apply(
                 Stamp { index, time_ms: 1_000_000 },
-                Command::SetTotp { user: 1, secret: None },
+                Command::SetTotp { user: UserId(1), secret: None },
                 &mut Vec::new(),
             )
             .unwrap();

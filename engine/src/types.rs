@@ -6,14 +6,112 @@ use rust_decimal::Decimal;
 use crate::constants::WEEK_MINUTES;
 use crate::money::{Money, Rate, RkyvDecimal, RkyvMoney, RkyvRate};
 
-/// A user's id: dense, starting at 1, never reused. Shown to users as their UID.
-pub type UserId = u32;
-/// An admin's id: dense, starting at 1.
-pub type AdminId = u32;
-/// A contract's order number: sequential, never reused.
-pub type ContractId = u64;
-/// A deposit or withdrawal order's number: sequential, shared by both kinds.
-pub type OrderId = u64;
+pub use ids::{AdminId, ContractId, OrderId, UserId};
+
+/// The id types. rkyv derives a resolver for each that has no `Debug`, and the lint would
+/// flag it in this macro-generated code; the archived ids themselves derive `Debug`.
+#[allow(missing_debug_implementations)]
+mod ids {
+    /// A kind of id as a type of its own, so that one kind cannot be passed where another is
+    /// expected. Archived as the number it wraps: the same bytes in the log and in snapshots.
+    macro_rules! id {
+        ($(#[$doc:meta])* $name:ident($inner:ty)) => {
+            $(#[$doc])*
+            #[derive(
+                rkyv::Archive,
+                rkyv::Serialize,
+                rkyv::Deserialize,
+                Clone,
+                Copy,
+                Debug,
+                Default,
+                PartialEq,
+                Eq,
+                PartialOrd,
+                Ord,
+                Hash,
+            )]
+            #[rkyv(derive(Debug))]
+            pub struct $name(pub $inner);
+
+            impl $name {
+                /// The number.
+                pub const fn get(self) -> $inner {
+                    self.0
+                }
+
+                /// The id issued after this one.
+                #[must_use]
+                pub const fn next(self) -> Self {
+                    $name(self.0 + 1)
+                }
+            }
+
+            impl std::fmt::Display for $name {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    self.0.fmt(f)
+                }
+            }
+
+            impl From<$inner> for $name {
+                fn from(value: $inner) -> Self {
+                    $name(value)
+                }
+            }
+
+            impl From<$name> for $inner {
+                fn from(value: $name) -> Self {
+                    value.0
+                }
+            }
+        };
+    }
+
+    id! {
+        /// A user's id: dense, starting at 1, never reused. Shown to users as their UID.
+        UserId(u32)
+    }
+
+    id! {
+        /// An admin's id: dense, starting at 1.
+        AdminId(u32)
+    }
+
+    id! {
+        /// A contract's order number: sequential, never reused.
+        ContractId(u64)
+    }
+
+    id! {
+        /// A deposit or withdrawal order's number: sequential, shared by both kinds.
+        OrderId(u64)
+    }
+
+    impl UserId {
+        /// The id of the user at `slot` of the dense tables.
+        pub fn from_slot(slot: usize) -> UserId {
+            UserId(u32::try_from(slot + 1).unwrap_or(u32::MAX))
+        }
+
+        /// Where the user's records sit in the engine's dense tables (ids start at 1); `None`
+        /// for id 0, which no user has.
+        pub fn slot(self) -> Option<usize> {
+            (self.0 as usize).checked_sub(1)
+        }
+    }
+
+    impl AdminId {
+        /// The id of the admin at `slot` of the dense table.
+        pub fn from_slot(slot: usize) -> AdminId {
+            AdminId(u32::try_from(slot + 1).unwrap_or(u32::MAX))
+        }
+
+        /// Where the admin's record sits in the engine's dense table; `None` for id 0.
+        pub fn slot(self) -> Option<usize> {
+            (self.0 as usize).checked_sub(1)
+        }
+    }
+}
 /// A session's id, carried inside the JWT so that a session can be ended.
 pub type SessionId = u64;
 /// A price alert's number: sequential, never reused.

@@ -9,6 +9,7 @@ mod common;
 
 use common::{btc, usdt, Harness};
 use engine::types::AccountKind::Real;
+use engine::types::UserId;
 use engine::{Engine, Event};
 
 #[test]
@@ -20,7 +21,7 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
     // 12.34 x 0.86 + 0.03 = 10.6424 and 7.77 x 0.86 + 0.03 = 6.7122, 17.3546 in all; each is
     // now rounded up to the cent.
     assert_eq!(engine.ledger().house_reserved, usdt("10.65") + usdt("6.72"));
-    let alice = engine.account(1).unwrap();
+    let alice = engine.account(UserId(1)).unwrap();
     assert_eq!((alice.real.available, alice.real.in_position), (usdt("487.66"), usdt("12.34")));
     let index = engine.applied_index();
     let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
@@ -33,9 +34,9 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
     h.advance(1_500);
     h.tick(btc(), "104"); // past bob's expiry: both won
     let credits: Vec<_> = h.settlements().iter().map(|s| (s.contract.user, s.credited)).collect();
-    assert_eq!(credits, [(1, usdt("22.83")), (2, usdt("14.37"))]);
-    assert!(h.events.iter().any(|e| matches!(e, Event::Wallet(w) if w.user == 1)));
-    assert_eq!(h.available(1, Real), usdt("510.49").to_decimal());
+    assert_eq!(credits, [(UserId(1), usdt("22.83")), (UserId(2), usdt("14.37"))]);
+    assert!(h.events.iter().any(|e| matches!(e, Event::Wallet(w) if w.user == UserId(1))));
+    assert_eq!(h.available(UserId(1), Real), usdt("510.49").to_decimal());
     assert_eq!(h.engine.ledger().house_reserved, usdt("0"));
     h.check();
 }

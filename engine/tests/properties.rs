@@ -20,7 +20,8 @@ use std::collections::{HashMap, HashSet};
 use common::{btc, dec, eurusd, Harness, MONDAY_MS};
 use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
 use engine::types::{
-    AccountKind, Chain, Destination, Direction, Outcome, PayMethod, Symbol, TickRef,
+    AccountKind, AdminId, Chain, ContractId, Destination, Direction, Outcome, PayMethod, Symbol,
+    TickRef, UserId,
 };
 use engine::{Engine, EngineError, Event, Reply, Settlement, Stamp};
 use proptest::prelude::*;
@@ -135,7 +136,7 @@ fn cents(c: i64) -> Decimal {
 #[derive(Default)]
 struct Model {
     ticks: HashMap<Symbol, Vec<TickRef>>,
-    opened: HashMap<u64, Symbol>,
+    opened: HashMap<ContractId, Symbol>,
     settled: HashSet<u64>,
     prices: HashMap<Symbol, i64>,
     alerts_fired: HashSet<u64>,
@@ -146,7 +147,7 @@ impl Model {
     fn check_settlement(&mut self, s: &Settlement, hours: &engine::types::MarketHours) {
         let c = &s.contract;
         assert_eq!(self.opened.get(&c.id), Some(&s.symbol), "settled a contract never opened");
-        assert!(self.settled.insert(c.id), "contract {} settled twice", c.id);
+        assert!(self.settled.insert(c.id.into()), "contract {} settled twice", c.id);
         let ticks = self.ticks.get(&s.symbol).map(Vec::as_slice).unwrap_or(&[]);
         let first_after = ticks.iter().find(|t| t.index > c.accepted_index).copied();
         let expected = match first_after {
@@ -262,7 +263,7 @@ impl Run {
             }
             Op::Order { user, demo, up, cents: c, duration, forex } => {
                 Command::PlaceOrder(PlaceOrder {
-                    user,
+                    user: UserId(user),
                     account: if demo { AccountKind::Demo } else { AccountKind::Real },
                     symbol: if forex { eurusd() } else { btc() },
                     direction: if up { Direction::Up } else { Direction::Down },
@@ -274,14 +275,18 @@ impl Run {
             Op::SetAlert { user, forex, offset } => {
                 let symbol = if forex { eurusd() } else { btc() };
                 let now = self.model.prices.get(&symbol).copied().unwrap_or(10_000);
-                Command::SetPriceAlert { user, symbol, price: cents((now + offset).max(1)) }
+                Command::SetPriceAlert {
+                    user: UserId(user),
+                    symbol,
+                    price: cents((now + offset).max(1)),
+                }
             }
             Op::CancelAlert { user, nth } => {
-                let alert = h.engine.price_alerts(user).get(nth).map_or(u64::MAX, |a| a.id);
-                Command::CancelPriceAlert { user, alert }
+                let alert = h.engine.price_alerts(UserId(user)).get(nth).map_or(u64::MAX, |a| a.id);
+                Command::CancelPriceAlert { user: UserId(user), alert }
             }
             Op::Deposit { user, cents: c } => Command::RequestDeposit(Box::new(RequestDeposit {
-                user,
+                user: UserId(user),
                 amount: cents(c),
                 method: PayMethod::BankTransfer,
                 account_name: "Name".into(),
@@ -298,10 +303,10 @@ impl Run {
                 } else {
                     AdminAction::RejectDeposit { order, remark: "no".into() }
                 };
-                Command::Admin { admin: 1, action: Box::new(action) }
+                Command::Admin { admin: AdminId(1), action: Box::new(action) }
             }
             Op::Withdraw { user, cents: c } => Command::RequestWithdrawal {
-                user,
+                user: UserId(user),
                 amount: cents(c),
                 destination: Box::new(Destination::Wallet {
                     chain: Chain::Eth,
@@ -318,23 +323,27 @@ impl Run {
                     2 => AdminAction::CompleteWithdrawal { order },
                     _ => AdminAction::FailWithdrawal { order, remark: "bank refused".into() },
                 };
-                Command::Admin { admin: 1, action: Box::new(action) }
+                Command::Admin { admin: AdminId(1), action: Box::new(action) }
             }
-            Op::Transfer { from, to, cents: c } => Command::Transfer { from, to, amount: cents(c) },
+            Op::Transfer { from, to, cents: c } => {
+                Command::Transfer { from: UserId(from), to: UserId(to), amount: cents(c) }
+            }
             Op::Adjust { user, cents: c } => Command::Admin {
-                admin: 1,
+                admin: AdminId(1),
                 action: Box::new(AdminAction::AdjustBalance {
-                    user,
+                    user: UserId(user),
                     delta: cents(c),
                     reason: "test".into(),
                 }),
             },
-            Op::ResetDemo { user } => Command::ResetDemo { user },
-            Op::SetPassword { user } => {
-                Command::SetPassword { user, password_hash: "h2".into(), keep_session: None }
-            }
+            Op::ResetDemo { user } => Command::ResetDemo { user: UserId(user) },
+            Op::SetPassword { user } => Command::SetPassword {
+                user: UserId(user),
+                password_hash: "h2".into(),
+                keep_session: None,
+            },
             Op::SetLimits { user, loss_cents, open, exclude_hours } => Command::SetTradingLimits {
-                user,
+                user: UserId(user),
                 limits: Box::new(engine::types::TradingLimits {
                     daily_loss: loss_cents.map(cents),
                     open_contracts: open,
@@ -350,7 +359,7 @@ impl Run {
                 let mut settings = h.engine.settings().clone();
                 settings.reward_rates = per_mille.iter().map(|&r| Decimal::new(r, 3)).collect();
                 Command::Admin {
-                    admin: 1,
+                    admin: AdminId(1),
                     action: Box::new(AdminAction::UpdateSettings(Box::new(settings))),
                 }
             }
@@ -402,7 +411,7 @@ impl Run {
         }
         h.engine.check_invariants().unwrap_or_else(|e| panic!("after {op:?}: {e}"));
         for user in 1..=USERS {
-            for a in h.engine.price_alerts(user) {
+            for a in h.engine.price_alerts(UserId(user)) {
                 let last = h.engine.last_tick(a.symbol).expect("an alert needs a price").price;
                 let waits = if a.rising { a.price > last } else { a.price < last };
                 assert!(waits, "alert {a:?} is reached by the last tick {last} after {op:?}");

@@ -7,12 +7,14 @@ mod common;
 
 use common::{btc, dec, eurusd, usdt, Harness, MONDAY_MS};
 use engine::command::{AdminAction, Command};
-use engine::types::{AccountKind::*, BillType, Destination, Direction::*, Outcome, Role};
+use engine::types::{
+    AccountKind::*, AdminId, BillType, ContractId, Destination, Direction::*, Outcome, Role, UserId,
+};
 use engine::{EngineError, Event, Reply};
 
 fn contract_id(reply: Result<Reply, EngineError>) -> u64 {
     match reply {
-        Ok(Reply::OrderAccepted { contract, .. }) => contract,
+        Ok(Reply::OrderAccepted { contract, .. }) => contract.into(),
         other => panic!("order refused: {other:?}"),
     }
 }
@@ -32,7 +34,7 @@ fn a_rising_price_pays_stake_times_one_plus_rate_on_an_up_contract() {
     h.advance(1);
     h.tick(btc(), "49000"); // after expiry: triggers settlement on the previous tick
     let s = h.settlements()[0].clone();
-    assert_eq!(s.contract.id, id);
+    assert_eq!(s.contract.id, ContractId(id));
     assert_eq!(s.outcome, Outcome::Win);
     assert_eq!(s.contract.entry.unwrap().price, dec("50010"));
     assert_eq!(s.contract.entry.unwrap().time_ms, start);
@@ -66,7 +68,7 @@ fn a_tie_returns_the_stake_and_keeps_the_fee() {
     h.set_rule(60, "0.85", "0.01");
     let carol = h.funded_user("carol", "100");
     let reply = h.order(carol, Real, btc(), Up, "10", 60).unwrap();
-    assert_eq!(reply, Reply::OrderAccepted { contract: 1, fee: usdt("0.10") });
+    assert_eq!(reply, Reply::OrderAccepted { contract: ContractId(1), fee: usdt("0.10") });
     assert_eq!(h.available(carol, Real), dec("89.90"));
     h.tick(btc(), "100");
     h.advance(57_000);
@@ -226,7 +228,7 @@ fn rules_and_reward_rates_under_which_a_matched_pair_gains_are_refused() {
         enabled: true,
     };
     let set = |h: &mut Harness, r| {
-        h.run(Command::Admin { admin: 1, action: Box::new(AdminAction::SetRule(r)) })
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(AdminAction::SetRule(r)) })
     };
     let before = h.engine.rules().to_vec();
     // The case: payout 1 with 1 % of rewards. A pair stakes 2 s, gets back 2 s and
@@ -246,7 +248,7 @@ fn rules_and_reward_rates_under_which_a_matched_pair_gains_are_refused() {
     let mut settings = h.engine.settings().clone();
     settings.reward_rates = vec![dec("0.05"), dec("0.03"), dec("0.02")];
     let refused = h.run(Command::Admin {
-        admin: 1,
+        admin: AdminId(1),
         action: Box::new(AdminAction::UpdateSettings(Box::new(settings))),
     });
     assert_eq!(refused.unwrap_err().code(), "PAIR_COULD_GAIN");
@@ -268,7 +270,7 @@ fn acceptance_checks_refuse_and_change_nothing() {
             h.order(ivy, Real, engine::types::Symbol::new("XXXUSDT").unwrap(), Up, "10", 60),
             "PRODUCT_NOT_FOUND",
         ),
-        (h.order(99, Real, btc(), Up, "10", 60), "USER_NOT_FOUND"),
+        (h.order(UserId(99), Real, btc(), Up, "10", 60), "USER_NOT_FOUND"),
     ];
     for (result, code) in refused {
         assert_eq!(result.unwrap_err().code(), code);
@@ -327,12 +329,12 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     assert_eq!(h.engine.account(kim).unwrap().real.frozen, usdt("100"));
     let reject = AdminAction::RejectWithdrawal { order, remark: "late".into() };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(reject) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(reject) }),
         Err(EngineError::OrderWrongState)
     );
     let again = AdminAction::ApproveWithdrawal { order };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(again) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(again) }),
         Err(EngineError::OrderWrongState)
     );
     h.admin(AdminAction::CompleteWithdrawal { order });
@@ -340,7 +342,7 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     assert_eq!(h.engine.ledger().withdrawals_paid, usdt("98.00")); // 1 % + 1 USDT fee
     let twice = AdminAction::CompleteWithdrawal { order };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(twice) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(twice) }),
         Err(EngineError::OrderNotFound)
     );
     h.check();
@@ -356,12 +358,12 @@ fn withdrawals_freeze_then_pay_or_release_and_wait_24h_after_a_password_change()
     };
     let early = AdminAction::CompleteWithdrawal { order };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(early) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(early) }),
         Err(EngineError::OrderWrongState)
     );
     let early = AdminAction::FailWithdrawal { order, remark: "x".into() };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(early) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(early) }),
         Err(EngineError::OrderWrongState)
     );
     h.admin(AdminAction::ApproveWithdrawal { order });
@@ -611,7 +613,8 @@ fn market_hours_cannot_change_under_open_contracts() {
         enabled: true,
         hours,
     };
-    let refused = h.run(Command::Admin { admin: 1, action: Box::new(upsert(closed_now.clone())) });
+    let refused =
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(upsert(closed_now.clone())) });
     assert_eq!(refused, Err(EngineError::ProductHasOpenContracts));
     // Disabling the product is allowed: open contracts still settle by the published rules.
     let mut disable = upsert(engine::types::MarketHours::Always);
@@ -857,9 +860,9 @@ fn an_admin_keeps_a_super_admin_changes_its_own_password_and_sets_two_factor() {
     let mut h = Harness::new();
     // No admin disables itself: a super admin can only be disabled by another one, so one
     // always stays.
-    let me = AdminAction::SetAdminDisabled { admin: 1, disabled: true };
+    let me = AdminAction::SetAdminDisabled { admin: AdminId(1), disabled: true };
     assert_eq!(
-        h.run(Command::Admin { admin: 1, action: Box::new(me) }),
+        h.run(Command::Admin { admin: AdminId(1), action: Box::new(me) }),
         Err(EngineError::AdminKept)
     );
     let info = || SessionInfo { ttl_ms: 60_000, device: "d".into(), ip: "i".into() };
@@ -867,26 +870,29 @@ fn an_admin_keeps_a_super_admin_changes_its_own_password_and_sets_two_factor() {
         Reply::SessionCreated { session, .. } => session,
         other => panic!("{other:?}"),
     };
-    let first = session(h.ok(Command::CreateAdminSession { admin: 1, session: info() }));
-    let second = session(h.ok(Command::CreateAdminSession { admin: 1, session: info() }));
+    let first = session(h.ok(Command::CreateAdminSession { admin: AdminId(1), session: info() }));
+    let second = session(h.ok(Command::CreateAdminSession { admin: AdminId(1), session: info() }));
     h.admin(AdminAction::ChangeOwnPassword { password_hash: "new".into(), keep_session: second });
-    let admin = h.engine.admin(1).unwrap();
+    let admin = h.engine.admin(AdminId(1)).unwrap();
     assert_eq!(admin.password_hash, "new");
     assert_eq!(admin.password_changed_ms, h.now_ms);
     assert!(admin.sessions.iter().all(|s| s.id != first), "the other session ended");
     assert!(admin.sessions.iter().any(|s| s.id == second), "the changing session stays");
     assert_eq!(
         h.run(Command::Admin {
-            admin: 1,
+            admin: AdminId(1),
             action: Box::new(AdminAction::SetOwnTotp { secret: Some("short".into()) })
         }),
         Err(EngineError::Invalid("secret"))
     );
     h.admin(AdminAction::SetOwnTotp { secret: Some("JBSWY3DPEHPK3PXPJBSWY3DP".into()) });
-    assert!(h.engine.admin(1).unwrap().totp_secret.is_some());
+    assert!(h.engine.admin(AdminId(1)).unwrap().totp_secret.is_some());
     // Snapshot and restore keep it.
     let restored = engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap();
-    assert_eq!(restored.admin(1).unwrap().totp_secret, h.engine.admin(1).unwrap().totp_secret);
+    assert_eq!(
+        restored.admin(AdminId(1)).unwrap().totp_secret,
+        h.engine.admin(AdminId(1)).unwrap().totp_secret
+    );
     let audits = h
         .events
         .iter()
@@ -919,7 +925,7 @@ fn contracts_expiring_at_one_time_settle_in_entry_order_across_durations_and_aft
         h.events.clear();
         h.advance(30_001);
         h.tick(btc(), "99");
-        let order: Vec<u64> = h.settlements().iter().map(|s| s.contract.id).collect();
+        let order: Vec<u64> = h.settlements().iter().map(|s| s.contract.id.get()).collect();
         assert_eq!(order, [first, second], "the 60 s contract entered first");
         h.check();
     }

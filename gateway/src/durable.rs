@@ -442,6 +442,8 @@ fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> 
 
 #[cfg(test)]
 mod tests {
+    use engine::types::{AdminId, UserId};
+
     use super::*;
 
     fn config(dir: &std::path::Path, password: Option<&str>) -> CoreConfig {
@@ -484,13 +486,13 @@ mod tests {
             let reply = node.handle().submit_blocking(register).unwrap();
             node.shutdown().unwrap();
             match reply {
-                Ok(Reply::Registered { user: 1, invite_code }) => invite_code,
+                Ok(Reply::Registered { user: UserId(1), invite_code }) => invite_code,
                 other => panic!("{other:?}"),
             }
         };
         let (a, b) = (code_of_uid_1(), code_of_uid_1());
         assert_ne!(a, b, "the code of UID 1 is the install's own");
-        assert_ne!(a, engine::invite_code_for(1));
+        assert_ne!(a, engine::invite_code_for(UserId(1)));
     }
 
     #[test]
@@ -498,8 +500,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (node, startup) = DurableCore::start(config(dir.path(), Some("s3cret-pass"))).unwrap();
         assert_eq!(startup.generated_admin_password, None);
-        let hash =
-            node.handle().query(|e: &Engine| e.admin(1).unwrap().password_hash.clone()).unwrap();
+        let hash = node
+            .handle()
+            .query(|e: &Engine| e.admin(AdminId(1)).unwrap().password_hash.clone())
+            .unwrap();
         assert!(password::verify("s3cret-pass", &hash));
         node.shutdown().unwrap();
     }

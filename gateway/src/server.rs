@@ -1,6 +1,7 @@
 //! The whole server: the async runtime, the durable core and market data, started in order and
 //! stopped in reverse.
 
+use engine::types::AdminId;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -139,7 +140,7 @@ impl Server {
         let (node, startup) = DurableCore::start_on(config.core, Some(runtime.handle()))?;
         let instruments = catalogue();
         if node_config.cluster.is_none() {
-            let added = sync_catalogue(node.handle(), INSTALL_ADMIN, &instruments)?;
+            let added = sync_catalogue(node.handle(), AdminId(INSTALL_ADMIN), &instruments)?;
             if added > 0 {
                 tracing::info!(added, "catalogue products added to the engine");
             }
@@ -147,7 +148,7 @@ impl Server {
         // In a cluster the leader adds the catalogue (and the first admin) when it leads.
         let listing = instruments.clone();
         let leader_duties = node.spawn_leader_duties(&node_config, move |handle| {
-            match sync_catalogue(handle, INSTALL_ADMIN, &listing) {
+            match sync_catalogue(handle, AdminId(INSTALL_ADMIN), &listing) {
                 Ok(0) => {}
                 Ok(added) => tracing::info!(added, "catalogue products added to the engine"),
                 Err(error) => tracing::warn!(%error, "the catalogue could not be added yet"),

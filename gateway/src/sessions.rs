@@ -3,7 +3,7 @@
 //! admin's revocation ends the token at once (decisions §6, sessions). Both transports ask
 //! here: the HTTP extractors and the websocket's `auth`.
 
-use engine::types::{Access, Area, Role};
+use engine::types::{Access, AdminId, Area, Role, UserId};
 use engine::Engine;
 
 use crate::error::ApiError;
@@ -13,7 +13,7 @@ use crate::state::AppState;
 #[derive(Debug, Clone, Copy)]
 pub struct User {
     /// UID.
-    pub id: u32,
+    pub id: UserId,
     /// Session id.
     pub session: u64,
 }
@@ -23,12 +23,12 @@ pub(crate) async fn live_user(state: &AppState, token: &str) -> Result<(User, u6
     let claims = state.tokens.check(token, "user").ok_or_else(ApiError::unauthorized)?;
     let (id, session, now) = (claims.sub, claims.sid, state.now());
     let expires = find_session(state, session, move |engine| {
-        let user = engine.user(id)?;
+        let user = engine.user(UserId(id))?;
         user.sessions.iter().find(|s| s.id == session && s.expires_ms > now).map(|s| s.expires_ms)
     })
     .await?;
     let expires = expires.ok_or_else(ApiError::session_expired)?;
-    Ok((User { id, session }, expires))
+    Ok((User { id: UserId(id), session }, expires))
 }
 
 /// Looks a session up with `find` on the engine thread. A cluster member that has not yet
@@ -64,7 +64,7 @@ async fn find_session<R: Send + 'static>(
 #[derive(Debug, Clone, Copy)]
 pub struct Admin {
     /// Admin id.
-    pub id: u32,
+    pub id: AdminId,
     /// Session id.
     pub session: u64,
     /// Role.
@@ -98,11 +98,11 @@ pub(crate) async fn live_admin(state: &AppState, token: &str) -> Result<(Admin, 
     let claims = state.tokens.check(token, "admin").ok_or_else(ApiError::unauthorized)?;
     let (id, session, now) = (claims.sub, claims.sid, state.now());
     let found = find_session(state, session, move |engine| {
-        let admin = engine.admin(id).filter(|a| !a.disabled)?;
+        let admin = engine.admin(AdminId(id)).filter(|a| !a.disabled)?;
         let live = admin.sessions.iter().find(|s| s.id == session && s.expires_ms > now)?;
         Some((admin.role, live.expires_ms))
     })
     .await?;
     let (role, expires) = found.ok_or_else(ApiError::session_expired)?;
-    Ok((Admin { id, session, role }, expires))
+    Ok((Admin { id: AdminId(id), session, role }, expires))
 }

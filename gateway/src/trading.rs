@@ -4,7 +4,7 @@
 //! websocket (`ws`) call these; neither imports the other.
 
 use engine::command::PlaceOrder;
-use engine::types::{AccountKind, Symbol};
+use engine::types::{AccountKind, Symbol, UserId};
 use engine::{Command, Reply};
 use market_feed::market::ProductView;
 use serde::{Deserialize, Serialize};
@@ -126,7 +126,7 @@ pub struct OrderAccepted {
 /// Checks an order's fields and makes its command (shared by HTTP and the websocket).
 /// Real money is refused on simulated prices unless the operator allowed it: a simulator's
 /// prices are not a market's (decisions §8).
-pub fn place_order_command(state: &AppState, user: u32, body: &OrderBody) -> ApiResult<Command> {
+pub fn place_order_command(state: &AppState, user: UserId, body: &OrderBody) -> ApiResult<Command> {
     let symbol = symbol(&body.symbol)?;
     let direction = dto::direction(&body.direction)?;
     let stake = dto::amount("amount", &body.amount)?;
@@ -156,7 +156,7 @@ pub fn order_accepted(reply: Reply) -> ApiResult<OrderAccepted> {
         return Err(ApiError::internal("unexpected reply to PlaceOrder"));
     };
     Ok(OrderAccepted {
-        contract_id: contract,
+        contract_id: contract.into(),
         fee: fee.to_string(),
         status: "waiting_entry".into(),
     })

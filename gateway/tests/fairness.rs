@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use engine::command::{AdminAction, Command, PlaceOrder, Register};
-use engine::types::{AccountKind, Direction, Rule, Symbol};
+use engine::types::{AccountKind, AdminId, Direction, Rule, Symbol, UserId};
 use engine::{Engine, Reply};
 use gateway::durable::{Clock, CoreConfig, DurableCore};
 use gateway::verify::{verify_data_dir, Report};
@@ -54,7 +54,7 @@ fn start(dir: &std::path::Path) -> Day {
         .into_iter()
         .filter(|i| ["BTCUSDT", "EURUSD"].contains(&i.symbol.as_str()))
         .collect();
-    market_feed::feed::sync_catalogue(node.handle(), 1, &catalogue).unwrap();
+    market_feed::feed::sync_catalogue(node.handle(), AdminId(1), &catalogue).unwrap();
     let day = Day { node, clock };
     let rule = Rule {
         duration_secs: 5,
@@ -66,7 +66,7 @@ fn start(dir: &std::path::Path) -> Day {
     };
     day.at(
         FRIDAY - 30 * SECOND,
-        Command::Admin { admin: 1, action: Box::new(AdminAction::SetRule(rule)) },
+        Command::Admin { admin: AdminId(1), action: Box::new(AdminAction::SetRule(rule)) },
     )
     .unwrap();
     for n in 0..3 {
@@ -134,7 +134,7 @@ fn run_day(day: &Day) -> u64 {
             let user = 1 + (orders % 3) as u32;
             let direction = if orders % 2 == 0 { Direction::Up } else { Direction::Down };
             let place = PlaceOrder {
-                user,
+                user: UserId(user),
                 account: AccountKind::Demo,
                 symbol: sym,
                 direction,

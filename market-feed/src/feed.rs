@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use engine::command::{AdminAction, Command};
-use engine::types::{MarketHours, Symbol};
+use engine::types::{AdminId, MarketHours, Symbol};
 use engine::{Engine, EngineError, Reply};
 use wal::{Handle, PipelineError};
 
@@ -84,7 +84,7 @@ impl StalenessTracker {
 /// others of the catalogue wait for an admin to add them. Returns how many were added.
 pub fn sync_catalogue(
     handle: &Handle<Engine>,
-    admin: u32,
+    admin: AdminId,
     catalogue: &[Instrument],
 ) -> Result<usize, SyncError> {
     let known: Vec<Symbol> =

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use engine::command::Command;
-use engine::types::Symbol;
+use engine::types::{AdminId, Symbol};
 use engine::{Engine, Reply};
 use market_feed::catalogue::catalogue;
 use market_feed::feed::sync_catalogue;
@@ -31,14 +31,17 @@ async fn replayed_ticks_are_journaled_sequenced_and_aggregated() {
     let (pipeline, handle) =
         wal::Pipeline::start(wal::Config::new(dir.path().join("core")), Engine::new).unwrap();
     let admin = Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() };
-    assert!(matches!(handle.submit(admin).await.unwrap(), Ok(Reply::AdminCreated { admin: 1 })));
+    assert!(matches!(
+        handle.submit(admin).await.unwrap(),
+        Ok(Reply::AdminCreated { admin: AdminId(1) })
+    ));
     let instruments: Vec<_> = catalogue()
         .into_iter()
         .filter(|i| ["BTCUSDT", "ETHUSDT", "SOLUSDT"].contains(&i.symbol.as_str()))
         .collect();
     let blocking = handle.clone();
     let list = instruments.clone();
-    let added = tokio::task::spawn_blocking(move || sync_catalogue(&blocking, 1, &list))
+    let added = tokio::task::spawn_blocking(move || sync_catalogue(&blocking, AdminId(1), &list))
         .await
         .unwrap()
         .unwrap();
@@ -118,7 +121,7 @@ async fn the_simulator_continues_from_the_last_sequenced_price_after_a_restart()
     let instruments: Vec<_> =
         catalogue().into_iter().filter(|i| i.symbol.as_str() == "BTCUSDT").collect();
     let (blocking, list) = (handle.clone(), instruments.clone());
-    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, 1, &list))
+    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, AdminId(1), &list))
         .await
         .unwrap()
         .unwrap();
@@ -185,7 +188,7 @@ async fn an_hourly_file_replayed_gives_back_its_own_1h_and_1d_candles() {
     let instruments: Vec<_> =
         catalogue().into_iter().filter(|i| i.symbol.as_str() == "EURUSD").collect();
     let (blocking, list) = (handle.clone(), instruments.clone());
-    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, 1, &list))
+    tokio::task::spawn_blocking(move || sync_catalogue(&blocking, AdminId(1), &list))
         .await
         .unwrap()
         .unwrap();

@@ -37,7 +37,9 @@ use std::fmt;
 use std::path::Path;
 
 use engine::command::{AdminAction, Command, Register, RequestDeposit};
-use engine::types::{AdminId, Category, MarketHours, PayMethod, Role, Rule, Symbol, UserId};
+use engine::types::{
+    AdminId, Category, MarketHours, OrderId, PayMethod, Role, Rule, Symbol, UserId,
+};
 use engine::{invite_code_for, Engine};
 use rust_decimal::Decimal;
 
@@ -46,7 +48,7 @@ pub const PRODUCERS: u32 = 4;
 /// Users each producer owns.
 pub const USERS_PER_PRODUCER: u32 = 3;
 /// The bootstrap admin, used only by the setup.
-pub const SETUP_ADMIN: AdminId = 1;
+pub const SETUP_ADMIN: AdminId = AdminId(1);
 /// Duration of the short rule the setup adds, so contracts settle within the test.
 pub const SHORT_DURATION_SECS: u32 = 5;
 /// Small segments so that the log rolls (and a kill can land around a roll).
@@ -72,12 +74,12 @@ pub fn producer_stream(p: u32) -> u32 {
 
 /// The admin producer `p` acts as (an operator created by the setup).
 pub fn producer_admin(p: u32) -> AdminId {
-    p + 2
+    AdminId(p + 2)
 }
 
 /// User `j` of producer `p`.
 pub fn producer_user(p: u32, j: u32) -> UserId {
-    1 + p * USERS_PER_PRODUCER + j
+    UserId(1 + p * USERS_PER_PRODUCER + j)
 }
 
 /// The product only producer `p` ticks and trades.
@@ -141,7 +143,7 @@ pub fn setup_commands() -> Vec<Command> {
             bank_name: String::new(),
             receipt: "r.png".into(),
         })));
-        setup.push(admin(AdminAction::ApproveDeposit { order }));
+        setup.push(admin(AdminAction::ApproveDeposit { order: OrderId(order) }));
     }
     setup
 }
@@ -150,12 +152,12 @@ pub fn setup_commands() -> Vec<Command> {
 /// sends such a command.
 pub fn stream_of(command: &Command) -> Option<u32> {
     let of_user = |user: UserId| {
-        let p = user.checked_sub(1)? / USERS_PER_PRODUCER;
+        let p = user.0.checked_sub(1)? / USERS_PER_PRODUCER;
         (p < PRODUCERS).then(|| producer_stream(p))
     };
     match command {
         Command::Admin { admin, .. } => {
-            let p = admin.checked_sub(producer_admin(0))?;
+            let p = admin.0.checked_sub(producer_admin(0).into())?;
             (p < PRODUCERS).then(|| producer_stream(p))
         }
         Command::PlaceOrder(order) => of_user(order.user),

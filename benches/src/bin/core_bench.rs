@@ -26,6 +26,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use engine::types::UserId;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -122,8 +123,8 @@ fn engine_shards(args: &[String]) {
         for (stamp, command) in stream {
             match command {
                 Command::PlaceOrder(mut o) => {
-                    let shard = (o.user - 1) as usize % shards;
-                    o.user = (o.user - 1) / shards as u32 + 1;
+                    let shard = (o.user.get() - 1) as usize % shards;
+                    o.user = UserId((o.user.get() - 1) / shards as u32 + 1);
                     parts[shard].push((stamp, Command::PlaceOrder(o)));
                 }
                 tick => parts.iter_mut().for_each(|p| p.push((stamp, tick.clone()))),

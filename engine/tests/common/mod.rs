@@ -3,7 +3,7 @@
 
 use engine::command::{AdminAction, Command, PlaceOrder, Register, RequestDeposit};
 use engine::types::{
-    AccountKind, Category, Direction, MarketHours, PayMethod, Rule, Symbol, UserId,
+    AccountKind, AdminId, Category, Direction, MarketHours, PayMethod, Rule, Symbol, UserId,
 };
 use engine::{CommandResult, Engine, Event, Reply, Stamp};
 use rust_decimal::Decimal;
@@ -84,7 +84,7 @@ impl Harness {
     }
 
     pub fn admin(&mut self, action: AdminAction) -> Reply {
-        self.ok(Command::Admin { admin: 1, action: Box::new(action) })
+        self.ok(Command::Admin { admin: AdminId(1), action: Box::new(action) })
     }
 
     pub fn advance(&mut self, ms: u64) {

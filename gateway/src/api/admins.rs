@@ -3,7 +3,7 @@
 //! role and records every change in the audit log; secrets never reach it.
 
 use axum::extract::State;
-use engine::types::{Area, Principal, Role};
+use engine::types::{AdminId, Area, Principal, Role};
 use engine::AdminAction;
 use serde::{Deserialize, Serialize};
 use totp_rs::Secret;
@@ -70,7 +70,7 @@ async fn list_admins(State(state): State<AppState>, admin: Admin) -> Answer<Vec<
                 .map(|a| {
                     let live = a.sessions.iter().filter(|s| s.expires_ms > now);
                     AdminRow {
-                        id: a.id,
+                        id: a.id.into(),
                         username: a.username.clone(),
                         role: a.role.name().into(),
                         permissions: permissions(a.role),
@@ -141,8 +141,13 @@ async fn set_disabled(
     Body(body): Body<DisabledBody>,
 ) -> Answer<Empty> {
     admin.writes(Area::Admins)?;
-    act(&state, &admin, key, AdminAction::SetAdminDisabled { admin: id, disabled: body.disabled })
-        .await?;
+    act(
+        &state,
+        &admin,
+        key,
+        AdminAction::SetAdminDisabled { admin: AdminId(id), disabled: body.disabled },
+    )
+    .await?;
     ok(Empty {})
 }
 

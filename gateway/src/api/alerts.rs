@@ -113,5 +113,5 @@ async fn fired_alerts(
     user: User,
     Params(query): Params<PageQuery>,
 ) -> Answer<Page<AlertRow>> {
-    ok(state.history().await?.fired_alerts(user.id, query.paging()?)?)
+    ok(state.history().await?.fired_alerts(user.id.into(), query.paging()?)?)
 }

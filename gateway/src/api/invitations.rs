@@ -2,6 +2,7 @@
 //! generations (decisions §5).
 
 use axum::extract::State;
+use engine::types::UserId;
 use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -82,7 +83,7 @@ pub struct Member {
 /// Members listed per generation.
 const MEMBERS_LISTED_MAX: usize = 100;
 
-pub(super) fn team_of(engine: &engine::Engine, id: u32) -> Vec<Generation> {
+pub(super) fn team_of(engine: &engine::Engine, id: UserId) -> Vec<Generation> {
     engine
         .team(id)
         .iter()
@@ -95,7 +96,7 @@ pub(super) fn team_of(engine: &engine::Engine, id: u32) -> Vec<Generation> {
                 .take(MEMBERS_LISTED_MAX)
                 .filter_map(|m| engine.user(*m))
                 .map(|u| Member {
-                    uid: u.id,
+                    uid: u.id.into(),
                     username: u.username.clone(),
                     certified: u.email_verified,
                     join_time: u.created_ms,

@@ -2,7 +2,7 @@
 //! read them and nothing more (no call lifts a self-exclusion).
 
 use axum::extract::State;
-use engine::types::{LimitsState, TradingLimits};
+use engine::types::{LimitsState, TradingLimits, UserId};
 use engine::Command;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -132,6 +132,7 @@ async fn admin_limits(
     PathValue(id): PathValue<u32>,
 ) -> Answer<LimitsAnswer> {
     let now = state.now();
-    let found = state.query(move |e| e.user(id).map(|_| e.trading_limits(id, now))).await?;
+    let found =
+        state.query(move |e| e.user(UserId(id)).map(|_| e.trading_limits(UserId(id), now))).await?;
     ok(answer(found.ok_or_else(|| ApiError::from(engine::EngineError::UserNotFound))?))
 }

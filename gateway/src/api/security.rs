@@ -296,7 +296,7 @@ async fn login_history(
     user: User,
     super::auth::Params(query): super::auth::Params<PageQuery>,
 ) -> Answer<Page<LoginRow>> {
-    ok(state.history().await?.logins(user.id, query.paging()?)?)
+    ok(state.history().await?.logins(user.id.into(), query.paging()?)?)
 }
 
 /// Security history beside sign-ins: two-factor actions paused after wrong codes.
@@ -307,5 +307,5 @@ async fn security_events(
     user: User,
     super::auth::Params(query): super::auth::Params<PageQuery>,
 ) -> Answer<Page<SecurityRow>> {
-    ok(state.history().await?.security_events(user.id, query.paging()?)?)
+    ok(state.history().await?.security_events(user.id.into(), query.paging()?)?)
 }

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use engine::command::{NewSession, Register, SessionInfo};
 use engine::types::Principal;
-use engine::types::{Chain, WalletBinding};
+use engine::types::{Chain, UserId, WalletBinding};
 use engine::{Command, EngineError, Reply};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -81,7 +81,7 @@ pub struct LoginBody {
 async fn start_session(
     state: &AppState,
     key: IdempotencyKey,
-    user: u32,
+    user: UserId,
     client: &Client,
     remember: bool,
     is_new_user: bool,
@@ -93,8 +93,8 @@ async fn start_session(
         return Err(ApiError::internal("unexpected reply to CreateSession"));
     };
     let now = state.now();
-    let token = state.tokens.issue(user, session, "user", now, expires_ms);
-    let device_token = state.tokens.issue_device(user, "user", now);
+    let token = state.tokens.issue(user.into(), session, "user", now, expires_ms);
+    let device_token = state.tokens.issue_device(user.into(), "user", now);
     let view =
         state.query(move |e| user_view(e, user)).await?.ok_or_else(ApiError::unauthorized)?;
     Ok(LoginData { token, user: view, is_new_user, expires_at: expires_ms, device_token })
@@ -125,7 +125,7 @@ async fn login(
         })
         .await?;
     let device = state.tokens.device_of(body.device_token.as_deref(), "user");
-    let known_device = found.as_ref().is_some_and(|(id, ..)| device == Some(*id));
+    let known_device = found.as_ref().is_some_and(|(id, ..)| device == Some((*id).into()));
     // Past the account's budget the password is not looked at, right or wrong, so the answer
     // tells a guesser nothing.
     if !known_device {
@@ -302,7 +302,7 @@ async fn register(
     let Reply::Registered { user, invite_code } = reply else {
         return Err(ApiError::internal("unexpected reply to Register"));
     };
-    ok(Registered { uid: user, username, invite_code })
+    ok(Registered { uid: user.into(), username, invite_code })
 }
 
 /// `{chain, address}`.
@@ -399,7 +399,7 @@ async fn wallet_login(
 }
 
 /// Creates `wallet_{chain}_{fragment}` with no password (decisions §6).
-async fn register_wallet(state: &AppState, chain: Chain, address: &str) -> ApiResult<u32> {
+async fn register_wallet(state: &AppState, chain: Chain, address: &str) -> ApiResult<UserId> {
     let tag = chain.tag();
     let room = 20 - "wallet_".len() - tag.len() - 1;
     let plain: String =
@@ -488,7 +488,7 @@ async fn forgot_verify(
     let (id, changed) = found.ok_or_else(|| ApiError::bad("INVALID_CODE"))?;
     let now = state.now();
     // Bound to the current password: once it changes, the token is spent.
-    let reset_token = state.tokens.issue(id, changed, "reset", now, now + RESET_TTL_MS);
+    let reset_token = state.tokens.issue(id.into(), changed, "reset", now, now + RESET_TTL_MS);
     ok(ResetToken { reset_token })
 }
 
@@ -524,11 +524,13 @@ async fn forgot_reset(
         .check(&body.reset_token, "reset")
         .ok_or_else(|| ApiError::bad("INVALID_CODE"))?;
     let id = claims.sub;
-    let changed = state.query(move |e| e.user(id).map(|u| u.password_changed_ms)).await?;
+    let changed = state.query(move |e| e.user(UserId(id)).map(|u| u.password_changed_ms)).await?;
     if changed != Some(claims.sid) {
         return Err(ApiError::bad("INVALID_CODE"));
     }
     let password_hash = state.hasher.hash(password).await.map_err(|_| ApiError::busy())?;
-    state.submit(key, Command::SetPassword { user: id, password_hash, keep_session: None }).await?;
+    state
+        .submit(key, Command::SetPassword { user: UserId(id), password_hash, keep_session: None })
+        .await?;
     ok(Empty {})
 }

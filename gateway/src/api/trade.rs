@@ -253,7 +253,7 @@ async fn accepted_earlier(
 ) -> ApiResult<OrderAccepted> {
     let history = state.history().await?;
     let paging = crate::readmodel::Paging { page: 1, size: 1 };
-    let found = history.contracts(order.user, |c| c.accepted_index == index, paging)?;
+    let found = history.contracts(order.user.into(), |c| c.accepted_index == index, paging)?;
     let reused =
         || ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
     let contract = found.items.into_iter().next().ok_or_else(reused)?;
@@ -312,7 +312,7 @@ async fn contracts(
     let by_status = contract_filter(query.status);
     let account = query.account.map(AccountKind::from);
     let page = history.contracts(
-        user.id,
+        user.id.into(),
         |r| by_status(r) && account.is_none_or(|a| r.account == a),
         paging,
     )?;
@@ -328,6 +328,6 @@ async fn contract(
     user: User,
     PathValue(id): PathValue<u64>,
 ) -> Answer<ContractRow> {
-    let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id);
+    let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id.get());
     ok(row.ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"))?)
 }

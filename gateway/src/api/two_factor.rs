@@ -8,7 +8,7 @@
 //! it ends), and the owner is told: the engine's event reaches their open app and their
 //! security history, and the request that caused the pause sends them an e-mail.
 
-use engine::types::Principal;
+use engine::types::{Principal, UserId};
 use engine::{Command, EngineError, Reply};
 use totp_rs::{Algorithm, Secret, TOTP};
 
@@ -91,14 +91,14 @@ pub(super) async fn verify(
 
 /// E-mails a user whose two-factor actions were just paused. Delivery failures are logged,
 /// not answered: the pause itself stands either way.
-async fn tell_owner(state: &AppState, user: u32, until_ms: u64, language: usize) {
+async fn tell_owner(state: &AppState, user: UserId, until_ms: u64, language: usize) {
     let email = state.query(move |e| e.user(user).and_then(|u| u.email.clone())).await;
     let Ok(Some(email)) = email else { return };
     let until = utc_minute(until_ms);
     let subject = state.i18n.text(language, "api.email.two_factor_locked_subject", &[]);
     let body = state.i18n.text(language, "api.email.two_factor_locked_body", &[("until", until)]);
     if let Err(error) = state.mailer.send(&email, &subject, &body).await {
-        tracing::warn!(user, %error, "could not send the two-factor pause e-mail");
+        tracing::warn!(%user, %error, "could not send the two-factor pause e-mail");
     }
 }
 

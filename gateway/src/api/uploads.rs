@@ -117,7 +117,7 @@ async fn upload(
     user: User,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<Uploaded> {
-    ok(store(&state, user.id, UploadKind::Receipt, multipart).await?)
+    ok(store(&state, user.id.into(), UploadKind::Receipt, multipart).await?)
 }
 
 /// Upload and set the avatar (multipart field `file`).
@@ -130,7 +130,7 @@ async fn avatar(
     user: User,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Answer<UserView> {
-    let stored = store(&state, user.id, UploadKind::Avatar, multipart).await?;
+    let stored = store(&state, user.id.into(), UploadKind::Avatar, multipart).await?;
     ok(super::users::set_avatar(&state, key, user.id, stored.url).await?)
 }
 

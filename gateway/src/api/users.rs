@@ -2,7 +2,7 @@
 //! e-mail verification and notification settings.
 
 use axum::extract::State;
-use engine::types::Profile;
+use engine::types::{Profile, UserId};
 use engine::Command;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -60,11 +60,11 @@ pub struct UserView {
     pub frozen: bool,
 }
 
-pub(crate) fn user_view(engine: &engine::Engine, id: u32) -> Option<UserView> {
+pub(crate) fn user_view(engine: &engine::Engine, id: UserId) -> Option<UserView> {
     let user = engine.user(id)?;
     let frozen = engine.account(id).is_some_and(|a| a.frozen);
     Some(UserView {
-        uid: user.id,
+        uid: user.id.into(),
         username: user.username.clone(),
         nickname: user.profile.nickname.clone(),
         avatar: user.profile.avatar.clone(),
@@ -108,7 +108,7 @@ async fn user_info(State(state): State<AppState>, user: User) -> Answer<LayoutUs
                 username: u.username.clone(),
                 avatar: u.profile.avatar.clone(),
                 balance: balance.to_string(),
-                uid: id,
+                uid: id.into(),
             })
         })
         .await?;
@@ -141,7 +141,7 @@ pub struct ProfileBody {
 async fn replace_profile(
     state: &AppState,
     key: IdempotencyKey,
-    id: u32,
+    id: UserId,
     change: impl FnOnce(&mut Profile) + Send + 'static,
 ) -> ApiResult<UserView> {
     let current = state.query(move |e| e.user(id).map(|u| u.profile.clone())).await?;
@@ -177,7 +177,7 @@ async fn update_profile(
 pub(crate) async fn set_avatar(
     state: &AppState,
     key: IdempotencyKey,
-    id: u32,
+    id: UserId,
     url: String,
 ) -> ApiResult<UserView> {
     replace_profile(state, key, id, move |p| p.avatar = url).await
@@ -195,7 +195,7 @@ pub struct NewEmailBody {
 
 /// The address a code is for: a new one (checked and not used by anyone else), or the one on
 /// file. A verified address cannot be replaced this way.
-async fn email_to_verify(state: &AppState, id: u32, typed: &str) -> ApiResult<(String, bool)> {
+async fn email_to_verify(state: &AppState, id: UserId, typed: &str) -> ApiResult<(String, bool)> {
     let typed = if typed.is_empty() { None } else { Some(dto::email(typed)?) };
     let wanted = typed.clone();
     // One look at the engine: this user's address, and whether someone else has the new one.

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use engine::command::RequestDeposit;
 use engine::types::{
     AccountKind, BillType as BillKind, Destination, OrderStatus as EngineOrderStatus, Principal,
+    UserId,
 };
 use engine::{Command, Reply};
 use rust_decimal::Decimal;
@@ -87,8 +88,9 @@ async fn balance(
     let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
     let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
     let since = state.now().saturating_sub(DAY_MS);
-    let sums = history
-        .bill_totals(id, |b| b.account == kind && b.time >= since && trading_bill(b.bill_type))?;
+    let sums = history.bill_totals(id.into(), |b| {
+        b.account == kind && b.time >= since && trading_bill(b.bill_type)
+    })?;
     // decisions §3: profit - loss - fees + rewards (refunds of void contracts are not results).
     let change: Decimal = sums.iter().map(|(_, s)| *s).sum();
     let before = wallet.total().to_decimal() - change;
@@ -141,7 +143,7 @@ async fn deposits(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    my_orders(state.history().await?, user.id, OrderKind::Deposit, &query)
+    my_orders(state.history().await?, user.id.into(), OrderKind::Deposit, &query)
 }
 
 /// What the deposit form needs: the limits and where to pay.
@@ -198,7 +200,7 @@ async fn recipient(
     }
     let found = state
         .query(move |e| {
-            e.user(uid).map(|u| {
+            e.user(UserId(uid)).map(|u| {
                 let name =
                     if u.profile.nickname.is_empty() { &u.username } else { &u.profile.nickname };
                 Recipient { uid, name: masked(name) }
@@ -277,7 +279,7 @@ async fn create_deposit(
         return Err(ApiError::invalid("receipt", "receipt"));
     }
     let upload = state.history().await?.upload(&receipt)?;
-    let Some(upload) = upload.filter(|u| u.owner == user.id && u.kind == UploadKind::Receipt)
+    let Some(upload) = upload.filter(|u| u.owner == user.id.get() && u.kind == UploadKind::Receipt)
     else {
         return Err(ApiError::invalid("receipt", "receipt"));
     };
@@ -300,7 +302,7 @@ async fn create_deposit(
     let Reply::OrderCreated { order } = reply else {
         return Err(ApiError::internal("unexpected reply"));
     };
-    ok(OrderCreated { order_id: order, status: "pending".into() })
+    ok(OrderCreated { order_id: order.into(), status: "pending".into() })
 }
 
 /// 409: the receipt already backs a deposit (field `receipt`).
@@ -326,7 +328,7 @@ pub struct AddressView {
     pub is_default: bool,
 }
 
-fn address_views(engine: &engine::Engine, id: u32) -> Vec<AddressView> {
+fn address_views(engine: &engine::Engine, id: UserId) -> Vec<AddressView> {
     engine.user(id).map_or_else(Vec::new, |u| {
         u.addresses
             .iter()
@@ -398,7 +400,7 @@ async fn withdrawals(
     user: User,
     Params(query): Params<OrderQuery>,
 ) -> Answer<Page<OrderRow>> {
-    my_orders(state.history().await?, user.id, OrderKind::Withdraw, &query)
+    my_orders(state.history().await?, user.id.into(), OrderKind::Withdraw, &query)
 }
 
 /// `POST /api/wallet/withdrawals`.
@@ -483,7 +485,7 @@ async fn create_withdrawal(
     let Reply::OrderCreated { order } = reply else {
         return Err(ApiError::internal("unexpected reply"));
     };
-    ok(OrderCreated { order_id: order, status: "pending".into() })
+    ok(OrderCreated { order_id: order.into(), status: "pending".into() })
 }
 
 /// Saved withdrawal addresses.
@@ -581,7 +583,7 @@ async fn transfer(
         let code = body.totp_code.as_deref();
         two_factor::verify(&state, Principal::User(id), &secret, code, client.language).await?;
     }
-    state.submit(key, Command::Transfer { from: user.id, to: body.to_uid, amount }).await?;
+    state.submit(key, Command::Transfer { from: user.id, to: UserId(body.to_uid), amount }).await?;
     ok(Empty {})
 }
 
@@ -651,7 +653,7 @@ async fn bills(
             && start.is_none_or(|s| b.time >= s)
             && end.is_none_or(|e| b.time <= e)
     };
-    let (page, sums) = history.bills(user.id, keep, paging)?;
+    let (page, sums) = history.bills(user.id.into(), keep, paging)?;
     let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
     let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
     ok(Bills {

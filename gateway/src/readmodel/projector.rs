@@ -137,9 +137,12 @@ impl<'a, 't> Writer<'a, 't> {
             Event::Wallet(change) => self.bill(change)?,
             Event::ContractOpened { contract, symbol } => self.opened(contract, *symbol)?,
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
-                self.update(&key(CONTRACT, *user, *contract), |row: &mut ContractRow| {
-                    row.entered(*entry, *expiry_ms);
-                })?;
+                self.update(
+                    &key(CONTRACT, (*user).into(), (*contract).into()),
+                    |row: &mut ContractRow| {
+                        row.entered(*entry, *expiry_ms);
+                    },
+                )?;
             }
             Event::ContractSettled(settlement) => self.settled(settlement)?,
             Event::DepositRequested(order) => self.deposit_requested(order)?,
@@ -151,7 +154,7 @@ impl<'a, 't> Writer<'a, 't> {
                 self.session_started(*user, *session, device, ip)?;
             }
             Event::SessionEnded { user, session } => {
-                self.update(&key(LOGIN, *user, *session), |row: &mut LoginRow| {
+                self.update(&key(LOGIN, (*user).into(), *session), |row: &mut LoginRow| {
                     row.ended_at = Some(now);
                 })?;
             }
@@ -159,11 +162,11 @@ impl<'a, 't> Writer<'a, 't> {
                 self.user_registered(*user, username, email.as_deref())?;
             }
             Event::PriceAlertFired { alert, tick } => {
-                self.put(&key(ALERT, alert.user, alert.id), &AlertRow::fired(alert, *tick))?;
+                self.put(&key(ALERT, alert.user.into(), alert.id), &AlertRow::fired(alert, *tick))?;
             }
             Event::TwoFactorLocked { who: Principal::User(user), until_ms, failures } => {
                 let row = SecurityRow::two_factor_locked(now, *until_ms, *failures);
-                self.put(&key(SECURITY, *user, *until_ms), &row)?;
+                self.put(&key(SECURITY, (*user).into(), *until_ms), &row)?;
             }
             // An admin's pause is in the audit log (the engine's audit record).
             Event::TwoFactorLocked { who: Principal::Admin(_), .. } => {}
@@ -200,7 +203,7 @@ impl<'a, 't> Writer<'a, 't> {
             status: "completed".into(),
             time: now,
         };
-        self.put(&key(BILL, change.user, self.seq), &row)?;
+        self.put(&key(BILL, change.user.into(), self.seq), &row)?;
         Ok(())
     }
 
@@ -216,23 +219,23 @@ impl<'a, 't> Writer<'a, 't> {
             day.house_result += c.fee.to_decimal();
         }
         let row = ContractRow::opened(c, symbol);
-        self.put(&key(CONTRACT, c.user, c.id), &row)?;
-        self.put_raw(&global_key(CONTRACT_OWNER, c.id), &c.user.to_be_bytes())?;
+        self.put(&key(CONTRACT, c.user.into(), c.id.into()), &row)?;
+        self.put_raw(&global_key(CONTRACT_OWNER, c.id.into()), &c.user.0.to_be_bytes())?;
         Ok(())
     }
 
     /// A deposit order's record, linked to its receipt.
     fn deposit_requested(&mut self, order: &DepositOrder) -> Result<(), ReadModelError> {
         let receipt = [&[UPLOAD][..], order.receipt.as_bytes()].concat();
-        self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id))?;
+        self.update(&receipt, |row: &mut UploadRow| row.deposit = Some(order.id.into()))?;
         let details = serde_json::json!({
             "accountName": order.account_name,
             "accountNumber": order.account_number,
             "bankName": order.bank_name,
         });
         let row = OrderRow {
-            id: order.id,
-            user: order.user,
+            id: order.id.into(),
+            user: order.user.into(),
             kind: OrderKind::Deposit,
             amount: order.amount.to_decimal(),
             fee: Decimal::ZERO,
@@ -253,8 +256,8 @@ impl<'a, 't> Writer<'a, 't> {
     fn withdrawal_requested(&mut self, order: &WithdrawOrder) -> Result<(), ReadModelError> {
         let (method, details) = crate::names::destination_json(&order.destination);
         let row = OrderRow {
-            id: order.id,
-            user: order.user,
+            id: order.id.into(),
+            user: order.user.into(),
             kind: OrderKind::Withdraw,
             amount: order.amount.to_decimal(),
             fee: order.fee.to_decimal(),
@@ -282,7 +285,8 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<(), ReadModelError> {
         let now = self.time_ms;
         if status == OrderStatus::Completed {
-            let amount = self.get::<OrderRow>(&key(ORDER, user, order))?.map(|o| o.amount);
+            let amount =
+                self.get::<OrderRow>(&key(ORDER, user.into(), order.into()))?.map(|o| o.amount);
             let day = self.day()?;
             let amount = amount.unwrap_or_default();
             if withdrawal {
@@ -293,7 +297,7 @@ impl<'a, 't> Writer<'a, 't> {
                 day.deposit_amount += amount;
             }
         }
-        self.update(&key(ORDER, user, order), |row: &mut OrderRow| {
+        self.update(&key(ORDER, user.into(), order.into()), |row: &mut OrderRow| {
             row.status = status;
             remark.clone_into(&mut row.remark);
             if status != OrderStatus::Processing {
@@ -321,7 +325,7 @@ impl<'a, 't> Writer<'a, 't> {
             started_at: now,
             ended_at: None,
         };
-        self.put(&key(LOGIN, user, session), &row)?;
+        self.put(&key(LOGIN, user.into(), session), &row)?;
         Ok(())
     }
 
@@ -334,9 +338,9 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<(), ReadModelError> {
         let row = UserSearchRow::new(username, email);
         for gram in row.grams() {
-            self.put_raw(&gram_key(gram, user), &[])?;
+            self.put_raw(&gram_key(gram, user.into()), &[])?;
         }
-        self.put(&user_key(user), &row)?;
+        self.put(&user_key(user.into()), &row)?;
         self.totals.registrations += 1;
         self.day()?.registrations += 1;
         Ok(())
@@ -367,7 +371,7 @@ impl<'a, 't> Writer<'a, 't> {
     fn audit(&mut self, record: &AuditRecord) -> Result<(), ReadModelError> {
         let row = AuditRow {
             index: record.index,
-            admin: record.admin,
+            admin: record.admin.into(),
             action: record.action.into(),
             detail: record.detail.clone(),
             refused: record.refused.map(String::from),
@@ -387,7 +391,9 @@ impl<'a, 't> Writer<'a, 't> {
             day.settled += 1;
             day.house_result += (c.stake - s.credited).to_decimal();
         }
-        self.update(&key(CONTRACT, c.user, c.id), |row: &mut ContractRow| row.settled(s))
+        self.update(&key(CONTRACT, c.user.into(), c.id.into()), |row: &mut ContractRow| {
+            row.settled(s)
+        })
     }
 
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {

@@ -50,8 +50,8 @@ impl ContractRow {
     /// A contract just accepted, waiting for its entry tick.
     pub fn opened(c: &engine::types::Contract, symbol: engine::types::Symbol) -> ContractRow {
         ContractRow {
-            id: c.id,
-            user: c.user,
+            id: c.id.into(),
+            user: c.user.into(),
             account: c.account,
             symbol: symbol.to_string(),
             direction: c.direction,

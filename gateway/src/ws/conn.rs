@@ -401,7 +401,7 @@ impl Reader {
         let control =
             Control::Auth { conn: self.id, user: user.id, session: user.session, expires_ms };
         self.state.ws.tell(control).await;
-        Ok(protocol::authenticated(id, user.id))
+        Ok(protocol::authenticated(id, user.id.into()))
     }
 
     /// The back-office's live trades: every contract accepted, entered and settled, for an
@@ -416,7 +416,7 @@ impl Reader {
             expires_ms,
         };
         self.state.ws.tell(control).await;
-        Ok(protocol::admin_authenticated(id, admin.id))
+        Ok(protocol::admin_authenticated(id, admin.id.into()))
     }
 
     /// A cluster follower: the order goes to the leader over HTTP with the caller's token,

@@ -275,9 +275,16 @@ impl Hub {
                     self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
-                    self.to_user(*user, || protocol::order_entered(*contract, entry, *expiry_ms));
+                    self.to_user(*user, || {
+                        protocol::order_entered((*contract).into(), entry, *expiry_ms)
+                    });
                     self.to_admins(|| {
-                        protocol::admin_trade_entered(*contract, *user, *entry, *expiry_ms)
+                        protocol::admin_trade_entered(
+                            (*contract).into(),
+                            (*user).into(),
+                            *entry,
+                            *expiry_ms,
+                        )
                     });
                 }
                 Event::ContractSettled(settlement) => {
@@ -296,7 +303,7 @@ impl Hub {
                 }
                 Event::OrderResolved { order, user, withdrawal, status, remark } => {
                     self.to_user(*user, || {
-                        protocol::order_resolved(*order, *withdrawal, *status, remark)
+                        protocol::order_resolved((*order).into(), *withdrawal, *status, remark)
                     });
                 }
                 Event::Notice { id, title, body, lang } if !self.users.is_empty() => {

@@ -363,7 +363,7 @@ struct AcceptedView {
 /// `{"type":"order.accepted","data":{...}}`.
 pub fn order_accepted(contract: &Contract, symbol: Symbol) -> Bytes {
     let view = AcceptedView {
-        contract_id: contract.id,
+        contract_id: contract.id.into(),
         symbol: Code(symbol),
         account: account_name(contract.account),
         direction: direction_name(contract.direction),
@@ -432,7 +432,7 @@ pub fn order_settled(settlement: &Settlement) -> Bytes {
         std::cmp::Ordering::Equal => "even",
     };
     let view = SettledView {
-        contract_id: c.id,
+        contract_id: c.id.into(),
         symbol: Code(settlement.symbol),
         account: account_name(c.account),
         direction: direction_name(c.direction),

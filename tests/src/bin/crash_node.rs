@@ -130,7 +130,7 @@ struct Producer {
 impl Producer {
     /// Picks up the orders earlier runs left pending.
     fn new(p: u32, handle: Handle<Engine>, seed: u64) -> Result<Producer, String> {
-        let owned = move |user: UserId| (user - 1) / USERS_PER_PRODUCER == p;
+        let owned = move |user: UserId| (user.get() - 1) / USERS_PER_PRODUCER == p;
         let (deposits, (withdrawals, payouts)) = handle
             .query(move |engine: &Engine| {
                 let deposits = engine.pending_deposits().filter(|d| owned(d.user));
@@ -245,7 +245,7 @@ impl Producer {
 
     fn transfer(&mut self) -> Command {
         let from = self.user();
-        let to = 1 + self.rng.gen_range(0..u64::from(PRODUCERS * USERS_PER_PRODUCER)) as UserId;
+        let to = UserId(1 + self.rng.gen_range(0..PRODUCERS * USERS_PER_PRODUCER));
         Command::Transfer { from, to, amount: self.cents(1, 2_000) }
     }
 

@@ -136,7 +136,7 @@ async fn login(
         })
         .await?;
     let device = state.tokens.device_of(body.device_token.as_deref(), "admin");
-    let known_device = found.as_ref().is_some_and(|f| device == Some(f.0));
+    let known_device = found.as_ref().is_some_and(|f| device == Some(f.0.into()));
     // As for users: past the budget the password is not looked at.
     if !known_device {
         budget.check(&account, state.now()).map_err(ApiError::password_sign_in_paused)?;
@@ -168,12 +168,12 @@ async fn login(
         return Err(ApiError::internal("unexpected reply"));
     };
     let now = state.now();
-    let token = state.tokens.issue(id, session, "admin", now, expires_ms);
+    let token = state.tokens.issue(id.into(), session, "admin", now, expires_ms);
     ok(AdminLogin {
         token,
-        device_token: state.tokens.issue_device(id, "admin", now),
+        device_token: state.tokens.issue_device(id.into(), "admin", now),
         admin: AdminView {
-            id,
+            id: id.into(),
             username,
             role: role.name().into(),
             permissions: permissions(role),
@@ -202,7 +202,7 @@ async fn me(State(state): State<AppState>, admin: Admin) -> Answer<AdminView> {
         .await?
         .ok_or_else(ApiError::unauthorized)?;
     ok(AdminView {
-        id,
+        id: id.into(),
         username,
         role: admin.role.name().into(),
         permissions: permissions(admin.role),

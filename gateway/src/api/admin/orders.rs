@@ -1,7 +1,7 @@
 //! Recharge and withdrawal orders, their pending counts, and the accounts deposits are paid to.
 
 use axum::extract::State;
-use engine::types::{Area, OrderStatus as EngineOrderStatus};
+use engine::types::{Area, OrderId, OrderStatus as EngineOrderStatus};
 use engine::AdminAction;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -84,7 +84,7 @@ async fn recharge_approve(
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, key, AdminAction::ApproveDeposit { order: id }).await?;
+    act(&state, &admin, key, AdminAction::ApproveDeposit { order: OrderId(id) }).await?;
     ok(Empty {})
 }
 
@@ -101,7 +101,7 @@ async fn recharge_reject(
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, key, AdminAction::RejectDeposit { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::RejectDeposit { order: OrderId(id), remark }).await?;
     ok(Empty {})
 }
 
@@ -145,7 +145,7 @@ async fn withdraw_approve(
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, key, AdminAction::ApproveWithdrawal { order: id }).await?;
+    act(&state, &admin, key, AdminAction::ApproveWithdrawal { order: OrderId(id) }).await?;
     ok(Empty {})
 }
 
@@ -162,7 +162,7 @@ async fn withdraw_reject(
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, key, AdminAction::RejectWithdrawal { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::RejectWithdrawal { order: OrderId(id), remark }).await?;
     ok(Empty {})
 }
 
@@ -177,7 +177,7 @@ async fn withdraw_paid(
     PathValue(id): PathValue<u64>,
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
-    act(&state, &admin, key, AdminAction::CompleteWithdrawal { order: id }).await?;
+    act(&state, &admin, key, AdminAction::CompleteWithdrawal { order: OrderId(id) }).await?;
     ok(Empty {})
 }
 
@@ -195,7 +195,7 @@ async fn withdraw_failed(
 ) -> Answer<Empty> {
     admin.writes(Area::Orders)?;
     let remark = dto::text("remark", &body.remark, dto::TEXT_CHARS_MAX, "remark")?;
-    act(&state, &admin, key, AdminAction::FailWithdrawal { order: id, remark }).await?;
+    act(&state, &admin, key, AdminAction::FailWithdrawal { order: OrderId(id), remark }).await?;
     ok(Empty {})
 }
 

@@ -2,7 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use engine::types::Area;
+use engine::types::{Area, UserId};
 use engine::AdminAction;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -45,14 +45,14 @@ pub struct AdminUser {
     pub open_contracts: u32,
 }
 
-fn admin_user(e: &engine::Engine, id: u32) -> Option<AdminUser> {
+fn admin_user(e: &engine::Engine, id: UserId) -> Option<AdminUser> {
     let account = e.account(id)?;
     Some(AdminUser {
         user: user_view(e, id)?,
         available: account.real.available.to_string(),
         frozen_amount: account.real.frozen.to_string(),
         in_position: account.real.in_position.to_string(),
-        inviter: account.inviter,
+        inviter: account.inviter.map(UserId::get),
         open_contracts: account.open_real,
     })
 }
@@ -101,7 +101,7 @@ async fn users(
                 .rev()
                 .skip(skip)
                 .take(paging.size)
-                .filter_map(|id| admin_user(e, id))
+                .filter_map(|id| admin_user(e, engine::types::UserId(id)))
                 .collect();
             Page { items, total: u64::from(count) }
         })
@@ -116,7 +116,7 @@ async fn search_users(state: &AppState, q: String, paging: Paging) -> Answer<Pag
     let exact = q.parse::<u32>().ok();
     let page = state
         .query(move |e| {
-            let exact = exact.filter(|id| e.user(*id).is_some());
+            let exact = exact.filter(|id| e.user(UserId(*id)).is_some());
             let mut uids: Vec<u32> = found.items;
             let mut total = found.total;
             if let Some(id) = exact {
@@ -128,7 +128,13 @@ async fn search_users(state: &AppState, q: String, paging: Paging) -> Answer<Pag
                     }
                 }
             }
-            Page { items: uids.into_iter().filter_map(|id| admin_user(e, id)).collect(), total }
+            Page {
+                items: uids
+                    .into_iter()
+                    .filter_map(|id| admin_user(e, engine::types::UserId(id)))
+                    .collect(),
+                total,
+            }
         })
         .await?;
     ok(page)
@@ -172,8 +178,8 @@ async fn user(
     let now = state.now();
     let found = state
         .query(move |e| {
-            let summary = admin_user(e, id)?;
-            let sessions = e.user(id)?.sessions.iter().filter(|s| s.expires_ms > now);
+            let summary = admin_user(e, engine::types::UserId(id))?;
+            let sessions = e.user(UserId(id))?.sessions.iter().filter(|s| s.expires_ms > now);
             let sessions = sessions
                 .map(|s| AdminSession {
                     device: s.device.clone(),
@@ -212,8 +218,13 @@ async fn freeze(
 ) -> Answer<Empty> {
     admin.writes(Area::Users)?;
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
-    act(&state, &admin, key, AdminAction::SetUserFrozen { user: id, frozen: body.frozen, reason })
-        .await?;
+    act(
+        &state,
+        &admin,
+        key,
+        AdminAction::SetUserFrozen { user: UserId(id), frozen: body.frozen, reason },
+    )
+    .await?;
     ok(Empty {})
 }
 
@@ -248,7 +259,8 @@ async fn adjust(
     let magnitude = dto::amount("amount", magnitude)?;
     let delta = if negative { -magnitude } else { magnitude };
     let reason = dto::text("reason", &body.reason, dto::TEXT_CHARS_MAX, "reason")?;
-    act(&state, &admin, key, AdminAction::AdjustBalance { user: id, delta, reason }).await?;
+    act(&state, &admin, key, AdminAction::AdjustBalance { user: UserId(id), delta, reason })
+        .await?;
     ok(Empty {})
 }
 
@@ -262,6 +274,8 @@ async fn team(
     PathValue(id): PathValue<u32>,
 ) -> Answer<Vec<Generation>> {
     admin.reads(Area::Teams)?;
-    let found = state.query(move |e| e.user(id).is_some().then(|| team_of(e, id))).await?;
+    let found = state
+        .query(move |e| e.user(UserId(id)).is_some().then(|| team_of(e, engine::types::UserId(id))))
+        .await?;
     ok(found.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND"))?)
 }
