@@ -85,7 +85,7 @@ pub enum ServerError {
     Listen {
         /// The configured address.
         address: SocketAddr,
-        /// Why.
+        /// What the operating system answered.
         error: std::io::Error,
     },
     /// The async runtime, a thread, the listener or a directory could not be set up.

@@ -67,7 +67,7 @@ pub struct Admin {
     pub id: AdminId,
     /// Session id.
     pub session: u64,
-    /// Role.
+    /// The admin's role, which decides the back-office areas they may read and act on.
     pub role: Role,
 }
 

@@ -24,9 +24,9 @@ use crate::walletsig::Nonces;
 /// How much one user may store in uploads (receipts and avatars).
 #[derive(Debug, Clone, Copy)]
 pub struct UploadQuota {
-    /// Files.
+    /// Files one user may keep.
     pub files: u64,
-    /// Bytes.
+    /// Bytes one user may keep, all files together.
     pub bytes: u64,
 }
 

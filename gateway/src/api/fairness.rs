@@ -37,7 +37,7 @@ pub struct TickView {
     pub index: u64,
     /// Sequencer time (ms).
     pub time: u64,
-    /// Price.
+    /// The tick's price as archived (decimal string).
     #[schema(value_type = String)]
     pub price: Decimal,
 }

@@ -56,11 +56,11 @@ async fn invite(State(state): State<AppState>, user: User) -> Answer<Invite> {
 pub struct Generation {
     /// 1, 2 or 3.
     pub generation: u8,
-    /// People.
+    /// How many people this generation counts.
     pub count: usize,
     /// With a verified e-mail.
     pub certified: usize,
-    /// Without.
+    /// How many of them have not verified an e-mail address.
     pub not_certified: usize,
     /// The first members (at most 100).
     pub members: Vec<Member>,
@@ -72,7 +72,7 @@ pub struct Generation {
 pub struct Member {
     /// UID.
     pub uid: u32,
-    /// Name.
+    /// The invitee's sign-in name.
     pub username: String,
     /// E-mail verified.
     pub certified: bool,

@@ -236,9 +236,9 @@ pub(super) async fn check_own_password(
 pub struct SessionView {
     /// Session id.
     pub id: u64,
-    /// Device.
+    /// The device (user agent, shortened) the session was opened on.
     pub device: String,
-    /// Address.
+    /// The address the session was opened from.
     pub ip: String,
     /// Started (ms).
     pub created_at: u64,

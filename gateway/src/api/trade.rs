@@ -104,15 +104,15 @@ pub struct CandleQuery {
 pub struct CandleView {
     /// Open time (ms).
     pub time: u64,
-    /// Open.
+    /// First trade price in the period.
     pub open: String,
-    /// High.
+    /// Highest trade price in the period.
     pub high: String,
-    /// Low.
+    /// Lowest trade price in the period.
     pub low: String,
-    /// Close.
+    /// Last trade price in the period (the latest price while the candle is open).
     pub close: String,
-    /// Volume.
+    /// Volume traded in the period, as the feed reports it.
     pub volume: String,
 }
 

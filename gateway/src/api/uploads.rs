@@ -36,7 +36,7 @@ pub struct Uploaded {
     pub url: String,
     /// Detected type.
     pub content_type: String,
-    /// Bytes.
+    /// Stored size in bytes.
     pub size: usize,
 }
 

@@ -38,7 +38,7 @@ pub struct UserView {
     pub avatar: String,
     /// Short text.
     pub bio: String,
-    /// Phone.
+    /// Phone number as the user typed it (optional).
     pub phone: String,
     /// E-mail.
     pub email: Option<String>,
@@ -295,7 +295,7 @@ pub struct NotificationSettings {
     pub system: bool,
     /// Marketing information.
     pub marketing: bool,
-    /// Newsletter.
+    /// Whether the user wants the newsletter by e-mail.
     pub newsletter: bool,
 }
 

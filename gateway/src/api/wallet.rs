@@ -322,7 +322,7 @@ pub struct AddressView {
     pub label: String,
     /// eth, tron or trust.
     pub chain: String,
-    /// Address.
+    /// The wallet address, as the chain writes it.
     pub address: String,
     /// The default one.
     pub is_default: bool,
@@ -506,7 +506,7 @@ pub struct AddressBody {
     /// The address's chain.
     #[schema(required = true, inline, value_type = ChainParam)]
     pub chain: String,
-    /// Address.
+    /// The wallet address on the chosen chain.
     #[schema(required = true, min_length = 1, max_length = 64)]
     pub address: String,
     /// Make it the default.
@@ -556,7 +556,7 @@ pub struct TransferBody {
     /// Receiver's UID.
     #[schema(required = true, minimum = 1)]
     pub to_uid: u32,
-    /// Amount.
+    /// USDT to send, at most two decimals.
     #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
     /// Authenticator code, required when 2FA is on (as for withdrawals).

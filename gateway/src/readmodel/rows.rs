@@ -37,7 +37,7 @@ pub struct BillRow {
 /// A tick that entered or ended a contract, with where it sits in the log (decisions §1).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 pub struct TickRow {
-    /// Price.
+    /// The tick's price (decimal string).
     #[schema(value_type = String)]
     pub price: Decimal,
     /// Tick time (ms since the epoch).
@@ -212,7 +212,7 @@ pub struct OrderRow {
     /// Amount (for withdrawals, including the fee).
     #[schema(value_type = String)]
     pub amount: Decimal,
-    /// Fee.
+    /// Fee taken on the order (0 for deposits).
     #[schema(value_type = String)]
     pub fee: Decimal,
     /// What arrives (amount - fee).
@@ -281,9 +281,9 @@ impl SecurityRow {
 pub struct NoticeRow {
     /// Notice id.
     pub id: u64,
-    /// Title.
+    /// The notice's title, shown in the notification centre's list.
     pub title: String,
-    /// Text.
+    /// The notice's text, shown when a user opens it.
     pub body: String,
     /// Sent at.
     pub time: u64,
@@ -359,7 +359,7 @@ pub struct AuditRow {
     pub detail: String,
     /// Error code if refused.
     pub refused: Option<String>,
-    /// When.
+    /// When the action was applied (ms since the epoch).
     pub time: u64,
 }
 
@@ -405,7 +405,7 @@ pub struct Totals {
     pub users_net: Decimal,
     /// Sign-ins.
     pub logins: u64,
-    /// Registrations.
+    /// Accounts registered since the start.
     pub registrations: u64,
 }
 
@@ -415,7 +415,7 @@ pub struct Totals {
 pub struct DayRow {
     /// The day's start (ms since the epoch, UTC).
     pub day: u64,
-    /// Registrations.
+    /// Accounts registered that day.
     pub registrations: u64,
     /// Sign-ins.
     pub logins: u64,

@@ -793,7 +793,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Products. */
+        /** Every product the engine knows, enabled or not, in the back-office's order. */
         get: operations["products"];
         put?: never;
         /**
@@ -2882,7 +2882,7 @@ export interface components {
         /** @description `POST /api/wallet/addresses`. */
         AddressBody: {
             /**
-             * @description Address.
+             * @description The wallet address on the chosen chain.
              * @default
              */
             address: string;
@@ -2904,7 +2904,7 @@ export interface components {
         };
         /** @description A saved withdrawal address. */
         AddressView: {
-            /** @description Address. */
+            /** @description The wallet address, as the chain writes it. */
             address: string;
             /** @description eth, tron or trust. */
             chain: string;
@@ -2926,7 +2926,7 @@ export interface components {
              */
             amount: string;
             /**
-             * @description Why.
+             * @description Why the balance is adjusted, kept with the action in the audit log.
              * @default
              */
             reason: string;
@@ -3007,7 +3007,7 @@ export interface components {
              * @description Expires (ms).
              */
             expiresAt: number;
-            /** @description Address. */
+            /** @description The address the session was opened from. */
             ip: string;
         };
         /** @description A user in the back-office. */
@@ -3028,7 +3028,7 @@ export interface components {
              * @description Open real contracts.
              */
             openContracts: number;
-            /** @description Profile. */
+            /** @description The user as they see themselves (spec §3). */
             user: components["schemas"]["UserView"];
         };
         /** @description A user with the sessions signed in now. */
@@ -3040,7 +3040,7 @@ export interface components {
         AdminView: {
             /**
              * Format: int32
-             * @description Id.
+             * @description The admin's id (audit records name it).
              */
             id: number;
             /** @description What the role may do. */
@@ -3049,7 +3049,7 @@ export interface components {
             providerLink: string;
             /** @description super, operations, support or finance. */
             role: string;
-            /** @description Name. */
+            /** @description The admin's sign-in name. */
             username: string;
         };
         /** @description A price alert: waiting (from the engine) or fired (kept here). */
@@ -3110,7 +3110,7 @@ export interface components {
             refused?: string | null;
             /**
              * Format: int64
-             * @description When.
+             * @description When the action was applied (ms since the epoch).
              */
             time: number;
         };
@@ -3169,7 +3169,7 @@ export interface components {
              */
             providerLink: string;
             /**
-             * @description Description.
+             * @description The site's description, for search engines and link previews.
              * @default
              */
             siteDescription: string;
@@ -3194,7 +3194,7 @@ export interface components {
             inviteCodeRequired: boolean;
             /** @description Logo URL. */
             logo: string;
-            /** @description Description. */
+            /** @description The site's description, for search engines and link previews. */
             siteDescription: string;
             /** @description Site name. */
             siteName: string;
@@ -3250,20 +3250,20 @@ export interface components {
         };
         /** @description A candle. */
         CandleView: {
-            /** @description Close. */
+            /** @description Last trade price in the period (the latest price while the candle is open). */
             close: string;
-            /** @description High. */
+            /** @description Highest trade price in the period. */
             high: string;
-            /** @description Low. */
+            /** @description Lowest trade price in the period. */
             low: string;
-            /** @description Open. */
+            /** @description First trade price in the period. */
             open: string;
             /**
              * Format: int64
              * @description Open time (ms).
              */
             time: number;
-            /** @description Volume. */
+            /** @description Volume traded in the period, as the feed reports it. */
             volume: string;
         };
         /** @description A catalogue product not listed yet. */
@@ -3272,7 +3272,7 @@ export interface components {
             category: string;
             /** @description `always` or `forex`. */
             hours: string;
-            /** @description Name. */
+            /** @description Display name, e.g. `Bitcoin`. */
             name: string;
             /**
              * Format: int32
@@ -3281,7 +3281,7 @@ export interface components {
             precision: number;
             /** @description Where its prices would come from. */
             source: string;
-            /** @description Code. */
+            /** @description Product code, e.g. `BTCUSDT`. */
             symbol: string;
         };
         /** @description `POST /api/user/password`. */
@@ -3457,7 +3457,7 @@ export interface components {
         };
         /** @description `{enabled, serviceLink, hours}`. */
         CustomerService: {
-            /** @description Shown. */
+            /** @description Whether the customer-service link is shown to users. */
             enabled: boolean;
             /** @description Working hours as users see them (`09:00-21:00`). */
             hours: string;
@@ -3518,7 +3518,7 @@ export interface components {
             logins: number;
             /**
              * Format: int64
-             * @description Registrations.
+             * @description Accounts registered that day.
              */
             registrations: number;
             /**
@@ -3675,7 +3675,7 @@ export interface components {
             data: {
                 /**
                  * Format: int32
-                 * @description Id.
+                 * @description The admin's id (audit records name it).
                  */
                 id: number;
                 /** @description What the role may do. */
@@ -3684,7 +3684,7 @@ export interface components {
                 providerLink: string;
                 /** @description super, operations, support or finance. */
                 role: string;
-                /** @description Name. */
+                /** @description The admin's sign-in name. */
                 username: string;
             };
             /** @description "OK". */
@@ -3780,7 +3780,7 @@ export interface components {
                 inviteCodeRequired: boolean;
                 /** @description Logo URL. */
                 logo: string;
-                /** @description Description. */
+                /** @description The site's description, for search engines and link previews. */
                 siteDescription: string;
                 /** @description Site name. */
                 siteName: string;
@@ -4131,7 +4131,7 @@ export interface components {
                  */
                 marketing: boolean;
                 /**
-                 * @description Newsletter.
+                 * @description Whether the user wants the newsletter by e-mail.
                  * @default false
                  */
                 newsletter: boolean;
@@ -4214,7 +4214,7 @@ export interface components {
                      * @description Open real contracts.
                      */
                     openContracts: number;
-                    /** @description Profile. */
+                    /** @description The user as they see themselves (spec §3). */
                     user: components["schemas"]["UserView"];
                 }[];
                 /**
@@ -4298,7 +4298,7 @@ export interface components {
                     refused?: string | null;
                     /**
                      * Format: int64
-                     * @description When.
+                     * @description When the action was applied (ms since the epoch).
                      */
                     time: number;
                 }[];
@@ -4431,7 +4431,7 @@ export interface components {
             data: {
                 /** @description Rows of this page, newest first. */
                 items: {
-                    /** @description Text. */
+                    /** @description The notice's text, shown when a user opens it. */
                     body: string;
                     /**
                      * Format: int64
@@ -4445,7 +4445,7 @@ export interface components {
                      * @description Sent at.
                      */
                     time: number;
-                    /** @description Title. */
+                    /** @description The notice's title, shown in the notification centre's list. */
                     title: string;
                     /**
                      * Format: int64
@@ -4486,7 +4486,7 @@ export interface components {
                     createdAt: number;
                     /** @description Account name, number and bank, or chain and address. */
                     details: unknown;
-                    /** @description Fee. */
+                    /** @description Fee taken on the order (0 for deposits). */
                     fee: string;
                     /**
                      * Format: int64
@@ -4753,7 +4753,7 @@ export interface components {
                 contentType: string;
                 /** @description Generated name (pass as `receipt`). */
                 name: string;
-                /** @description Bytes. */
+                /** @description Stored size in bytes. */
                 size: number;
                 /** @description Where it can be fetched (with a token). */
                 url: string;
@@ -4795,7 +4795,7 @@ export interface components {
                 loginType: string;
                 /** @description Display name. */
                 nickname: string;
-                /** @description Phone. */
+                /** @description Phone number as the user typed it (optional). */
                 phone: string;
                 /** @description 2FA on. */
                 twoFactor: boolean;
@@ -4815,7 +4815,7 @@ export interface components {
         /** @description The success envelope. */
         Envelope_Vec_AddressView: {
             data: {
-                /** @description Address. */
+                /** @description The wallet address, as the chain writes it. */
                 address: string;
                 /** @description eth, tron or trust. */
                 chain: string;
@@ -4873,20 +4873,20 @@ export interface components {
         /** @description The success envelope. */
         Envelope_Vec_CandleView: {
             data: {
-                /** @description Close. */
+                /** @description Last trade price in the period (the latest price while the candle is open). */
                 close: string;
-                /** @description High. */
+                /** @description Highest trade price in the period. */
                 high: string;
-                /** @description Low. */
+                /** @description Lowest trade price in the period. */
                 low: string;
-                /** @description Open. */
+                /** @description First trade price in the period. */
                 open: string;
                 /**
                  * Format: int64
                  * @description Open time (ms).
                  */
                 time: number;
-                /** @description Volume. */
+                /** @description Volume traded in the period, as the feed reports it. */
                 volume: string;
             }[];
             /** @description "OK". */
@@ -4901,7 +4901,7 @@ export interface components {
                 category: string;
                 /** @description `always` or `forex`. */
                 hours: string;
-                /** @description Name. */
+                /** @description Display name, e.g. `Bitcoin`. */
                 name: string;
                 /**
                  * Format: int32
@@ -4910,7 +4910,7 @@ export interface components {
                 precision: number;
                 /** @description Where its prices would come from. */
                 source: string;
-                /** @description Code. */
+                /** @description Product code, e.g. `BTCUSDT`. */
                 symbol: string;
             }[];
             /** @description "OK". */
@@ -4948,7 +4948,7 @@ export interface components {
                 logins: number;
                 /**
                  * Format: int64
-                 * @description Registrations.
+                 * @description Accounts registered that day.
                  */
                 registrations: number;
                 /**
@@ -5004,7 +5004,7 @@ export interface components {
             data: {
                 /** @description With a verified e-mail. */
                 certified: number;
-                /** @description People. */
+                /** @description How many people this generation counts. */
                 count: number;
                 /**
                  * Format: int32
@@ -5013,7 +5013,7 @@ export interface components {
                 generation: number;
                 /** @description The first members (at most 100). */
                 members: components["schemas"]["Member"][];
-                /** @description Without. */
+                /** @description How many of them have not verified an e-mail address. */
                 notCertified: number;
             }[];
             /** @description "OK". */
@@ -5068,11 +5068,11 @@ export interface components {
             data: {
                 /** @description crypto or forex. */
                 category: string;
-                /** @description Tradable. */
+                /** @description Whether users may place orders on it now. */
                 enabled: boolean;
                 /** @description `always` or `forex` (closed Friday 22:00 - Sunday 22:00 UTC). */
                 hours: string;
-                /** @description Name. */
+                /** @description Display name, e.g. `Bitcoin`. */
                 name: string;
                 /**
                  * Format: int32
@@ -5081,7 +5081,7 @@ export interface components {
                 precision: number;
                 /** @description Where its prices come from: `simulated`, `replay: FILE` or `exchange: HOST`. */
                 source: string;
-                /** @description Code. */
+                /** @description Product code, e.g. `BTCUSDT`. */
                 symbol: string;
             }[];
             /** @description "OK". */
@@ -5182,7 +5182,7 @@ export interface components {
                 createdAt: number;
                 /** @description The session making this call. */
                 current: boolean;
-                /** @description Device. */
+                /** @description The device (user agent, shortened) the session was opened on. */
                 device: string;
                 /**
                  * Format: int64
@@ -5194,7 +5194,7 @@ export interface components {
                  * @description Session id.
                  */
                 id: number;
-                /** @description Address. */
+                /** @description The address the session was opened from. */
                 ip: string;
             }[];
             /** @description "OK". */
@@ -5315,7 +5315,7 @@ export interface components {
              */
             frozen: boolean;
             /**
-             * @description Why.
+             * @description Why the account is frozen or unfrozen, kept with the action in the audit log.
              * @default
              */
             reason: string;
@@ -5332,7 +5332,7 @@ export interface components {
         Generation: {
             /** @description With a verified e-mail. */
             certified: number;
-            /** @description People. */
+            /** @description How many people this generation counts. */
             count: number;
             /**
              * Format: int32
@@ -5341,7 +5341,7 @@ export interface components {
             generation: number;
             /** @description The first members (at most 100). */
             members: components["schemas"]["Member"][];
-            /** @description Without. */
+            /** @description How many of them have not verified an e-mail address. */
             notCertified: number;
         };
         /** @description Liveness, with no business figures (those are on the metrics address). */
@@ -5556,7 +5556,7 @@ export interface components {
              * @description UID.
              */
             uid: number;
-            /** @description Name. */
+            /** @description The invitee's sign-in name. */
             username: string;
         };
         /** @description A new alert. */
@@ -5578,7 +5578,7 @@ export interface components {
         /** @description `{title, body, lang}`. */
         NoticeBody: {
             /**
-             * @description Text.
+             * @description The notice's text, shown when a user opens it.
              * @default
              */
             body: string;
@@ -5589,14 +5589,14 @@ export interface components {
              */
             lang: null | ("All" | "en-US" | "es-ES" | "pt-PT" | "ar-AR" | "de-DE" | "ru-RU" | "fr-FR" | "hi-IN");
             /**
-             * @description Title.
+             * @description The notice's title, shown in the notification centre's list.
              * @default
              */
             title: string;
         };
         /** @description A system notice. */
         NoticeRow: {
-            /** @description Text. */
+            /** @description The notice's text, shown when a user opens it. */
             body: string;
             /**
              * Format: int64
@@ -5610,7 +5610,7 @@ export interface components {
              * @description Sent at.
              */
             time: number;
-            /** @description Title. */
+            /** @description The notice's title, shown in the notification centre's list. */
             title: string;
             /**
              * Format: int64
@@ -5631,7 +5631,7 @@ export interface components {
              */
             marketing: boolean;
             /**
-             * @description Newsletter.
+             * @description Whether the user wants the newsletter by e-mail.
              * @default false
              */
             newsletter: boolean;
@@ -5720,7 +5720,7 @@ export interface components {
             createdAt: number;
             /** @description Account name, number and bank, or chain and address. */
             details: unknown;
-            /** @description Fee. */
+            /** @description Fee taken on the order (0 for deposits). */
             fee: string;
             /**
              * Format: int64
@@ -5750,11 +5750,11 @@ export interface components {
         ProductAdmin: {
             /** @description crypto or forex. */
             category: string;
-            /** @description Tradable. */
+            /** @description Whether users may place orders on it now. */
             enabled: boolean;
             /** @description `always` or `forex` (closed Friday 22:00 - Sunday 22:00 UTC). */
             hours: string;
-            /** @description Name. */
+            /** @description Display name, e.g. `Bitcoin`. */
             name: string;
             /**
              * Format: int32
@@ -5763,7 +5763,7 @@ export interface components {
             precision: number;
             /** @description Where its prices come from: `simulated`, `replay: FILE` or `exchange: HOST`. */
             source: string;
-            /** @description Code. */
+            /** @description Product code, e.g. `BTCUSDT`. */
             symbol: string;
         };
         /** @description `{name, enabled}`. */
@@ -5967,7 +5967,7 @@ export interface components {
              */
             duration: number;
             /**
-             * @description Offered.
+             * @description Whether this duration is offered to users now.
              * @default false
              */
             enabled: boolean;
@@ -6049,7 +6049,7 @@ export interface components {
             createdAt: number;
             /** @description The session making this call. */
             current: boolean;
-            /** @description Device. */
+            /** @description The device (user agent, shortened) the session was opened on. */
             device: string;
             /**
              * Format: int64
@@ -6061,7 +6061,7 @@ export interface components {
              * @description Session id.
              */
             id: number;
-            /** @description Address. */
+            /** @description The address the session was opened from. */
             ip: string;
         };
         /** @description The engine audited between two batches. */
@@ -6120,7 +6120,7 @@ export interface components {
         };
         /** @description A tick that entered or ended a contract, with where it sits in the log (decisions §1). */
         TickRow: {
-            /** @description Price. */
+            /** @description The tick's price (decimal string). */
             price: string;
             /**
              * Format: int64
@@ -6140,7 +6140,7 @@ export interface components {
              * @description Log index of the tick command.
              */
             index: number;
-            /** @description Price. */
+            /** @description The tick's price as archived (decimal string). */
             price: string;
             /**
              * Format: int64
@@ -6162,7 +6162,7 @@ export interface components {
             logins: number;
             /**
              * Format: int64
-             * @description Registrations.
+             * @description Accounts registered since the start.
              */
             registrations: number;
             /**
@@ -6178,7 +6178,7 @@ export interface components {
         /** @description `POST /api/wallet/transfers`. */
         TransferBody: {
             /**
-             * @description Amount.
+             * @description USDT to send, at most two decimals.
              * @default
              */
             amount: string;
@@ -6238,7 +6238,7 @@ export interface components {
             contentType: string;
             /** @description Generated name (pass as `receipt`). */
             name: string;
-            /** @description Bytes. */
+            /** @description Stored size in bytes. */
             size: number;
             /** @description Where it can be fetched (with a token). */
             url: string;
@@ -6273,7 +6273,7 @@ export interface components {
             loginType: string;
             /** @description Display name. */
             nickname: string;
-            /** @description Phone. */
+            /** @description Phone number as the user typed it (optional). */
             phone: string;
             /** @description 2FA on. */
             twoFactor: boolean;

@@ -30,7 +30,7 @@ pub struct BasicInfo {
     pub logo: String,
     /// Site name.
     pub site_name: String,
-    /// Description.
+    /// The site's description, for search engines and link previews.
     pub site_description: String,
     /// E-mail code sign-in offered.
     pub email_login: bool,
@@ -46,7 +46,7 @@ pub struct BasicInfo {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerService {
-    /// Shown.
+    /// Whether the customer-service link is shown to users.
     pub enabled: bool,
     /// Link opened in a new tab.
     pub service_link: String,
@@ -99,7 +99,7 @@ pub struct BasicConfig {
     /// Logo URL.
     #[schema(max_length = 500)]
     pub logo: String,
-    /// Description.
+    /// The site's description, for search engines and link previews.
     #[schema(max_length = 500)]
     pub site_description: String,
     /// E-mail code sign-in.

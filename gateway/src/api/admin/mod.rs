@@ -67,9 +67,9 @@ pub(super) fn permissions(role: Role) -> Vec<String> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminView {
-    /// Id.
+    /// The admin's id (audit records name it).
     pub id: u32,
-    /// Name.
+    /// The admin's sign-in name.
     pub username: String,
     /// super, operations, support or finance.
     pub role: String,

@@ -25,10 +25,10 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct NoticeBody {
-    /// Title.
+    /// The notice's title, shown in the notification centre's list.
     #[schema(required = true, min_length = 1, max_length = 100)]
     pub title: String,
-    /// Text.
+    /// The notice's text, shown when a user opens it.
     #[schema(required = true, min_length = 1, max_length = 2000)]
     pub body: String,
     /// The language it is written in: only users of the app in that language see it. Empty

@@ -26,15 +26,15 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 /// A product in the back-office.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProductAdmin {
-    /// Code.
+    /// Product code, e.g. `BTCUSDT`.
     pub symbol: String,
-    /// Name.
+    /// Display name, e.g. `Bitcoin`.
     pub name: String,
     /// crypto or forex.
     pub category: String,
     /// Price decimals.
     pub precision: u8,
-    /// Tradable.
+    /// Whether users may place orders on it now.
     pub enabled: bool,
     /// `always` or `forex` (closed Friday 22:00 - Sunday 22:00 UTC).
     pub hours: String,
@@ -42,7 +42,7 @@ pub struct ProductAdmin {
     pub source: String,
 }
 
-/// Products.
+/// Every product the engine knows, enabled or not, in the back-office's order.
 #[utoipa::path(get, path = "/api/admin/products", tag = "admin", security(("admin" = [])),
     responses((status = 200, body = Envelope<Vec<ProductAdmin>>), (status = 401, body = ErrorEnvelope)))]
 async fn products(State(state): State<AppState>, admin: Admin) -> Answer<Vec<ProductAdmin>> {
@@ -75,9 +75,9 @@ async fn products(State(state): State<AppState>, admin: Admin) -> Answer<Vec<Pro
 /// A catalogue product not listed yet.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CatalogueItem {
-    /// Code.
+    /// Product code, e.g. `BTCUSDT`.
     pub symbol: String,
-    /// Name.
+    /// Display name, e.g. `Bitcoin`.
     pub name: String,
     /// crypto or forex.
     pub category: String,

@@ -49,7 +49,7 @@ pub struct RuleBody {
     /// Fee rate (0-1).
     #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub fee_rate: String,
-    /// Offered.
+    /// Whether this duration is offered to users now.
     pub enabled: bool,
 }
 

@@ -31,7 +31,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminUser {
-    /// Profile.
+    /// The user as they see themselves (spec §3).
     pub user: UserView,
     /// Real wallet: available.
     pub available: String,
@@ -157,7 +157,7 @@ pub struct AdminUserDetail {
 pub struct AdminSession {
     /// Device (user agent, shortened).
     pub device: String,
-    /// Address.
+    /// The address the session was opened from.
     pub ip: String,
     /// Started (ms).
     pub created_at: u64,
@@ -200,7 +200,7 @@ async fn user(
 pub struct FreezeBody {
     /// Freeze (true) or unfreeze (false, also when absent).
     pub frozen: bool,
-    /// Why.
+    /// Why the account is frozen or unfrozen, kept with the action in the audit log.
     #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
@@ -235,7 +235,7 @@ pub struct AdjustBody {
     /// Signed amount, e.g. "25.00" or "-10".
     #[schema(required = true, pattern = "^-?[0-9]{1,10}(\\.[0-9]{1,2})?$")]
     pub amount: String,
-    /// Why.
+    /// Why the balance is adjusted, kept with the action in the audit log.
     #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
