@@ -57,20 +57,6 @@ wire_names! {
     }
 }
 
-/// Every bill type's API name.
-pub const BILL_TYPES: [&str; 10] = [
-    "deposit",
-    "withdraw",
-    "profit",
-    "loss",
-    "fee",
-    "refund",
-    "reward",
-    "transfer_in",
-    "transfer_out",
-    "adjustment",
-];
-
 wire_names! {
     /// A deposit's or withdrawal's status.
     order_status_name(OrderStatus) {
