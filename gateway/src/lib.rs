@@ -9,7 +9,7 @@
 //! - Services both transports use, importing neither: [`error`] (the one error value),
 //!   [`i18n`] (catalogues), [`tokens`] (JWTs), [`sessions`] (is a token's session live),
 //!   [`forward`] (cluster mode: writes to the leader), [`trading`] (what an order and a market
-//!   view are), [`names`] (the wire names of the engine's enums), [`readmodel`] (history
+//!   view are), [`charts`] (a chart's newest candles, kept encoded), [`names`] (the wire names of the engine's enums), [`readmodel`] (history
 //!   projected from engine events into redb), [`hasher`] and [`password`] (argon2id),
 //!   [`throttle`] (attempt limits), [`mail`] (e-mail codes), [`walletsig`] (wallet sign-in),
 //!   [`metrics`] (Prometheus).
@@ -24,6 +24,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod charts;
 pub mod config;
 pub mod durable;
 pub mod error;

@@ -222,6 +222,7 @@ impl Server {
         let shared = Shared {
             handle: node.handle().clone(),
             market: self.market(),
+            charts: Default::default(),
             readmodel: node.readmodel().clone(),
             archive: Arc::clone(node.archive()),
             // Members share the cluster secret: a session token from one is valid on all.

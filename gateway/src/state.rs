@@ -50,6 +50,8 @@ pub struct Shared {
     pub handle: Handle<Engine>,
     /// Candles, tickers, 24 h statistics.
     pub market: MarketData,
+    /// Charts' newest candles, kept encoded.
+    pub charts: crate::charts::Charts,
     /// Every sequenced tick (public lookups and settlement proofs).
     pub archive: Arc<market_feed::archive::TickArchive>,
     /// History. Reads of projected rows go through [`AppState::history`], which waits for

@@ -317,11 +317,31 @@ impl MarketData {
         limit: usize,
     ) -> Result<Vec<Candle>, crate::store::StoreError> {
         let mut candles = self.shared.store.latest(symbol, period, limit)?;
-        self.merge_open(symbol, period, &mut candles, |_| true, limit);
+        // The forming candle goes on top even when the stored ones fill the page.
+        self.merge_open(symbol, period, &mut candles, |_| true, limit + 1);
         if candles.len() > limit {
             candles.remove(0);
         }
         Ok(candles)
+    }
+
+    /// The `limit` newest candles of the store alone (closed ones, and the forming candles
+    /// of longer periods as last persisted), oldest first, with the store's write count
+    /// before the read: while [`MarketData::candle_writes`] still gives that count, they are
+    /// what the store holds.
+    pub fn stored_candles(
+        &self,
+        symbol: Symbol,
+        period: Period,
+        limit: usize,
+    ) -> Result<(u64, Vec<Candle>), crate::store::StoreError> {
+        let writes = self.shared.store.writes();
+        Ok((writes, self.shared.store.latest(symbol, period, limit)?))
+    }
+
+    /// How many times the candle store was written so far.
+    pub fn candle_writes(&self) -> u64 {
+        self.shared.store.writes()
     }
 
     fn merge_open(

@@ -21,6 +21,8 @@
 //! replayed from the tick archive.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use engine::types::Symbol;
 use rand::SeedableRng;
@@ -114,6 +116,9 @@ pub const CANDLE_CACHE_BYTES: u64 = 64 << 20;
 pub struct CandleStore {
     /// The `candles` tree.
     tree: sled::Tree,
+    /// Candle writes so far (shared by clones), so that a reader's copy of a page can tell
+    /// whether the page may have changed since.
+    writes: Arc<AtomicU64>,
 }
 
 impl CandleStore {
@@ -124,12 +129,23 @@ impl CandleStore {
 
     /// Uses the `candles` tree of an already open database (shared with other projections).
     pub fn with_db(db: &sled::Db) -> Result<CandleStore, StoreError> {
-        Ok(CandleStore { tree: db.open_tree(TREE_NAME)? })
+        Ok(CandleStore { tree: db.open_tree(TREE_NAME)?, writes: Arc::default() })
+    }
+
+    /// How many times candles were written so far: a page read at one count is still what
+    /// the store holds while the count is the same.
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Acquire)
+    }
+
+    fn wrote(&self) {
+        self.writes.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Writes one candle, replacing any candle of the same symbol, period and `open_ms`.
     pub fn put(&self, symbol: Symbol, period: Period, candle: &Candle) -> Result<(), StoreError> {
         self.tree.insert(key(symbol, period, candle.open_ms), encode(candle).as_slice())?;
+        self.wrote();
         Ok(())
     }
 
@@ -145,12 +161,14 @@ impl CandleStore {
             in_batch += 1;
             if in_batch == PUT_BATCH_MAX {
                 self.tree.apply_batch(std::mem::take(&mut batch))?;
+                self.wrote();
                 written += in_batch;
                 in_batch = 0;
             }
         }
         if in_batch > 0 {
             self.tree.apply_batch(batch)?;
+            self.wrote();
             written += in_batch;
         }
         Ok(written)
@@ -179,6 +197,7 @@ impl CandleStore {
             let index = aggregator.last_index(update.symbol);
             batch.insert(&position_key(update.symbol), &index.to_le_bytes());
             self.tree.apply_batch(batch)?;
+            self.wrote();
         }
         Ok(written)
     }

@@ -361,10 +361,16 @@ fn store_ranges_are_half_open_ascending_and_bounded() {
     let store = CandleStore::open(dir.path()).unwrap();
     let btc = sym("BTCUSDT");
     let all = minutes(2_000);
+    assert_eq!(store.writes(), 0);
     assert_eq!(store.put_many(all.iter().map(|c| (btc, Period::M1, c))).unwrap(), 2_000);
+    let after_many = store.writes();
+    assert!(after_many > 0, "a reader's copy of a page learns that it is stale");
     // Neighbours that must not leak into BTCUSDT 1m queries.
     store.put(sym("BTCUSDTX"), Period::M1, &all[5]).unwrap();
     store.put(btc, Period::M5, &all[0]).unwrap();
+    assert_eq!(store.writes(), after_many + 2);
+    let _ = store.range(btc, Period::M1, 0, 10, 10).unwrap();
+    assert_eq!(store.writes(), after_many + 2, "reads are not writes");
 
     let r = store.range(btc, Period::M1, all[10].open_ms, all[20].open_ms, 100).unwrap();
     assert_eq!(r, all[10..20].to_vec(), "from is inclusive, to exclusive");

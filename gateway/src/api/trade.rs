@@ -1,8 +1,10 @@
 //! Markets, candles, trading rules, orders and contract records.
 
 use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use engine::command::PlaceOrder;
-use engine::types::{AccountKind, Category};
+use engine::types::{AccountKind, Category, Symbol};
 use engine::Command;
 use market_feed::types::Period;
 use serde::{Deserialize, Serialize};
@@ -15,14 +17,12 @@ use super::dto::{self, AccountParam, CategoryParam, ContractStatus, PageQuery, P
 use super::{
     ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey, Submitted,
 };
+use crate::charts::{self, CandleView, CANDLES_MAX};
 use crate::readmodel::{ContractRow, Page};
 use crate::trading::{
     market_item, order_accepted, path_symbol, place_order_command, MarketItem, OrderAccepted,
     OrderBody,
 };
-
-/// Most candles per request.
-pub const CANDLES_MAX: usize = 1_000;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -99,23 +99,6 @@ pub struct CandleQuery {
     pub limit: Option<usize>,
 }
 
-/// A candle.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CandleView {
-    /// Open time (ms).
-    pub time: u64,
-    /// First trade price in the period.
-    pub open: String,
-    /// Highest trade price in the period.
-    pub high: String,
-    /// Lowest trade price in the period.
-    pub low: String,
-    /// Last trade price in the period (the latest price while the candle is open).
-    pub close: String,
-    /// Volume traded in the period, as the feed reports it.
-    pub volume: String,
-}
-
 /// Candles of a product for a chart period, from stored history.
 #[utoipa::path(get, path = "/api/markets/{symbol}/candles", tag = "markets", params(("symbol" = String, Path, description = "Product code", pattern = "^[A-Za-z0-9]{3,16}$"), CandleQuery),
     responses((status = 200, body = Envelope<Vec<CandleView>>), (status = 400, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
@@ -123,7 +106,7 @@ async fn candles(
     State(state): State<AppState>,
     PathValue(code): PathValue<String>,
     Params(query): Params<CandleQuery>,
-) -> Answer<Vec<CandleView>> {
+) -> ApiResult<Response> {
     let symbol = path_symbol(&code)?;
     let period = Period::parse(query.period.map_or("1m", PeriodParam::as_str))
         .ok_or_else(|| ApiError::invalid("period", "period"))?;
@@ -134,32 +117,41 @@ async fn candles(
     if state.market.product(symbol, state.now()).is_none() {
         return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND"));
     }
-    let market = state.market.clone();
     let (from, to) = (dto::bounded("from", query.from)?, dto::bounded("to", query.to)?);
-    let list = tokio::task::spawn_blocking(move || match (from, to) {
-        (None, None) => market.latest_candles(symbol, period, limit).map_err(ApiError::internal),
-        (from, to) => {
-            let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
-            if from >= to {
-                return Ok(Vec::new());
-            }
-            market.candles(symbol, period, from, to, limit).map_err(ApiError::internal)
+    if from.is_none() && to.is_none() {
+        return newest_candles(&state, symbol, period, limit).await;
+    }
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
+    if from >= to {
+        return Ok(ok(Vec::<CandleView>::new())?.into_response());
+    }
+    let market = state.market.clone();
+    let list = tokio::task::spawn_blocking(move || market.candles(symbol, period, from, to, limit))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
+    Ok(ok(list.iter().map(CandleView::from).collect::<Vec<_>>())?.into_response())
+}
+
+/// A chart's history (the newest candles), copied from the page kept encoded for it.
+async fn newest_candles(
+    state: &AppState,
+    symbol: Symbol,
+    period: Period,
+    limit: usize,
+) -> ApiResult<Response> {
+    let page = match state.charts.fresh(&state.market, symbol, period) {
+        Some(page) => page,
+        None => {
+            let state = state.clone();
+            tokio::task::spawn_blocking(move || state.charts.refresh(&state.market, symbol, period))
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(ApiError::internal)?
         }
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    let views = list
-        .iter()
-        .map(|c| CandleView {
-            time: c.open_ms,
-            open: c.open.to_string(),
-            high: c.high.to_string(),
-            low: c.low.to_string(),
-            close: c.close.to_string(),
-            volume: c.volume.to_string(),
-        })
-        .collect();
-    ok(views)
+    };
+    let body = charts::answer(&page, &state.market, symbol, period, limit);
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// A published trading rule (decisions §2).

@@ -12,6 +12,17 @@ fn markets_candles_rules_and_a_demo_order_in_the_records() {
     h.get("/api/markets/NOPE1", None).fails(StatusCode::NOT_FOUND, "PRODUCT_NOT_FOUND");
     let candles = h.get("/api/markets/BTCUSDT/candles?period=1h&limit=100", None);
     assert_eq!(candles.ok().as_array().unwrap().len(), 100, "history is backfilled");
+    // Served from the page kept encoded: the candles the market gives, the forming one on top,
+    // and the same again from the kept page.
+    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
+    let market = h.state.market.latest_candles(btc, market_feed::types::Period::H1, 100).unwrap();
+    let times = |answer: &Value| -> Vec<u64> {
+        answer.as_array().unwrap().iter().map(|c| c["time"].as_u64().unwrap()).collect()
+    };
+    let first = times(candles.ok());
+    assert_eq!(first, market.iter().map(|c| c.open_ms).collect::<Vec<_>>());
+    let again = h.get("/api/markets/BTCUSDT/candles?period=1h&limit=100", None);
+    assert_eq!(times(again.ok()), first);
     h.get("/api/markets/BTCUSDT/candles?period=2h", None)
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     let rules = h.get("/api/trade/rules", None);

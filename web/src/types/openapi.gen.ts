@@ -3248,7 +3248,7 @@ export interface components {
             /** @description Sum of outgoing amounts (negative). */
             totalOut: string;
         };
-        /** @description A candle. */
+        /** @description A candle as the API writes it. */
         CandleView: {
             /** @description Last trade price in the period (the latest price while the candle is open). */
             close: string;
