@@ -50,13 +50,43 @@ impl From<&Candle> for CandleView {
     }
 }
 
-/// The stored candles of one product and period, each encoded, oldest first.
+/// The stored candles of one product and period, encoded and joined with commas, oldest
+/// first, so that the newest `k` of them are one slice of shared bytes.
 #[derive(Debug)]
 pub struct Page {
     /// The store's write count when they were read.
     writes: u64,
-    /// Open time and JSON of each candle.
-    candles: Vec<(u64, Bytes)>,
+    /// Each candle's open time.
+    times: Vec<u64>,
+    /// Where each candle's JSON starts in `joined`.
+    starts: Vec<usize>,
+    /// Every candle's JSON, comma-separated.
+    joined: Bytes,
+}
+
+impl Page {
+    fn new(writes: u64, candles: &[Candle]) -> Page {
+        let mut joined = BytesMut::with_capacity(candles.len() * 140);
+        let mut starts = Vec::with_capacity(candles.len());
+        for (i, candle) in candles.iter().enumerate() {
+            if i > 0 {
+                joined.put_u8(b',');
+            }
+            starts.push(joined.len());
+            joined.put_slice(&encode(candle));
+        }
+        let times = candles.iter().map(|c| c.open_ms).collect();
+        Page { writes, times, starts, joined: joined.freeze() }
+    }
+
+    /// The JSON of candles `from..to` (indexes), commas between them, without a copy.
+    fn slice(&self, from: usize, to: usize) -> Bytes {
+        if from >= to {
+            return Bytes::new();
+        }
+        let end = self.starts.get(to).map_or(self.joined.len(), |next| next - 1);
+        self.joined.slice(self.starts[from]..end)
+    }
 }
 
 /// The encoded pages, one per product and period asked for (at most every product times
@@ -82,8 +112,7 @@ impl Charts {
         period: Period,
     ) -> Result<Arc<Page>, StoreError> {
         let (writes, stored) = market.stored_candles(symbol, period, CANDLES_MAX)?;
-        let candles = stored.iter().map(|c| (c.open_ms, encode(c))).collect();
-        let page = Arc::new(Page { writes, candles });
+        let page = Arc::new(Page::new(writes, &stored));
         self.lock().insert((symbol, period), Arc::clone(&page));
         Ok(page)
     }
@@ -101,44 +130,79 @@ pub fn answer(
     symbol: Symbol,
     period: Period,
     limit: usize,
-) -> Bytes {
-    envelope(&page.candles, market.open_candle(symbol, period).as_ref(), limit)
+) -> Answer {
+    envelope(page, market.open_candle(symbol, period).as_ref(), limit)
 }
 
-fn encode(candle: &Candle) -> Bytes {
+fn encode(candle: &Candle) -> Vec<u8> {
     // A struct of numbers and strings always serialises.
-    serde_json::to_vec(&CandleView::from(candle)).unwrap_or_default().into()
+    serde_json::to_vec(&CandleView::from(candle)).unwrap_or_default()
 }
 
-/// The answer: the newest of `stored` with `open` merged on top (it replaces a stored copy
-/// of itself, is left out if the store already holds a newer candle), at most `limit`.
-fn envelope(stored: &[(u64, Bytes)], open: Option<&Candle>, limit: usize) -> Bytes {
-    let mut stored = stored;
+/// The answer: the newest of `page` with `open` merged on top (it replaces a stored copy of
+/// itself, and is left out if the store already holds a newer candle), at most `limit`.
+fn envelope(page: &Page, open: Option<&Candle>, limit: usize) -> Answer {
+    let mut stored = page.times.len();
     let mut top = None;
     if let Some(open) = open {
-        match stored.last() {
-            Some((last, _)) if *last > open.open_ms => {}
-            Some((last, _)) if *last == open.open_ms => {
-                stored = &stored[..stored.len() - 1];
+        match page.times.last() {
+            Some(last) if *last > open.open_ms => {}
+            Some(last) if *last == open.open_ms => {
+                stored -= 1;
                 top = Some(encode(open));
             }
             _ => top = Some(encode(open)),
         }
     }
     let room = limit.saturating_sub(usize::from(top.is_some()));
-    let stored = &stored[stored.len().saturating_sub(room)..];
-    let items = stored.iter().map(|(_, json)| json).chain(top.as_ref());
-    let size: usize = stored.iter().map(|(_, json)| json.len() + 1).sum::<usize>() + 256;
-    let mut out = BytesMut::with_capacity(size);
-    out.put_slice(br#"{"success":true,"data":["#);
-    for (i, json) in items.enumerate() {
-        if i > 0 {
-            out.put_u8(b',');
-        }
-        out.put_slice(json);
+    let from = stored.saturating_sub(room);
+    let mut chunks =
+        vec![Bytes::from_static(br#"{"success":true,"data":["#), page.slice(from, stored)];
+    if let Some(top) = top {
+        let comma: &[u8] = if from < stored { b"," } else { b"" };
+        chunks.push(Bytes::from([comma, &top].concat()));
     }
-    out.put_slice(br#"],"message":"OK"}"#);
-    out.freeze()
+    chunks.push(Bytes::from_static(br#"],"message":"OK"}"#));
+    Answer::new(chunks)
+}
+
+/// A whole answer as a few chunks of shared bytes, with its exact length.
+#[derive(Debug)]
+pub struct Answer {
+    chunks: std::collections::VecDeque<Bytes>,
+    left: u64,
+}
+
+impl Answer {
+    fn new(chunks: Vec<Bytes>) -> Answer {
+        let left = chunks.iter().map(|c| c.len() as u64).sum();
+        Answer { chunks: chunks.into_iter().filter(|c| !c.is_empty()).collect(), left }
+    }
+}
+
+impl http_body::Body for Answer {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        let chunk = this.chunks.pop_front();
+        if let Some(chunk) = &chunk {
+            this.left -= chunk.len() as u64;
+        }
+        std::task::Poll::Ready(chunk.map(|c| Ok(http_body::Frame::data(c))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.left)
+    }
 }
 
 #[cfg(test)]
@@ -160,8 +224,15 @@ mod tests {
         }
     }
 
-    fn times(answer: &Bytes) -> Vec<u64> {
-        let value: serde_json::Value = serde_json::from_slice(answer).unwrap();
+    fn bytes(answer: Answer) -> Vec<u8> {
+        let length = answer.left;
+        let out: Vec<u8> = answer.chunks.iter().flat_map(|c| c.iter().copied()).collect();
+        assert_eq!(out.len() as u64, length, "the length told is the length sent");
+        out
+    }
+
+    fn times(answer: Answer) -> Vec<u64> {
+        let value: serde_json::Value = serde_json::from_slice(&bytes(answer)).unwrap();
         assert_eq!(
             (value["success"].as_bool(), value["message"].as_str()),
             (Some(true), Some("OK"))
@@ -171,17 +242,22 @@ mod tests {
 
     #[test]
     fn the_forming_candle_goes_on_top_of_a_full_page() {
-        let stored: Vec<_> = (1..=5).map(|t| (t, encode(&candle(t, 10)))).collect();
-        assert_eq!(times(&envelope(&stored, Some(&candle(6, 11)), 3)), [4, 5, 6]);
+        let stored: Vec<_> = (1..=5).map(|t| candle(t, 10)).collect();
+        let page = Page::new(0, &stored);
+        assert_eq!(times(envelope(&page, Some(&candle(6, 11)), 3)), [4, 5, 6]);
         // It replaces the store's copy of itself, with its newer price.
-        let answer = envelope(&stored, Some(&candle(5, 12)), 3);
-        assert_eq!(times(&answer), [3, 4, 5]);
+        let answer = bytes(envelope(&page, Some(&candle(5, 12)), 3));
         let value: serde_json::Value = serde_json::from_slice(&answer).unwrap();
         assert_eq!(value["data"][2]["close"], "12");
+        assert_eq!(value["data"].as_array().unwrap().len(), 3);
         // An older one (the store is ahead) is left out; none at all is fine.
-        assert_eq!(times(&envelope(&stored, Some(&candle(2, 1)), 2)), [4, 5]);
-        assert_eq!(times(&envelope(&stored, None, 10)), [1, 2, 3, 4, 5]);
-        assert_eq!(times(&envelope(&[], None, 10)), Vec::<u64>::new());
+        assert_eq!(times(envelope(&page, Some(&candle(2, 1)), 2)), [4, 5]);
+        assert_eq!(times(envelope(&page, None, 10)), [1, 2, 3, 4, 5]);
+        let empty = Page::new(0, &[]);
+        assert_eq!(times(envelope(&empty, None, 10)), Vec::<u64>::new());
+        assert_eq!(times(envelope(&empty, Some(&candle(7, 1)), 10)), [7]);
+        // Only the forming candle fits.
+        assert_eq!(times(envelope(&page, Some(&candle(6, 11)), 1)), [6]);
     }
 
     #[test]

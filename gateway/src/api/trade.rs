@@ -150,7 +150,7 @@ async fn newest_candles(
                 .map_err(ApiError::internal)?
         }
     };
-    let body = charts::answer(&page, &state.market, symbol, period, limit);
+    let body = axum::body::Body::new(charts::answer(&page, &state.market, symbol, period, limit));
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
