@@ -8,6 +8,13 @@ fn admin_roles_actions_and_audit() {
     let bad =
         h.post("/api/admin/login", None, json!({"username": "admin", "password": "wrong-pass"}));
     bad.fails(StatusCode::BAD_REQUEST, "ADMIN_LOGIN_FAILED");
+    // A code that does not look like one is refused as such, even where none is needed.
+    for code in ["", "12345", "abcdef"] {
+        let body = json!({"username": "admin", "password": ADMIN_PASSWORD, "totpCode": code});
+        let refused = h.post("/api/admin/login", None, body);
+        refused.fails(StatusCode::BAD_REQUEST, "VALIDATION");
+        assert_eq!(refused.body["field"], "totpCode");
+    }
     let login =
         h.post("/api/admin/login", None, json!({"username": "admin", "password": ADMIN_PASSWORD}));
     assert_eq!(login.ok()["admin"]["role"], "super");

@@ -120,6 +120,12 @@ async fn login(
 ) -> Answer<AdminLogin> {
     let username = dto::username(&body.username)?;
     let password = dto::password("password", &body.password)?;
+    // A code that is sent must look like one, whether or not this admin needs it.
+    if let Some(code) = &body.totp_code {
+        if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::invalid("totpCode", "code_format"));
+        }
+    }
     if !state.throttles.login_address.allow(&client.ip) {
         return Err(ApiError::rate_limited());
     }
