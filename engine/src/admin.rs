@@ -81,7 +81,7 @@ impl Engine {
         let session = self.new_session(info)?;
         let (id, expires_ms) = (session.id, session.expires_ms);
         let now = self.now_ms;
-        push_session(&mut self.admins[admin.0 as usize - 1].sessions, session, now);
+        push_session(&mut self.admins[admin.index()].sessions, session, now);
         Ok(Reply::SessionCreated { session: id, expires_ms })
     }
 
@@ -92,7 +92,7 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> CommandResult {
         self.active_admin(admin)?;
-        let sessions = &mut self.admins[admin.0 as usize - 1].sessions;
+        let sessions = &mut self.admins[admin.index()].sessions;
         let at =
             sessions.iter().position(|s| s.id == session).ok_or(EngineError::SessionNotFound)?;
         sessions.remove(at);
@@ -107,7 +107,7 @@ impl Engine {
         keep: Option<SessionId>,
         events: &mut Vec<Event>,
     ) {
-        let sessions = &mut self.admins[admin.0 as usize - 1].sessions;
+        let sessions = &mut self.admins[admin.index()].sessions;
         let ended: Vec<SessionId> =
             sessions.iter().map(|s| s.id).filter(|id| Some(*id) != keep).collect();
         sessions.retain(|s| Some(s.id) == keep);
@@ -204,7 +204,7 @@ impl Engine {
                     return Err(EngineError::Invalid("password"));
                 }
                 let now = self.now_ms;
-                let me = &mut self.admins[acting.0 as usize - 1];
+                let me = &mut self.admins[acting.index()];
                 me.password_hash = password_hash;
                 me.password_changed_ms = now;
                 self.end_admin_sessions_but(acting, Some(keep_session), events);
@@ -214,7 +214,7 @@ impl Engine {
                 if secret.as_ref().is_some_and(|s| !valid_totp_secret(s)) {
                     return Err(EngineError::Invalid("secret"));
                 }
-                let a = &mut self.admins[acting.0 as usize - 1];
+                let a = &mut self.admins[acting.index()];
                 a.two_factor.failures = 0;
                 a.totp_secret = secret;
                 Ok(Reply::Done)
@@ -235,7 +235,7 @@ impl Engine {
         if disabled && admin == acting {
             return Err(EngineError::AdminKept);
         }
-        self.admins[admin.0 as usize - 1].disabled = disabled;
+        self.admins[admin.index()].disabled = disabled;
         if disabled {
             self.end_admin_sessions_but(admin, None, events);
         }

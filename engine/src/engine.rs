@@ -275,7 +275,7 @@ impl Engine {
     pub fn prefetch(&self, time_ms: u64, command: &Command) {
         match command {
             Command::PlaceOrder(order) => {
-                self.accounts.prefetch((order.user.0 as usize).wrapping_sub(1));
+                self.accounts.prefetch(order.user.index());
             }
             Command::Tick { symbol, .. } => {
                 let Some(&book) = self.idx.symbol.get(symbol) else { return };
@@ -283,7 +283,7 @@ impl Engine {
                 for queue in &book.expiring {
                     let due = queue.contracts.iter().take(PREFETCH_DUE_MAX);
                     for due in due.take_while(|d| d.expiry_ms < time_ms) {
-                        self.accounts.prefetch((due.user.0 as usize).wrapping_sub(1));
+                        self.accounts.prefetch(due.user.index());
                         self.contracts.prefetch(due.at);
                     }
                 }
@@ -359,24 +359,24 @@ impl Engine {
 
     /// The user's account, or `UserNotFound`.
     pub(crate) fn account_of(&self, user: UserId) -> Result<&Account, EngineError> {
-        let slot = (user.0 as usize).checked_sub(1).ok_or(EngineError::UserNotFound)?;
+        let slot = user.slot().ok_or(EngineError::UserNotFound)?;
         self.accounts.get(slot).ok_or(EngineError::UserNotFound)
     }
 
     /// The user's account, to change. Callers checked existence first.
     pub(crate) fn account_mut(&mut self, user: UserId) -> &mut Account {
-        &mut self.accounts[user.0 as usize - 1]
+        &mut self.accounts[user.index()]
     }
 
     /// The user's record, or `UserNotFound`.
     pub(crate) fn user_of(&self, user: UserId) -> Result<&User, EngineError> {
-        let slot = (user.0 as usize).checked_sub(1).ok_or(EngineError::UserNotFound)?;
+        let slot = user.slot().ok_or(EngineError::UserNotFound)?;
         self.users.get(slot).ok_or(EngineError::UserNotFound)
     }
 
     /// The user's record, to change. Callers checked existence first.
     pub(crate) fn user_mut(&mut self, user: UserId) -> &mut User {
-        &mut self.users[user.0 as usize - 1]
+        &mut self.users[user.index()]
     }
 
     /// An account that exists and is not frozen.
@@ -401,7 +401,7 @@ impl Engine {
         if self.quiet {
             return;
         }
-        let wallet = self.accounts[user.0 as usize - 1].wallet(account).clone();
+        let wallet = self.accounts[user.index()].wallet(account).clone();
         events.push(Event::Wallet(WalletChange { user, account, bill, amount, wallet, reference }));
     }
 
@@ -464,7 +464,7 @@ impl Engine {
 
     /// An admin by id.
     pub fn admin(&self, admin: AdminId) -> Option<&Admin> {
-        self.admins.get((admin.0 as usize).checked_sub(1)?)
+        self.admins.get(admin.slot()?)
     }
 
     /// Every admin, by id.

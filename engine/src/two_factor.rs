@@ -43,7 +43,7 @@ impl Engine {
     fn two_factor_guard_mut(&mut self, who: Principal) -> &mut TwoFactorGuard {
         match who {
             Principal::User(user) => &mut self.user_mut(user).two_factor,
-            Principal::Admin(admin) => &mut self.admins[admin.0 as usize - 1].two_factor,
+            Principal::Admin(admin) => &mut self.admins[admin.index()].two_factor,
         }
     }
 

@@ -98,6 +98,11 @@ mod ids {
         pub fn slot(self) -> Option<usize> {
             (self.0 as usize).checked_sub(1)
         }
+
+        /// Where the user's records sit in the dense tables, for an id known to exist.
+        pub(crate) fn index(self) -> usize {
+            (self.0 as usize).wrapping_sub(1)
+        }
     }
 
     impl AdminId {
@@ -109,6 +114,11 @@ mod ids {
         /// Where the admin's record sits in the engine's dense table; `None` for id 0.
         pub fn slot(self) -> Option<usize> {
             (self.0 as usize).checked_sub(1)
+        }
+
+        /// Where the admin's records sit in the dense tables, for an id known to exist.
+        pub(crate) fn index(self) -> usize {
+            (self.0 as usize).wrapping_sub(1)
         }
     }
 }
