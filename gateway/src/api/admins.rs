@@ -162,9 +162,7 @@ async fn change_password(
 ) -> Answer<Empty> {
     let new_password = body.new_password(true)?;
     let id = admin.id;
-    if !state.throttles.login_account.allow(&format!("admin:{id}")) {
-        return Err(ApiError::rate_limited());
-    }
+    state.throttles.login_account.take(&format!("admin:{id}"))?;
     let current = state.query(move |e| e.admin(id).map(|a| a.password_hash.clone())).await?;
     let matches =
         state.hasher.verify(body.old_password, current).await.map_err(|_| ApiError::busy())?;

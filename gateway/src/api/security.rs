@@ -216,9 +216,7 @@ pub(super) async fn check_own_password(
     if password.is_empty() {
         return Err(ApiError::invalid("password", "password_required"));
     }
-    if !state.throttles.login_account.allow(account) {
-        return Err(ApiError::rate_limited());
-    }
+    state.throttles.login_account.take(account)?;
     let matches =
         state.hasher.verify(password.to_owned(), Some(hash)).await.map_err(|_| ApiError::busy())?;
     if matches {

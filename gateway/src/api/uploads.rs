@@ -58,9 +58,7 @@ async fn store(
 ) -> ApiResult<Uploaded> {
     // Not a multipart body (no boundary, another content type): the envelope, not axum's text.
     let mut multipart = multipart.map_err(|_| ApiError::invalid("file", "file"))?;
-    if !state.throttles.upload_user.allow(&owner.to_string()) {
-        return Err(ApiError::rate_limited());
-    }
+    state.throttles.upload_user.take(&owner.to_string())?;
     let mut data = None;
     while let Some(field) = multipart.next_field().await.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {

@@ -195,9 +195,8 @@ async fn recipient(
     // A lookup shows who a UID is: a few a minute per account and per address, so nobody
     // lists the users by walking the UIDs.
     let lookups = &state.throttles.recipient_lookup;
-    if !lookups.allow(&format!("uid:{}", user.id)) || !lookups.allow(&format!("ip:{}", client.ip)) {
-        return Err(ApiError::rate_limited());
-    }
+    lookups.take(&format!("uid:{}", user.id))?;
+    lookups.take(&format!("ip:{}", client.ip))?;
     let found = state
         .query(move |e| {
             e.user(UserId(uid)).map(|u| {

@@ -126,9 +126,7 @@ async fn login(
             return Err(ApiError::invalid("totpCode", "code_format"));
         }
     }
-    if !state.throttles.login_address.allow(&client.ip) {
-        return Err(ApiError::rate_limited());
-    }
+    state.throttles.login_address.take(&client.ip)?;
     let (guard, budget) = (&state.throttles.login_guard, &state.throttles.account_budget);
     let account = format!("admin:{username}");
     guard.check(&account, &client.ip, state.now()).map_err(ApiError::login_delayed)?;
