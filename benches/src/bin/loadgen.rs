@@ -13,6 +13,9 @@
 //! - `idle`: clients connect and stay quiet; with `--server-pid`, reports the server's memory
 //!   per connection.
 //!
+//! With `--server-pid` in the other modes, the server's CPU time (user + system, from
+//! `/proc`) over the measured window is reported per answer, and by thread name.
+//!
 //! With `--echo` the server is the plain fastwebsockets echo baseline (`ws-echo`): no set-up,
 //! no auth, the order frame itself comes back as the reply.
 //!
@@ -99,7 +102,7 @@ struct Args {
     /// Symbols for orders and tick subscriptions, comma-separated.
     #[arg(long, default_value = "BTCUSDT,ETHUSDT,SOLUSDT,BNBUSDT")]
     symbols: String,
-    /// The server's process id, to report its memory per connection.
+    /// The server's process id, to report its memory per connection or its CPU per answer.
     #[arg(long)]
     server_pid: Option<u32>,
     /// Runtime worker threads of the generator.
@@ -139,6 +142,50 @@ struct Counters {
 
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// User + system CPU time of each of a process's threads (clock ticks), summed by thread name.
+fn cpu_ticks_by_thread(pid: u32) -> std::collections::BTreeMap<String, u64> {
+    let mut by_name = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return by_name };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+        // The name is in parentheses and may hold spaces; the fields after it are fixed.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+        // utime and stime are the 14th and 15th fields; the 3rd is the first after the name.
+        *by_name.entry(stat[open + 1..close].to_owned()).or_insert(0) += field(11) + field(12);
+    }
+    by_name
+}
+
+/// The server's CPU over the window: the total per answer, and the threads that spent it.
+fn report_cpu(
+    before: &std::collections::BTreeMap<String, u64>,
+    after: &std::collections::BTreeMap<String, u64>,
+    answers: u64,
+    seconds: f64,
+) {
+    // Linux's USER_HZ is 100 on every architecture it exposes to /proc.
+    const TICK_US: f64 = 10_000.0;
+    let mut spent: Vec<(&str, u64)> = after
+        .iter()
+        .map(|(name, &t)| (name.as_str(), t.saturating_sub(before.get(name).copied().unwrap_or(0))))
+        .filter(|&(_, t)| t > 0)
+        .collect();
+    spent.sort_by_key(|&(_, t)| std::cmp::Reverse(t));
+    let total: u64 = spent.iter().map(|&(_, t)| t).sum();
+    let threads: Vec<String> = spent
+        .iter()
+        .map(|&(name, t)| format!("{name} {:.2}", t as f64 * TICK_US / 1e6 / seconds))
+        .collect();
+    println!(
+        "server CPU: {:.1} µs per answer ({:.2} cores; by thread, cores: {})",
+        total as f64 * TICK_US / answers.max(1) as f64,
+        total as f64 * TICK_US / 1e6 / seconds,
+        threads.join(", ")
+    );
 }
 
 fn rss_kib(pid: u32) -> Option<u64> {
@@ -434,7 +481,7 @@ async fn run(args: Args) -> Result<(), String> {
         args.sources,
         started.elapsed().as_secs_f64()
     );
-    if let (Some(pid), Some(before)) = (args.server_pid, rss_before) {
+    if let (Mode::Idle, Some(pid), Some(before)) = (args.mode, args.server_pid, rss_before) {
         tokio::time::sleep(Duration::from_secs(2)).await; // let allocations settle
         if let Some(after) = rss_kib(pid) {
             let per = (after.saturating_sub(before) as f64 * 1_024.0) / sockets.len() as f64;
@@ -450,7 +497,7 @@ async fn run(args: Args) -> Result<(), String> {
         return Ok(());
     }
     let clients = sockets.len() as u64;
-    let (histogram, counters) = drive(&args, &symbols, sockets).await?;
+    let (histogram, counters, cpu) = drive(&args, &symbols, sockets).await?;
     let seconds = args.seconds as f64;
     let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / seconds;
     match args.mode {
@@ -479,6 +526,9 @@ async fn run(args: Args) -> Result<(), String> {
             report("tick delivery latency (ms resolution)", &histogram);
         }
         Mode::Idle => {}
+    }
+    if let Some((before, after)) = cpu {
+        report_cpu(&before, &after, counters.ok.load(Ordering::Relaxed), seconds);
     }
     Ok(())
 }
@@ -520,19 +570,32 @@ async fn connect_all(
     Ok(sockets)
 }
 
+/// The server's CPU time by thread at the start and at the end of the measured window.
+type CpuWindow = (std::collections::BTreeMap<String, u64>, std::collections::BTreeMap<String, u64>);
+
 /// Runs every client over the warm-up and the measured window; returns the latencies and the
 /// counts.
 async fn drive(
     args: &Args,
     symbols: &[String],
     sockets: Vec<(usize, Ws)>,
-) -> Result<(Histogram<u64>, Arc<Counters>), String> {
+) -> Result<(Histogram<u64>, Arc<Counters>, Option<CpuWindow>), String> {
     let counters = Arc::new(Counters::default());
     let window = Window {
         start: Instant::now(),
         from_us: args.warmup * 1_000_000,
         to_us: (args.warmup + args.seconds) * 1_000_000,
     };
+    let cpu = args.server_pid.map(|pid| {
+        tokio::spawn(async move {
+            tokio::time::sleep_until((window.start + Duration::from_micros(window.from_us)).into())
+                .await;
+            let before = cpu_ticks_by_thread(pid);
+            tokio::time::sleep_until((window.start + Duration::from_micros(window.to_us)).into())
+                .await;
+            (before, cpu_ticks_by_thread(pid))
+        })
+    });
     let mut running = tokio::task::JoinSet::new();
     let clients = sockets.len() as u64;
     for (i, ws) in sockets {
@@ -567,7 +630,11 @@ async fn drive(
     while let Some(done) = running.join_next().await {
         histogram.add(done.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     }
-    Ok((histogram, counters))
+    let cpu = match cpu {
+        Some(sampling) => Some(sampling.await.map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok((histogram, counters, cpu))
 }
 
 fn main() -> std::process::ExitCode {
