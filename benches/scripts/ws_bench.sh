@@ -64,14 +64,14 @@ for round in $(seq 1 "$ROUNDS"); do
     CORE_BENCH_DIR="$DATA" "$BIN/core-bench" pipeline-latency 20000 10 1 2 100000 | tail -1
     echo "--- trading-server, 1000 traders, 20 k orders/s offered"
     start_server
-    "$BIN/loadgen" --clients 1000 --users 1000 --rate 20000 --seconds 10 --warmup 3 --admin-password "$ADMIN_PASSWORD" | tail -3
+    "$BIN/loadgen" --clients 1000 --users 1000 --rate 20000 --seconds 10 --warmup 3 --admin-password "$ADMIN_PASSWORD" --server-pid "$SERVER_PID" | tail -4
     echo "--- baseline: ws-echo, 1000 clients, 150 k orders/s offered (its ceiling)"
     "$BIN/loadgen" --echo --server 127.0.0.1:9001 --clients 1000 --rate 150000 --seconds 10 --warmup 3 | tail -2
     echo "--- baseline: durable pipeline alone, throughput"
     CORE_BENCH_DIR="$DATA" CORE_BENCH_WAIT=half "$BIN/core-bench" pipeline-throughput 4 2000000 1 1024 100000 | tail -1
     echo "--- trading-server, 2000 traders, 60 k orders/s offered (its ceiling)"
     start_server
-    "$BIN/loadgen" --clients 2000 --users 2000 --rate 60000 --seconds 10 --warmup 3 --admin-password "$ADMIN_PASSWORD" | tail -3
+    "$BIN/loadgen" --clients 2000 --users 2000 --rate 60000 --seconds 10 --warmup 3 --admin-password "$ADMIN_PASSWORD" --server-pid "$SERVER_PID" | tail -4
     echo "--- trading-server, $CLIENTS_MAX idle clients: memory per connection"
     start_server
     "$BIN/loadgen" --mode idle --clients "$CLIENTS_MAX" --server-pid "$SERVER_PID" | tail -1
