@@ -139,9 +139,6 @@ pub struct ReadModel {
     pub stalled: Arc<AtomicBool>,
     /// Publishes `applied` so readers can await a position (read-your-writes).
     progress: Arc<tokio::sync::watch::Sender<u64>>,
-    /// The furthest position a reader has waited for: the projector commits at once while
-    /// it is ahead of `applied` instead of gathering more batches.
-    wanted: Arc<AtomicU64>,
 }
 
 fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
@@ -188,7 +185,6 @@ impl ReadModel {
             applied: Arc::new(AtomicU64::new(0)),
             stalled: Arc::new(AtomicBool::new(false)),
             progress: Arc::new(tokio::sync::watch::Sender::new(0)),
-            wanted: Arc::new(AtomicU64::new(0)),
         };
         let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
         model.applied.store(applied, Ordering::Release);
@@ -204,19 +200,10 @@ impl ReadModel {
     /// Waits until everything up to log `index` is projected (or `timeout` passes): a client
     /// that just placed an order sees it in its records.
     pub async fn caught_up(&self, index: u64, timeout: Duration) -> bool {
-        if self.applied_index() >= index {
-            return true;
-        }
-        self.wanted.fetch_max(index, Ordering::AcqRel);
         let mut progress = self.progress.subscribe();
         tokio::time::timeout(timeout, progress.wait_for(|applied| *applied >= index))
             .await
             .is_ok_and(|r| r.is_ok())
-    }
-
-    /// Whether a reader waits for a position not projected yet.
-    fn reader_waiting(&self) -> bool {
-        self.wanted.load(Ordering::Acquire) > self.applied_index()
     }
 
     /// Makes everything projected so far durable; returns the index it covers.

@@ -27,7 +27,7 @@ impl ReadModel {
         self.apply_many(&[batch])
     }
 
-    /// Projects several batches, in order, as one redb transaction: under load the
+    /// Projects several batches, in order, as one atomic sled batch: under load the
     /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
     pub fn apply_many<B: std::borrow::Borrow<EventBatch<Event>>>(
         &self,
@@ -413,38 +413,8 @@ impl<'a, 't> Writer<'a, 't> {
 /// How often archived days past the retention are removed.
 const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
 
-/// Most event batches projected in one transaction.
-const PROJECT_BATCHES_MAX: usize = 4_096;
-/// How long the projector gathers a busy stream's batches into one transaction. redb copies
-/// every page a transaction touches, and a trader's rows sit on pages of their own, so many
-/// batches in one transaction write each page once instead of once per batch (BENCHMARKS.md,
-/// "Websockets"). A reader waiting for its own write ends the gathering at once.
-const GATHER_MAX: Duration = Duration::from_millis(250);
-/// A pause in the stream this long ends the gathering: under light load nothing waits.
-const GATHER_QUIET: Duration = Duration::from_millis(5);
-
-/// The batches to project in one transaction: `first` and what follows it, until the stream
-/// pauses, [`GATHER_MAX`] has passed, or a reader waits for the projection.
-fn gather(
-    model: &ReadModel,
-    live: &crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
-    first: Arc<EventBatch<Event>>,
-) -> Vec<Arc<EventBatch<Event>>> {
-    let started = Instant::now();
-    let mut batches = vec![first];
-    while batches.len() < PROJECT_BATCHES_MAX && !model.reader_waiting() {
-        let left = GATHER_MAX.saturating_sub(started.elapsed());
-        if left.is_zero() {
-            break;
-        }
-        // A disconnected stream ends the gathering too; the next receive sees it.
-        match live.recv_timeout(left.min(GATHER_QUIET)) {
-            Ok(batch) => batches.push(batch),
-            Err(_) => break,
-        }
-    }
-    batches
-}
+/// Most event batches projected as one sled batch.
+const PROJECT_BATCHES_MAX: usize = 256;
 
 /// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells
 /// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
@@ -461,7 +431,8 @@ pub fn spawn_projector(
         loop {
             match live.recv_timeout(FLUSH_PERIOD) {
                 Ok(batch) => {
-                    let batches = gather(&model, &live, batch);
+                    let mut batches = vec![batch];
+                    batches.extend(live.try_iter().take(PROJECT_BATCHES_MAX - 1));
                     let archived = batches.iter().try_for_each(|b| archive.record(b));
                     if let Err(error) = archived {
                         tracing::error!(%error, "tick archive: cannot archive a batch; history stops until restart");
@@ -508,51 +479,4 @@ pub fn spawn_projector(
             }
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn batch(index: u64) -> Arc<EventBatch<Event>> {
-        Arc::new(EventBatch { first_index: index, last_index: index, time_ms: 0, events: vec![] })
-    }
-
-    #[test]
-    fn a_busy_stream_is_gathered_into_one_transaction() {
-        let dir = tempfile::tempdir().unwrap();
-        let model = ReadModel::open(dir.path()).unwrap();
-        let (send, live) = crossbeam_channel::unbounded();
-        for index in 2..=4 {
-            send.send(batch(index)).unwrap();
-        }
-        let gathered = gather(&model, &live, batch(1));
-        let indexes: Vec<u64> = gathered.iter().map(|b| b.last_index).collect();
-        assert_eq!(indexes, [1, 2, 3, 4]);
-    }
-
-    #[test]
-    fn a_reader_waiting_for_its_write_ends_the_gathering() {
-        let dir = tempfile::tempdir().unwrap();
-        let model = ReadModel::open(dir.path()).unwrap();
-        let (send, live) = crossbeam_channel::unbounded();
-        send.send(batch(2)).unwrap();
-        // A reader asks for index 1, not projected yet.
-        let waiting = model.clone();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let wait =
-            runtime.spawn(async move { waiting.caught_up(1, Duration::from_secs(30)).await });
-        while !model.reader_waiting() {
-            std::thread::yield_now();
-        }
-        let gathered = gather(&model, &live, batch(1));
-        assert_eq!(gathered.len(), 1, "committed at once, not gathered");
-        model.apply_many(&gathered).unwrap();
-        assert!(runtime.block_on(wait).unwrap(), "the reader sees its write");
-        assert!(!model.reader_waiting());
-    }
 }
