@@ -5,7 +5,7 @@
 #   ticks to many clients, memory per idle connection (trading-server, fresh each time)
 # Three rounds; the load generator runs on the same machine as the server.
 #
-#   benches/scripts/ws_bench.sh [rounds=3]      (about 4 minutes a round)
+#   benches/scripts/ws_bench.sh [rounds=3]      (about 5 minutes a round)
 #
 # Each process may hold at most `ulimit -Hn` sockets: the client counts stay under it.
 set -euo pipefail
@@ -72,6 +72,9 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "--- trading-server, 2000 traders, 60 k orders/s offered (its ceiling)"
     start_server
     "$BIN/loadgen" --clients 2000 --users 2000 --rate 60000 --seconds 10 --warmup 3 --admin-password "$ADMIN_PASSWORD" --server-pid "$SERVER_PID" | tail -4
+    echo "--- trading-server, 1000 traders, 20 k orders/s for 60 s: history's lag behind the engine"
+    start_server
+    "$BIN/loadgen" --clients 1000 --users 1000 --rate 20000 --seconds 60 --warmup 3 --admin-password "$ADMIN_PASSWORD" --metrics 127.0.0.1:9184 | grep -E "^(history|orders)"
     echo "--- trading-server, $CLIENTS_MAX idle clients: memory per connection"
     start_server
     "$BIN/loadgen" --mode idle --clients "$CLIENTS_MAX" --server-pid "$SERVER_PID" | tail -1

@@ -14,7 +14,10 @@
 //!   per connection.
 //!
 //! With `--server-pid` in the other modes, the server's CPU time (user + system, from
-//! `/proc`) over the measured window is reported per answer, and by thread name.
+//! `/proc`) over the measured window is reported per answer, and by thread name. With
+//! `--metrics` (the server's `--metrics-listen` address), the history's lag behind the engine
+//! (commands applied minus the read model's index) is sampled every half second over the
+//! window, and the time it takes to catch up once the load stops is reported.
 //!
 //! With `--echo` the server is the plain fastwebsockets echo baseline (`ws-echo`): no set-up,
 //! no auth, the order frame itself comes back as the reply.
@@ -105,6 +108,9 @@ struct Args {
     /// The server's process id, to report its memory per connection or its CPU per answer.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// The server's metrics address, to report how far history lags behind the engine.
+    #[arg(long)]
+    metrics: Option<SocketAddr>,
     /// Runtime worker threads of the generator.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -186,6 +192,75 @@ fn report_cpu(
         total as f64 * TICK_US / 1e6 / seconds,
         threads.join(", ")
     );
+}
+
+/// How often the history's lag is sampled, and how long it is awaited after the load.
+const LAG_SAMPLE: Duration = Duration::from_millis(500);
+const CATCH_UP_MAX: Duration = Duration::from_secs(120);
+
+/// Commands the engine has applied and the index the history has projected, from the
+/// server's Prometheus text.
+async fn history_position(metrics: SocketAddr) -> Result<(u64, u64), String> {
+    let stream = tokio::net::TcpStream::connect(metrics).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    let request = hyper::Request::builder()
+        .uri("/metrics")
+        .header("host", metrics.to_string())
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| e.to_string())?;
+    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+    let bytes = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+    let text = String::from_utf8_lossy(&bytes);
+    let value = |name: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse::<u64>().ok())
+            .ok_or_else(|| format!("no {name} in the server's metrics"))
+    };
+    Ok((value("trading_engine_commands")?, value("trading_readmodel_index")?))
+}
+
+/// The history's largest lag over the window, and how long after it the history caught up.
+async fn history_lag(metrics: SocketAddr, window: Window) -> Result<HistoryLag, String> {
+    tokio::time::sleep_until((window.start + Duration::from_micros(window.from_us)).into()).await;
+    let end = window.start + Duration::from_micros(window.to_us);
+    let (first, began) = (history_position(metrics).await?.0, Instant::now());
+    let (mut largest, mut last) = (0, first);
+    while Instant::now() < end {
+        let (commands, projected) = history_position(metrics).await?;
+        largest = largest.max(commands.saturating_sub(projected));
+        last = commands;
+        tokio::time::sleep(LAG_SAMPLE).await;
+    }
+    let stopped = Instant::now();
+    let rate = (last - first) as f64 / (stopped - began).as_secs_f64().max(1e-3);
+    let lag =
+        HistoryLag { largest, seconds: largest as f64 / rate.max(1.0), rate, caught_up: None };
+    // The load stops at the window's end (replies are still drained): from there the engine
+    // applies little, and the history is caught up once it reaches what the engine applied.
+    while stopped.elapsed() < CATCH_UP_MAX {
+        let (commands, projected) = history_position(metrics).await?;
+        if projected >= commands {
+            return Ok(HistoryLag { caught_up: Some(stopped.elapsed()), ..lag });
+        }
+        tokio::time::sleep(LAG_SAMPLE / 5).await;
+    }
+    Ok(lag)
+}
+
+/// How far the history fell behind the engine over a run.
+struct HistoryLag {
+    /// Largest lag sampled, in commands.
+    largest: u64,
+    /// The same in seconds of the engine's rate over the window.
+    seconds: f64,
+    /// Commands the engine applied per second over the window.
+    rate: f64,
+    /// How long after the window the history had projected everything (none: not within
+    /// [`CATCH_UP_MAX`]).
+    caught_up: Option<Duration>,
 }
 
 fn rss_kib(pid: u32) -> Option<u64> {
@@ -596,6 +671,7 @@ async fn drive(
             (before, cpu_ticks_by_thread(pid))
         })
     });
+    let lag = args.metrics.map(|metrics| tokio::spawn(history_lag(metrics, window)));
     let mut running = tokio::task::JoinSet::new();
     let clients = sockets.len() as u64;
     for (i, ws) in sockets {
@@ -634,6 +710,17 @@ async fn drive(
         Some(sampling) => Some(sampling.await.map_err(|e| e.to_string())?),
         None => None,
     };
+    if let Some(lag) = lag {
+        let lag = lag.await.map_err(|e| e.to_string())??;
+        let caught_up = lag.caught_up.map_or_else(
+            || format!("not caught up {} s after it", CATCH_UP_MAX.as_secs()),
+            |after| format!("caught up {:.1} s after it", after.as_secs_f64()),
+        );
+        println!(
+            "history: largest lag {} commands ({:.2} s of the engine's {:.0} commands/s) over the window; {caught_up}",
+            lag.largest, lag.seconds, lag.rate
+        );
+    }
     Ok((histogram, counters, cpu))
 }
 
