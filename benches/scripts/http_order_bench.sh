@@ -66,7 +66,8 @@ print(f"{rps:.0f} req/s | p50 {ms('p50'):.2f} ms | p99 {ms('p99'):.2f} ms | p99.
 PY
 summary() { python3 "$DATA/summary.py" "$@"; }
 
-# The server's user + system CPU time so far, in clock ticks (USER_HZ, 100 per second).
+# The server's user + system CPU time so far, in clock ticks.
+TICKS=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
 
 OHA=(oha --no-tui --output-format json --latency-correction -z "${SECONDS_RUN}s")
@@ -85,7 +86,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
     wait $(jobs -p | grep -v "^$SERVER_PID$") 2>/dev/null || true
     cpu=$(( $(cpu_ticks) - before ))
-    echo "POST /api/trade/orders at $RATE/s: $(summary "${files[@]}") (p99 the highest of the $TRADERS traders'); server CPU $(( cpu * 10000 / (RATE * SECONDS_RUN) )) µs per order"
+    echo "POST /api/trade/orders at $RATE/s: $(summary "${files[@]}") (p99 the highest of the $TRADERS traders'); server CPU $(( cpu * 1000000 / TICKS / (RATE * SECONDS_RUN) )) µs per order"
     # What a refusal says, if orders were refused (a trader's limit or balance, not the server).
     curl -s -X POST "$URL/api/trade/orders" -H "authorization: Bearer ${TOKENS[0]}" \
         -H 'content-type: application/json' \

@@ -173,7 +173,7 @@ fn report_cpu(
     answers: u64,
     seconds: f64,
 ) {
-    // Linux's USER_HZ is 100 on every architecture it exposes to /proc.
+    // Linux's USER_HZ (the unit of /proc's times) is 100 on x86 and arm.
     const TICK_US: f64 = 10_000.0;
     let mut spent: Vec<(&str, u64)> = after
         .iter()
@@ -711,7 +711,14 @@ async fn drive(
         None => None,
     };
     if let Some(lag) = lag {
-        let lag = lag.await.map_err(|e| e.to_string())??;
+        // A metrics failure is reported beside the run's figures rather than losing them.
+        let lag = match lag.await.map_err(|e| e.to_string())? {
+            Ok(lag) => lag,
+            Err(error) => {
+                println!("history: not measured ({error})");
+                return Ok((histogram, counters, cpu));
+            }
+        };
         let caught_up = lag.caught_up.map_or_else(
             || format!("not caught up {} s after it", CATCH_UP_MAX.as_secs()),
             |after| format!("caught up {:.1} s after it", after.as_secs_f64()),
