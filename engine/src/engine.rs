@@ -157,6 +157,17 @@ pub(crate) struct Indexes {
     pub(crate) symbol: FxHashMap<Symbol, u16>,
     /// User -> their waiting price alerts, oldest first.
     pub(crate) user_alerts: FxHashMap<UserId, Vec<AlertId>>,
+    /// User -> their deposit and withdrawal orders not yet decided, for the caps (only users
+    /// with one; counted from the order lists on restore).
+    pub(crate) pending: FxHashMap<UserId, Pending>,
+}
+
+/// A user's orders not yet decided: deposits waiting for review, withdrawals waiting or being
+/// paid out.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pending {
+    pub(crate) deposits: u32,
+    pub(crate) withdrawals: u32,
 }
 
 /// The whole in-memory state of the platform. Single-threaded and deterministic.
@@ -366,6 +377,20 @@ impl Engine {
     /// The user's account, to change. Callers checked existence first.
     pub(crate) fn account_mut(&mut self, user: UserId) -> &mut Account {
         &mut self.accounts[user.index()]
+    }
+
+    /// The user's orders not yet decided.
+    pub(crate) fn pending(&self, user: UserId) -> Pending {
+        self.idx.pending.get(&user).copied().unwrap_or_default()
+    }
+
+    /// Changes the user's count of orders not yet decided; a user with none leaves the index.
+    pub(crate) fn count_pending(&mut self, user: UserId, change: impl FnOnce(&mut Pending)) {
+        let entry = self.idx.pending.entry(user).or_default();
+        change(entry);
+        if *entry == Pending::default() {
+            self.idx.pending.remove(&user);
+        }
     }
 
     /// The user's record, or `UserNotFound`.

@@ -42,7 +42,7 @@ impl Engine {
         d: RequestDeposit,
         events: &mut Vec<Event>,
     ) -> CommandResult {
-        let account = self.active_account(d.user)?;
+        self.active_account(d.user)?;
         if !is_valid_amount(d.amount) {
             return Err(EngineError::Invalid("amount"));
         }
@@ -50,7 +50,7 @@ impl Engine {
         if d.amount < min || d.amount > max {
             return Err(EngineError::AmountOutOfRange { min, max });
         }
-        if account.pending_deposits >= PENDING_DEPOSITS_PER_USER_MAX {
+        if self.pending(d.user).deposits >= PENDING_DEPOSITS_PER_USER_MAX {
             return Err(EngineError::TooManyPendingOrders);
         }
         require_text(&d.account_name, "account_name")?;
@@ -77,7 +77,7 @@ impl Engine {
             receipt: d.receipt,
             created_ms: self.now_ms,
         };
-        self.account_mut(d.user).pending_deposits += 1;
+        self.count_pending(d.user, |p| p.deposits += 1);
         events.push(Event::DepositRequested(Box::new(order.clone())));
         self.deposits.insert(id, order);
         Ok(Reply::OrderCreated { order: id })
@@ -115,12 +115,12 @@ impl Engine {
         if account.real.available < amount {
             return Err(EngineError::InsufficientBalance);
         }
-        if account.pending_withdrawals >= PENDING_WITHDRAWALS_PER_USER_MAX {
+        if self.pending(user).withdrawals >= PENDING_WITHDRAWALS_PER_USER_MAX {
             return Err(EngineError::TooManyPendingOrders);
         }
         let id = self.take_order_id();
+        self.count_pending(user, |p| p.withdrawals += 1);
         let account = self.account_mut(user);
-        account.pending_withdrawals += 1;
         account.real.available -= amount;
         account.real.frozen += amount;
         let order = WithdrawOrder {
@@ -214,9 +214,8 @@ impl Engine {
         let d = self.deposits.get(&order).ok_or(EngineError::OrderNotFound)?;
         self.check_supply(self.ledger.real_supply(), d.amount)?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
-        let account = self.account_mut(d.user);
-        account.pending_deposits -= 1;
-        account.real.available += d.amount;
+        self.count_pending(d.user, |p| p.deposits -= 1);
+        self.account_mut(d.user).real.available += d.amount;
         self.ledger.deposits_approved += d.amount;
         self.wallet_event(
             d.user,
@@ -238,7 +237,7 @@ impl Engine {
     ) -> CommandResult {
         require_text(&remark, "remark")?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
-        self.account_mut(d.user).pending_deposits -= 1;
+        self.count_pending(d.user, |p| p.deposits -= 1);
         events.push(resolved(order, d.user, false, OrderStatus::Rejected, remark));
         Ok(Reply::Done)
     }
@@ -332,7 +331,7 @@ impl Engine {
             return Err(EngineError::OrderWrongState);
         }
         let w = self.withdrawals.remove(&order).ok_or(EngineError::OrderNotFound)?;
-        self.account_mut(w.user).pending_withdrawals -= 1;
+        self.count_pending(w.user, |p| p.withdrawals -= 1);
         Ok(w)
     }
 

@@ -186,7 +186,7 @@ impl Engine {
             self.user_mut(inviter).invitees.push(id);
         }
         self.ledger.demo_minted += demo;
-        let mut account = Account { inviter, ..Account::default() };
+        let mut account = Account::invited_by(inviter);
         account.demo.available = demo;
         self.accounts.push(account);
         events.push(Event::UserRegistered {

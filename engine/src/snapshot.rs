@@ -10,11 +10,12 @@ use rkyv::with::{Inline, Map};
 use rustc_hash::FxHashMap;
 
 use crate::cow::CowVec;
-use crate::engine::{Book, Due, Indexes, Ledger};
+use crate::engine::{Book, Due, Indexes, Ledger, Pending};
 use crate::terms::Terms;
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
-    OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, WithdrawOrder,
+    OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, Wallet,
+    WithdrawOrder,
 };
 use crate::Engine;
 
@@ -41,7 +42,7 @@ struct Snapshot {
     /// Users by id.
     users: Vec<User>,
     /// Accounts by id.
-    accounts: Vec<Account>,
+    accounts: Vec<AccountRecord>,
     /// Admins by id.
     admins: Vec<Admin>,
     products: Vec<Product>,
@@ -87,8 +88,7 @@ struct SnapshotRef<'a> {
     now_ms: u64,
     #[rkyv(with = Map<Inline>)]
     users: Vec<&'a User>,
-    #[rkyv(with = Map<Inline>)]
-    accounts: Vec<&'a Account>,
+    accounts: Vec<AccountRecord>,
     #[rkyv(with = Inline)]
     admins: &'a Vec<Admin>,
     #[rkyv(with = Inline)]
@@ -119,6 +119,62 @@ struct SnapshotRef<'a> {
     next_session: SessionId,
     invite_key: u64,
     chart_history: Option<(u64, u64)>,
+}
+
+/// An account as snapshots hold it: the in-memory [`Account`] with its counts of pending
+/// orders, the layout every snapshot version has used (so older snapshots, and the state hash,
+/// stay as they were when the counts moved out of the hot record).
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Eq)]
+struct AccountRecord {
+    real: Wallet,
+    demo: Wallet,
+    open_real: u32,
+    open_demo: u32,
+    pending_deposits: u32,
+    pending_withdrawals: u32,
+    frozen: bool,
+    inviter: Option<UserId>,
+}
+
+impl AccountRecord {
+    fn of(account: &Account, pending: Pending) -> AccountRecord {
+        AccountRecord {
+            real: account.real.clone(),
+            demo: account.demo.clone(),
+            open_real: account.open_real,
+            open_demo: account.open_demo,
+            pending_deposits: pending.deposits,
+            pending_withdrawals: pending.withdrawals,
+            frozen: account.frozen,
+            inviter: account.inviter(),
+        }
+    }
+
+    /// The hot record; the pending counts are counted again from the orders themselves.
+    fn account(self) -> Account {
+        let mut account = Account::invited_by(self.inviter);
+        account.real = self.real;
+        account.demo = self.demo;
+        account.open_real = self.open_real;
+        account.open_demo = self.open_demo;
+        account.frozen = self.frozen;
+        account
+    }
+}
+
+/// Each user's orders not yet decided, counted from the order lists.
+fn count_pending<'a>(
+    deposits: impl Iterator<Item = &'a DepositOrder>,
+    withdrawals: impl Iterator<Item = &'a WithdrawOrder>,
+) -> FxHashMap<UserId, Pending> {
+    let mut pending: FxHashMap<UserId, Pending> = FxHashMap::default();
+    for d in deposits {
+        pending.entry(d.user).or_default().deposits += 1;
+    }
+    for w in withdrawals {
+        pending.entry(w.user).or_default().withdrawals += 1;
+    }
+    pending
 }
 
 /// Why snapshot bytes could not be restored.
@@ -178,12 +234,19 @@ impl Frozen {
     pub fn bytes(&self) -> Vec<u8> {
         let mut contracts: Vec<&Contract> = self.contracts.iter().flatten().collect();
         contracts.sort_unstable_by_key(|c| c.id);
+        let pending = count_pending(self.deposits.iter(), self.withdrawals.iter());
+        let accounts = (self.accounts.iter().enumerate())
+            .map(|(slot, a)| {
+                let pending = pending.get(&UserId::from_slot(slot)).copied().unwrap_or_default();
+                AccountRecord::of(a, pending)
+            })
+            .collect();
         let snapshot = SnapshotRef {
             version: SNAPSHOT_VERSION,
             applied_index: self.applied_index,
             now_ms: self.now_ms,
             users: self.users.iter().collect(),
-            accounts: self.accounts.iter().collect(),
+            accounts,
             admins: &self.admins,
             products: &self.products,
             last_ticks: &self.last_ticks,
@@ -277,7 +340,7 @@ impl Engine {
             applied_index: s.applied_index,
             now_ms: s.now_ms,
             users: s.users.into_iter().collect(),
-            accounts: s.accounts.into_iter().collect(),
+            accounts: s.accounts.into_iter().map(AccountRecord::account).collect(),
             admins: s.admins,
             books: s.last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
             products: s.products,
@@ -300,6 +363,7 @@ impl Engine {
             idx: Indexes::default(),
             quiet: false,
         };
+        engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
         engine.rebuild_indexes(s.contracts);
         engine.restore_alerts(s.alerts);
         // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
@@ -433,7 +497,9 @@ mod tests {
             applied_index: engine.applied_index,
             now_ms: engine.now_ms,
             users: engine.users.iter().cloned().collect(),
-            accounts: engine.accounts.iter().cloned().collect(),
+            accounts: (engine.accounts.iter().enumerate())
+                .map(|(slot, a)| AccountRecord::of(a, engine.pending(UserId::from_slot(slot))))
+                .collect(),
             admins: engine.admins.clone(),
             products: engine.products.clone(),
             last_ticks: engine.books.iter().map(|b| b.last).collect(),

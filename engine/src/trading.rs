@@ -375,7 +375,7 @@ impl Engine {
     /// in force at acceptance; if an admin has raised them since, the difference comes from the
     /// house's free capital and never beyond it, so the house cannot fall below its reserve.
     fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
-        let mut inviter = self.accounts[contract.user.index()].inviter;
+        let mut inviter = self.accounts[contract.user.index()].inviter();
         for generation in 0..self.terms.reward_rates.len() {
             let Some(to) = inviter else { break };
             let free = self.ledger.house - self.ledger.house_reserved;
@@ -392,7 +392,7 @@ impl Engine {
                     events,
                 );
             }
-            inviter = self.accounts[to.index()].inviter;
+            inviter = self.accounts[to.index()].inviter();
         }
     }
 }

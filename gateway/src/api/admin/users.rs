@@ -52,7 +52,7 @@ fn admin_user(e: &engine::Engine, id: UserId) -> Option<AdminUser> {
         available: account.real.available.to_string(),
         frozen_amount: account.real.frozen.to_string(),
         in_position: account.real.in_position.to_string(),
-        inviter: account.inviter.map(UserId::get),
+        inviter: account.inviter().map(UserId::get),
         open_contracts: account.open_real,
     })
 }
