@@ -9,6 +9,7 @@ use crate::command::Command;
 use crate::cow::CowVec;
 use crate::defaults;
 use crate::event::{CommandResult, Event, WalletChange};
+use crate::identity::invite_key;
 use crate::money::Money;
 use crate::slab::{Slab, SlotRef};
 use crate::terms::Terms;
@@ -150,7 +151,9 @@ pub(crate) struct Indexes {
     /// Bound wallet -> user.
     pub(crate) wallet: FxHashMap<(Chain, String), UserId>,
     /// Invite code -> user.
-    pub(crate) invite: FxHashMap<String, UserId>,
+    /// Invite code -> user, keyed by [`invite_key`]: a number per code, not a string (a
+    /// restore builds it for every user).
+    pub(crate) invite: FxHashMap<u64, UserId>,
     /// Lower-case admin name -> admin.
     pub(crate) admin_name: FxHashMap<String, AdminId>,
     /// Product code -> position in the catalogue.
@@ -478,7 +481,7 @@ impl Engine {
 
     /// A user by invite code.
     pub fn user_by_invite_code(&self, code: &str) -> Option<&User> {
-        let id = *self.idx.invite.get(code)?;
+        let id = *self.idx.invite.get(&invite_key(code)?)?;
         self.user(id)
     }
 

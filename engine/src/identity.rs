@@ -55,6 +55,14 @@ pub fn invite_permute(key: u64, x: u64) -> u64 {
     (left << HALF) | right
 }
 
+/// An invite code as the index keys it: its eight bytes as one number, so that a million codes
+/// index without a string each. `None` for text of another length, which no code has.
+pub(crate) fn invite_key(code: &str) -> Option<u64> {
+    const _: () = assert!(INVITE_CODE_LENGTH == 8);
+    let bytes: [u8; INVITE_CODE_LENGTH] = code.as_bytes().try_into().ok()?;
+    Some(u64::from_le_bytes(bytes))
+}
+
 fn encode_invite(x: u64) -> String {
     (0..INVITE_CODE_LENGTH)
         .map(|i| char::from(INVITE_ALPHABET[((x >> (5 * i)) & 31) as usize]))
@@ -145,10 +153,8 @@ impl Engine {
         }
         let inviter = match r.invite_code.as_deref() {
             Some(code) => {
-                if code.len() != INVITE_CODE_LENGTH {
-                    return Err(EngineError::InvalidInviteCode);
-                }
-                Some(*self.idx.invite.get(code).ok_or(EngineError::InvalidInviteCode)?)
+                let key = invite_key(code).ok_or(EngineError::InvalidInviteCode)?;
+                Some(*self.idx.invite.get(&key).ok_or(EngineError::InvalidInviteCode)?)
             }
             None if self.settings.invite_code_required => {
                 return Err(EngineError::InviteCodeRequired)
@@ -181,7 +187,9 @@ impl Engine {
         if let Some(w) = &r.wallet {
             self.idx.wallet.insert((w.chain, w.address.clone()), id);
         }
-        self.idx.invite.insert(invite_code.clone(), id);
+        if let Some(key) = invite_key(&invite_code) {
+            self.idx.invite.insert(key, id);
+        }
         if let Some(inviter) = inviter {
             self.user_mut(inviter).invitees.push(id);
         }
@@ -227,7 +235,7 @@ impl Engine {
         let mut x = invite_permute(self.invite_key, u64::from(id.get()));
         loop {
             let code = encode_invite(x);
-            if !self.idx.invite.contains_key(&code) {
+            if !invite_key(&code).is_some_and(|key| self.idx.invite.contains_key(&key)) {
                 return code;
             }
             x = invite_permute(self.invite_key, x);
@@ -537,8 +545,8 @@ mod tests {
         // Plant the collision directly: the code user 2 would get is taken by user 1.
         let planned = encode_invite(invite_permute(key, 2));
         let old = std::mem::replace(&mut engine.users[0].invite_code, planned.clone());
-        engine.idx.invite.remove(&old);
-        engine.idx.invite.insert(planned.clone(), UserId(1));
+        engine.idx.invite.remove(&invite_key(&old).unwrap());
+        engine.idx.invite.insert(invite_key(&planned).unwrap(), UserId(1));
         run(&mut engine, register("after")).unwrap();
         let code = engine.user(UserId(2)).unwrap().invite_code.clone();
         assert_ne!(code, planned);

@@ -177,6 +177,33 @@ fn count_pending<'a>(
     pending
 }
 
+/// One archived value deserialised; an archive that validated deserialises, but for memory.
+fn de<T>(archived: &T::Archived) -> Result<T, SnapshotError>
+where
+    T: rkyv::Archive,
+    T::Archived: rkyv::Deserialize<T, rkyv::api::high::HighDeserializer<rkyv::rancor::Error>>,
+{
+    rkyv::deserialize::<T, rkyv::rancor::Error>(archived)
+        .map_err(|e| SnapshotError::Invalid(e.to_string()))
+}
+
+/// The lookups by lower-case username and e-mail, from the archived users.
+fn names_of(
+    users: &rkyv::Archived<Vec<User>>,
+) -> (FxHashMap<String, UserId>, FxHashMap<String, UserId>) {
+    let (mut username, mut email) = (FxHashMap::default(), FxHashMap::default());
+    username.reserve(users.len());
+    email.reserve(users.len());
+    for u in users.iter() {
+        let id = UserId(u.id.0.to_native());
+        username.insert(u.username.as_str().to_lowercase(), id);
+        if let Some(e) = u.email.as_ref() {
+            email.insert(e.as_str().to_lowercase(), id);
+        }
+    }
+    (username, email)
+}
+
 /// Why snapshot bytes could not be restored.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -331,41 +358,70 @@ impl Engine {
             copy = buffer;
             &copy[..]
         };
-        let s: Snapshot = rkyv::from_bytes::<Snapshot, rkyv::rancor::Error>(aligned)
+        let s = rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned)
             .map_err(|e| SnapshotError::Invalid(e.to_string()))?;
         if s.version != SNAPSHOT_VERSION {
-            return Err(SnapshotError::Version { found: s.version, expected: SNAPSHOT_VERSION });
+            let found = s.version.to_native();
+            return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
         }
+        // The lookups by name and e-mail are two million string inserts at a million users,
+        // the largest part of a restore: a second thread builds them straight from the
+        // validated archive while this one deserialises the state beside it.
+        std::thread::scope(|scope| {
+            let names = std::thread::Builder::new()
+                .name("restore-names".into())
+                .spawn_scoped(scope, || names_of(&s.users));
+            let mut engine = Engine::from_archive(s)?;
+            (engine.idx.username, engine.idx.email) = match names {
+                Ok(thread) => thread.join().expect("building the name lookups does not panic"),
+                // No thread to spare: built here instead.
+                Err(_) => names_of(&s.users),
+            };
+            Ok(engine)
+        })
+    }
+
+    /// The engine an archive holds, with every derived lookup but the names rebuilt.
+    fn from_archive(s: &ArchivedSnapshot) -> Result<Engine, SnapshotError> {
+        let users: CowVec<User> = s.users.iter().map(de::<User>).collect::<Result<_, _>>()?;
+        let accounts: CowVec<Account> = (s.accounts.iter())
+            .map(|a| de::<AccountRecord>(a).map(AccountRecord::account))
+            .collect::<Result<_, _>>()?;
+        let (rules, settings) = (de::<Vec<Rule>>(&s.rules)?, de::<Settings>(&s.settings)?);
+        let limits: Vec<(UserId, LimitsState)> = de(&s.limits)?;
+        let deposits: Vec<DepositOrder> = de(&s.deposits)?;
+        let withdrawals: Vec<WithdrawOrder> = de(&s.withdrawals)?;
+        let last_ticks: Vec<Option<TickRef>> = de(&s.last_ticks)?;
         let mut engine = Engine {
-            applied_index: s.applied_index,
-            now_ms: s.now_ms,
-            users: s.users.into_iter().collect(),
-            accounts: s.accounts.into_iter().map(AccountRecord::account).collect(),
-            admins: s.admins,
-            books: s.last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
-            products: s.products,
-            terms: Terms::of(&s.rules, &s.settings),
-            rules: s.rules,
-            settings: s.settings,
-            deposit_accounts: s.deposit_accounts,
-            limits: s.limits.into_iter().collect(),
+            applied_index: de(&s.applied_index)?,
+            now_ms: de(&s.now_ms)?,
+            users,
+            accounts,
+            admins: de(&s.admins)?,
+            books: last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
+            products: de(&s.products)?,
+            terms: Terms::of(&rules, &settings),
+            rules,
+            settings,
+            deposit_accounts: de(&s.deposit_accounts)?,
+            limits: limits.into_iter().collect(),
             alerts: BTreeMap::new(),
-            next_alert: s.next_alert,
+            next_alert: de(&s.next_alert)?,
             contracts: Default::default(),
-            deposits: s.deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
-            withdrawals: s.withdrawals.into_iter().map(|w| (w.id, w)).collect(),
-            ledger: s.ledger,
-            next_contract: s.next_contract,
-            next_order: s.next_order,
-            next_session: s.next_session,
-            invite_key: s.invite_key,
-            chart_history: s.chart_history,
+            deposits: deposits.into_iter().map(|d| (d.id, d)).collect::<BTreeMap<_, _>>(),
+            withdrawals: withdrawals.into_iter().map(|w| (w.id, w)).collect(),
+            ledger: de(&s.ledger)?,
+            next_contract: de(&s.next_contract)?,
+            next_order: de(&s.next_order)?,
+            next_session: de(&s.next_session)?,
+            invite_key: de(&s.invite_key)?,
+            chart_history: de(&s.chart_history)?,
             idx: Indexes::default(),
             quiet: false,
         };
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
-        engine.rebuild_indexes(s.contracts);
-        engine.restore_alerts(s.alerts);
+        engine.rebuild_indexes(de(&s.contracts)?);
+        engine.restore_alerts(de(&s.alerts)?);
         // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
         // before integer money held them at more decimals, rounded up as they were read).
         engine.ledger.house_reserved = engine
@@ -377,62 +433,39 @@ impl Engine {
         Ok(engine)
     }
 
-    /// Rebuilds every derived lookup and the books' queues from the persisted state.
+    /// Rebuilds the derived lookups but the names, and the books' queues, from the persisted
+    /// state.
     fn rebuild_indexes(&mut self, contracts: Vec<Contract>) {
         let Engine { users, idx, contracts: slab, books, admins, products, .. } = self;
-        // The lookups by name and e-mail are two million string inserts at a million users,
-        // the largest part of a restore: they are built on a second thread while this one
-        // builds the other two and the books.
-        let by_name = |users: &CowVec<User>| {
-            let (mut username, mut email) = (FxHashMap::default(), FxHashMap::default());
-            username.reserve(users.len());
-            email.reserve(users.len());
-            for u in users.iter() {
-                username.insert(u.username.to_lowercase(), u.id);
-                if let Some(e) = &u.email {
-                    email.insert(e.to_lowercase(), u.id);
-                }
+        idx.wallet.reserve(users.len());
+        idx.invite.reserve(users.len());
+        for u in users.iter() {
+            if let Some(w) = &u.wallet {
+                idx.wallet.insert((w.chain, w.address.clone()), u.id);
             }
-            (username, email)
-        };
-        std::thread::scope(|scope| {
-            let users = &*users;
-            let names = std::thread::Builder::new()
-                .name("restore-names".into())
-                .spawn_scoped(scope, move || by_name(users));
-            idx.wallet.reserve(users.len());
-            idx.invite.reserve(users.len());
-            for u in users.iter() {
-                if let Some(w) = &u.wallet {
-                    idx.wallet.insert((w.chain, w.address.clone()), u.id);
-                }
-                idx.invite.insert(u.invite_code.clone(), u.id);
+            if let Some(key) = crate::identity::invite_key(&u.invite_code) {
+                idx.invite.insert(key, u.id);
             }
-            for a in admins.iter() {
-                idx.admin_name.insert(a.username.to_lowercase(), a.id);
+        }
+        for a in admins.iter() {
+            idx.admin_name.insert(a.username.to_lowercase(), a.id);
+        }
+        for (at, p) in products.iter().enumerate() {
+            idx.symbol.insert(p.symbol, at as u16);
+        }
+        slab.reserve(contracts.len());
+        // Sorted by id = acceptance order, so waiting queues come back in the same order.
+        for c in contracts {
+            let (product, entered, duration_ms, expiry_ms, user) =
+                (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms, c.user);
+            let at = slab.insert(c);
+            let book = &mut books[product];
+            if entered {
+                book.schedule(duration_ms, Due { expiry_ms, at, user });
+            } else {
+                book.waiting.push_back(at);
             }
-            for (at, p) in products.iter().enumerate() {
-                idx.symbol.insert(p.symbol, at as u16);
-            }
-            slab.reserve(contracts.len());
-            // Sorted by id = acceptance order, so waiting queues come back in the same order.
-            for c in contracts {
-                let (product, entered, duration_ms, expiry_ms, user) =
-                    (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms, c.user);
-                let at = slab.insert(c);
-                let book = &mut books[product];
-                if entered {
-                    book.schedule(duration_ms, Due { expiry_ms, at, user });
-                } else {
-                    book.waiting.push_back(at);
-                }
-            }
-            // No thread to spare: built here instead.
-            (idx.username, idx.email) = match names {
-                Ok(thread) => thread.join().expect("building the name lookups does not panic"),
-                Err(_) => by_name(users),
-            };
-        });
+        }
     }
 
     /// Puts restored price alerts back with their indexes (sorted by id, so each user's
