@@ -59,6 +59,9 @@ async function textsFor(language) {
     period5m: web.trade.periods['5m'],
     period15m: web.trade.periods['15m'],
     chartPeriod: web.trade.period,
+    chartType: web.trade.chartType,
+    baseline: web.trade.chartTypes.baseline,
+    baselineHint: web.trade.baselineHint,
     demo: web.header.demo,
     shortDuration: web.time.seconds.replace('{{count}}', String(SHORT_DURATION_S)),
     userMenu: web.header.userMenu,
@@ -147,6 +150,21 @@ for (const [language, viewport] of [
       assert.equal(await chart.getAttribute('data-period'), '5m');
       await page.locator('[data-testid="price-chart"][data-ready="true"][data-period="5m"]').waitFor();
       assert.ok(Number(await chart.getAttribute('data-candles')) >= 100);
+    });
+
+    test('the chart changes form without asking for its history again, and the device keeps the choice', async () => {
+      const chart = page.getByTestId('price-chart');
+      const candles = await chart.getAttribute('data-candles');
+      const form = page.getByRole('combobox', { name: t.chartType });
+      await form.selectOption('heikinAshi');
+      await page.locator('[data-testid="price-chart"][data-ready="true"][data-type="heikinAshi"]').waitFor();
+      assert.equal(await chart.getAttribute('data-candles'), candles, 'the same candles, re-drawn');
+      await form.selectOption({ label: t.baseline });
+      await page.getByText(t.baselineHint).waitFor();
+      await page.reload();
+      await page.locator('[data-testid="price-chart"][data-ready="true"][data-type="baseline"]').waitFor();
+      assert.equal(await form.inputValue(), 'baseline');
+      await form.selectOption('candles');
     });
 
     test('an indicator in its own pane is added', async () => {

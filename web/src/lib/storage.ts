@@ -21,6 +21,8 @@ export const StorageKey = {
   deviceTokens: 'deviceTokens',
   /** Beyond the spec: the same for the admins, kept apart from the users'. */
   adminDeviceTokens: 'adminDeviceTokens',
+  /** Beyond the spec: the form the price chart was last shown in on this device. */
+  chartType: 'chartType',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

@@ -2,11 +2,16 @@
  * The price chart, kept outside React: created once for its container, fed candles and
  * updates, removed on unmount. React only calls its methods.
  *
- * Pane 0 holds candles (or a line of closes), volume, MA, EMA and Bollinger bands; RSI and
- * MACD get panes of their own. The user's open contracts are drawn as markers at their entry
- * and dashed price lines at their entry price.
+ * Pane 0 holds the prices in one of six forms (candles, OHLC bars, Heikin-Ashi candles, a line,
+ * an area or a baseline of closes), volume, MA, EMA and Bollinger bands; RSI and MACD get panes
+ * of their own. The user's open contracts are drawn as markers at their entry and dashed price
+ * lines at their entry price. Indicators are computed from the market's own closes whatever
+ * the form shown.
  */
 import {
+  AreaSeries,
+  BarSeries,
+  BaselineSeries,
   CandlestickSeries,
   ColorType,
   CrosshairMode,
@@ -16,6 +21,7 @@ import {
   type ISeriesApi,
   type ISeriesMarkersPluginApi,
   LineSeries,
+  type MouseEventParams,
   LineStyle,
   type SeriesMarker,
   type Time,
@@ -35,6 +41,12 @@ export const COLORS = {
   up: '#16c784',
   down: '#f6465d',
   line: '#f0b90b',
+  areaTop: 'rgba(240, 185, 11, 0.28)',
+  areaBottom: 'rgba(240, 185, 11, 0.02)',
+  upFill: 'rgba(22, 199, 132, 0.28)',
+  upFillEnd: 'rgba(22, 199, 132, 0.04)',
+  downFill: 'rgba(246, 70, 93, 0.04)',
+  downFillEnd: 'rgba(246, 70, 93, 0.28)',
   volumeUp: 'rgba(22, 199, 132, 0.35)',
   volumeDown: 'rgba(246, 70, 93, 0.35)',
   ma: '#f0b90b',
@@ -70,9 +82,37 @@ export interface ChartOptions {
   language: string;
 }
 
-export type ChartType = 'candles' | 'line';
+export const CHART_TYPES = ['candles', 'bars', 'heikinAshi', 'line', 'area', 'baseline'] as const;
+export type ChartType = (typeof CHART_TYPES)[number];
+
+export function isChartType(value: unknown): value is ChartType {
+  return CHART_TYPES.includes(value as ChartType);
+}
 
 type AnySeries = ISeriesApi<'Line'> | ISeriesApi<'Histogram'>;
+type PriceSeries = ISeriesApi<'Candlestick'> | ISeriesApi<'Bar'> | ISeriesApi<'Line'> | ISeriesApi<'Area'> | ISeriesApi<'Baseline'>;
+type Ohlc = Pick<ChartCandle, 'open' | 'high' | 'low' | 'close'>;
+
+/**
+ * Heikin-Ashi candles of `candles`: each close the average of the bar's four prices, each
+ * open the midpoint of the previous Heikin-Ashi body (the first bar's own body midpoint), the
+ * high and low stretched to cover both.
+ */
+export function heikinAshi(candles: readonly Ohlc[]): Ohlc[] {
+  const out: Ohlc[] = [];
+  for (const c of candles) out.push(heikinAshiNext(out[out.length - 1], c));
+  return out;
+}
+
+function bar(timeMs: number, c: Ohlc) {
+  return { time: seconds(timeMs), open: c.open, high: c.high, low: c.low, close: c.close };
+}
+
+function heikinAshiNext(previous: Ohlc | undefined, c: Ohlc): Ohlc {
+  const close = (c.open + c.high + c.low + c.close) / 4;
+  const open = previous ? (previous.open + previous.close) / 2 : (c.open + c.close) / 2;
+  return { open, high: Math.max(c.high, open, close), low: Math.min(c.low, open, close), close };
+}
 
 interface ActiveStudy {
   key: IndicatorKey;
@@ -91,12 +131,18 @@ function loadStudies() {
 
 export class ChartController {
   private readonly chart: IChartApi;
-  private readonly candleSeries: ISeriesApi<'Candlestick'>;
-  private readonly lineSeries: ISeriesApi<'Line'>;
+  private readonly priceFormat: { type: 'price'; precision: number; minMove: number };
+  private type: ChartType = 'candles';
+  private prices: PriceSeries;
+  private markers: ISeriesMarkersPluginApi<Time>;
   private readonly volumeSeries: ISeriesApi<'Histogram'>;
-  private readonly markers: ISeriesMarkersPluginApi<Time>[];
-  private priceLines: Array<{ series: ISeriesApi<'Candlestick'> | ISeriesApi<'Line'>; line: IPriceLine }> = [];
+  private priceLines: IPriceLine[] = [];
+  private contracts: ChartContract[] = [];
+  /** The baseline's level: chosen by a tap on the chart, else the newest contract's entry. */
+  private chosenBaseline: number | null = null;
   private candles: ChartCandle[] = [];
+  /** Heikin-Ashi candles of `candles`, kept only while that form is shown. */
+  private smoothed: Ohlc[] = [];
   private readonly byTime = new Map<number, ChartCandle>();
   private studies: ActiveStudy[] = [];
   private wanted: IndicatorKey[] = [];
@@ -126,16 +172,10 @@ export class ChartController {
       },
       localization: { timeFormatter: (time: Time) => this.crosshairTime(time as number) },
     });
-    const priceFormat = { type: 'price' as const, precision: options.precision, minMove: 10 ** -options.precision };
-    this.candleSeries = this.chart.addSeries(CandlestickSeries, {
-      upColor: COLORS.up,
-      downColor: COLORS.down,
-      borderVisible: false,
-      wickUpColor: COLORS.up,
-      wickDownColor: COLORS.down,
-      priceFormat,
-    });
-    this.lineSeries = this.chart.addSeries(LineSeries, { color: COLORS.line, lineWidth: 2, visible: false, priceFormat });
+    this.priceFormat = { type: 'price', precision: options.precision, minMove: 10 ** -options.precision };
+    this.prices = this.addPrices(this.type);
+    this.markers = createSeriesMarkers(this.prices, []);
+    this.chart.subscribeClick(this.onClick);
     this.volumeSeries = this.chart.addSeries(HistogramSeries, {
       priceScaleId: 'volume',
       priceFormat: { type: 'volume' },
@@ -143,7 +183,6 @@ export class ChartController {
       priceLineVisible: false,
     });
     this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
-    this.markers = [createSeriesMarkers(this.candleSeries, []), createSeriesMarkers(this.lineSeries, [])];
   }
 
   /** Replaces all candles (a new symbol or period) and recomputes the indicators. */
@@ -153,8 +192,7 @@ export class ChartController {
     this.candles = [...candles].sort((a, b) => a.time - b.time);
     this.byTime.clear();
     for (const c of this.candles) this.byTime.set(c.time, c);
-    this.candleSeries.setData(this.candles.map((c) => ({ time: seconds(c.time), open: c.open, high: c.high, low: c.low, close: c.close })));
-    this.lineSeries.setData(this.candles.map((c) => ({ time: seconds(c.time), value: c.close })));
+    this.fillPrices();
     this.volumeSeries.setData(this.candles.map((c) => this.volumeBar(c)));
     this.rebuildStudies();
     const bars = Math.max(30, Math.floor(this.chart.timeScale().width() / 9));
@@ -169,18 +207,27 @@ export class ChartController {
     if (last && candle.time === last.time) this.candles[this.candles.length - 1] = candle;
     else this.candles.push(candle);
     this.byTime.set(candle.time, candle);
-    const time = seconds(candle.time);
-    this.candleSeries.update({ time, open: candle.open, high: candle.high, low: candle.low, close: candle.close });
-    this.lineSeries.update({ time, value: candle.close });
-    this.volumeSeries.update(this.volumeBar(candle));
     const replace = last !== undefined && candle.time === last.time;
+    this.updatePrices(candle, replace);
+    this.volumeSeries.update(this.volumeBar(candle));
     for (const active of this.studies) this.feed(active, candle, replace);
   }
 
+  /** Shows the prices in another form, from the candles already held (no new request). */
   setType(type: ChartType): void {
-    this.candleSeries.applyOptions({ visible: type === 'candles' });
-    this.lineSeries.applyOptions({ visible: type === 'line' });
+    if (this.destroyed || type === this.type) return;
+    this.type = type;
+    this.markers.detach();
+    this.chart.removeSeries(this.prices);
+    this.priceLines = [];
+    this.prices = this.addPrices(type);
+    // Drawn first, under the volume bars and the indicator lines, as when the chart began.
+    this.prices.setSeriesOrder(0);
+    this.markers = createSeriesMarkers(this.prices, []);
+    this.fillPrices();
+    this.drawContracts();
   }
+
 
   /** Shows exactly these indicators (the math is loaded the first time). */
   async setIndicators(keys: IndicatorKey[]): Promise<void> {
@@ -202,33 +249,12 @@ export class ChartController {
   /** Draws the user's open contracts on this symbol. */
   setContracts(contracts: ChartContract[]): void {
     if (this.destroyed) return;
-    for (const { series, line } of this.priceLines) series.removePriceLine(line);
-    this.priceLines = [];
-    const markers: SeriesMarker<Time>[] = contracts
-      .map((c) => ({
-        time: seconds(Math.floor(c.entryTime / this.periodMs) * this.periodMs),
-        position: c.direction === 'up' ? ('belowBar' as const) : ('aboveBar' as const),
-        shape: c.direction === 'up' ? ('arrowUp' as const) : ('arrowDown' as const),
-        color: c.direction === 'up' ? COLORS.up : COLORS.down,
-        text: String(c.id),
-      }))
-      .sort((a, b) => (a.time as number) - (b.time as number));
-    for (const plugin of this.markers) plugin.setMarkers(markers);
-    for (const c of contracts) {
-      for (const series of [this.candleSeries, this.lineSeries]) {
-        const line = series.createPriceLine({
-          price: c.entryPrice,
-          color: c.direction === 'up' ? COLORS.up : COLORS.down,
-          lineStyle: LineStyle.Dashed,
-          lineWidth: 1,
-          axisLabelVisible: true,
-          title: c.label,
-        });
-        this.priceLines.push({ series, line });
-      }
-    }
+    this.contracts = contracts;
+    this.drawContracts();
+    if (this.type === 'baseline' && this.chosenBaseline === null) this.applyBaseline();
   }
 
+  /** Calls `handler` with the candle under the crosshair, or null when it leaves. */
   /** Calls `handler` with the candle under the crosshair, or null when it leaves. */
   onCrosshair(handler: (candle: ChartCandle | null) => void): () => void {
     const listener = (param: { time?: Time }) => {
@@ -257,10 +283,135 @@ export class ChartController {
 
   destroy(): void {
     this.destroyed = true;
+    this.chart.unsubscribeClick(this.onClick);
     this.chart.remove();
   }
 
   // ----- internals -----------------------------------------------------------------------
+
+  private addPrices(type: ChartType): PriceSeries {
+    const priceFormat = this.priceFormat;
+    switch (type) {
+      case 'candles':
+      case 'heikinAshi':
+        return this.chart.addSeries(CandlestickSeries, {
+          upColor: COLORS.up,
+          downColor: COLORS.down,
+          borderVisible: false,
+          wickUpColor: COLORS.up,
+          wickDownColor: COLORS.down,
+          priceFormat,
+        });
+      case 'bars':
+        return this.chart.addSeries(BarSeries, { upColor: COLORS.up, downColor: COLORS.down, thinBars: false, priceFormat });
+      case 'line':
+        return this.chart.addSeries(LineSeries, { color: COLORS.line, lineWidth: 2, priceFormat });
+      case 'area':
+        return this.chart.addSeries(AreaSeries, {
+          lineColor: COLORS.line,
+          lineWidth: 2,
+          topColor: COLORS.areaTop,
+          bottomColor: COLORS.areaBottom,
+          priceFormat,
+        });
+      case 'baseline':
+        return this.chart.addSeries(BaselineSeries, {
+          baseValue: { type: 'price', price: this.baseValue() },
+          topLineColor: COLORS.up,
+          topFillColor1: COLORS.upFill,
+          topFillColor2: COLORS.upFillEnd,
+          bottomLineColor: COLORS.down,
+          bottomFillColor1: COLORS.downFill,
+          bottomFillColor2: COLORS.downFillEnd,
+          lineWidth: 2,
+          priceFormat,
+        });
+    }
+  }
+
+  /**
+   * The price series as what it is fed: bars (candles, OHLC bars and Heikin-Ashi all take
+   * open, high, low and close) or single values (line, area and baseline take the close).
+   */
+  private fed(): { bars: ISeriesApi<'Candlestick'> } | { values: ISeriesApi<'Line'> } {
+    return this.type === 'candles' || this.type === 'bars' || this.type === 'heikinAshi'
+      ? { bars: this.prices as ISeriesApi<'Candlestick'> }
+      : { values: this.prices as ISeriesApi<'Line'> };
+  }
+
+  private fillPrices(): void {
+    this.smoothed = this.type === 'heikinAshi' ? heikinAshi(this.candles) : [];
+    const shown = this.type === 'heikinAshi' ? this.smoothed : this.candles;
+    const fed = this.fed();
+    if ('bars' in fed) fed.bars.setData(this.candles.map((c, i) => bar(c.time, shown[i]!)));
+    else fed.values.setData(this.candles.map((c) => ({ time: seconds(c.time), value: c.close })));
+    this.applyBaseline();
+  }
+
+  private updatePrices(candle: ChartCandle, replace: boolean): void {
+    const fed = this.fed();
+    if ('values' in fed) {
+      fed.values.update({ time: seconds(candle.time), value: candle.close });
+      return;
+    }
+    let ohlc: Ohlc = candle;
+    if (this.type === 'heikinAshi') {
+      if (replace) this.smoothed.pop();
+      ohlc = heikinAshiNext(this.smoothed[this.smoothed.length - 1], candle);
+      this.smoothed.push(ohlc);
+    }
+    fed.bars.update(bar(candle.time, ohlc));
+  }
+
+  /** The level a tap chose, else the newest open contract's entry, else the first close shown. */
+  private baseValue(): number {
+    if (this.chosenBaseline !== null) return this.chosenBaseline;
+    const newest = this.contracts.reduce<ChartContract | undefined>((a, c) => (a && a.entryTime >= c.entryTime ? a : c), undefined);
+    if (newest) return newest.entryPrice;
+    const range = this.chart.timeScale().getVisibleLogicalRange();
+    const first = this.candles[Math.max(0, Math.ceil(range?.from ?? 0))] ?? this.candles[0];
+    return first?.close ?? 0;
+  }
+
+  private applyBaseline(): void {
+    if (this.type !== 'baseline') return;
+    (this.prices as ISeriesApi<'Baseline'>).applyOptions({ baseValue: { type: 'price', price: this.baseValue() } });
+  }
+
+  /** In the baseline form a tap on the prices chooses the level. */
+  private readonly onClick = (param: MouseEventParams<Time>): void => {
+    if (this.destroyed || this.type !== 'baseline' || !param.point || (param.paneIndex ?? 0) !== 0) return;
+    const price = this.prices.coordinateToPrice(param.point.y);
+    if (price === null) return;
+    this.chosenBaseline = Number(price);
+    this.applyBaseline();
+  };
+
+  private drawContracts(): void {
+    for (const line of this.priceLines) this.prices.removePriceLine(line);
+    this.priceLines = [];
+    const markers: SeriesMarker<Time>[] = this.contracts
+      .map((c) => ({
+        time: seconds(Math.floor(c.entryTime / this.periodMs) * this.periodMs),
+        position: c.direction === 'up' ? ('belowBar' as const) : ('aboveBar' as const),
+        shape: c.direction === 'up' ? ('arrowUp' as const) : ('arrowDown' as const),
+        color: c.direction === 'up' ? COLORS.up : COLORS.down,
+        text: String(c.id),
+      }))
+      .sort((a, b) => (a.time as number) - (b.time as number));
+    this.markers.setMarkers(markers);
+    for (const c of this.contracts) {
+      const line = this.prices.createPriceLine({
+        price: c.entryPrice,
+        color: c.direction === 'up' ? COLORS.up : COLORS.down,
+        lineStyle: LineStyle.Dashed,
+        lineWidth: 1,
+        axisLabelVisible: true,
+        title: c.label,
+      });
+      this.priceLines.push(line);
+    }
+  }
 
   private volumeBar(c: ChartCandle) {
     return { time: seconds(c.time), value: c.volume, color: c.close >= c.open ? COLORS.volumeUp : COLORS.volumeDown };

@@ -1,5 +1,6 @@
 /**
- * The chart section: the eight periods, candles or line, indicators, a crosshair readout.
+ * The chart section: the eight periods, six forms of the prices (kept per device), indicators,
+ * a crosshair readout.
  * History comes over HTTP and the forming candle from the websocket; the chart itself lives
  * in a {@link ChartController} created once and removed on unmount.
  */
@@ -9,12 +10,13 @@ import { useTranslation } from 'react-i18next';
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDecimal, formatVolume } from '@/lib/format';
+import { StorageKey, readKey, writeKey } from '@/lib/storage';
 import { ws } from '@/lib/ws';
 import type { CandleFrame } from '@/lib/ws-frames';
 import { toast } from '@/stores/toast';
 
 import { type CandleData, tradeApi } from '../api';
-import { type ChartCandle, type ChartContract, ChartController, type ChartType } from '../chart/chart-controller';
+import { CHART_TYPES, type ChartCandle, type ChartContract, ChartController, type ChartType, isChartType } from '../chart/chart-controller';
 import type { IndicatorKey } from '../chart/indicators';
 
 export const PERIODS = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
@@ -65,7 +67,10 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   const controller = useRef<ChartController | null>(null);
   const lastChange = useRef(0);
   const [period, setPeriod] = useState<Period>('1m');
-  const [type, setType] = useState<ChartType>('candles');
+  const [type, setType] = useState<ChartType>(() => {
+    const saved = readKey(StorageKey.chartType);
+    return isChartType(saved) ? saved : 'candles';
+  });
   const [indicators, setIndicators] = useState<IndicatorKey[]>([]);
   const [state, setState] = useState<{ loading: boolean; error: string | null; candles: number }>({ loading: true, error: null, candles: 0 });
   const [reload, setReload] = useState(0);
@@ -141,6 +146,11 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
     setPeriod(next);
   };
 
+  const chooseType = (next: ChartType) => {
+    setType(next);
+    writeKey(StorageKey.chartType, next);
+  };
+
   const toggleIndicator = (key: IndicatorKey) =>
     setIndicators((current) => (current.includes(key) ? current.filter((k) => k !== key) : [...current, key]));
 
@@ -159,14 +169,18 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
           ))}
         </div>
         <div className="chart-options">
-          <div role="group" aria-label={t('trade.chartType')} className="chart-types">
-            <button type="button" className="chip chip-small" aria-pressed={type === 'candles'} onClick={() => setType('candles')}>
-              {t('trade.candles')}
-            </button>
-            <button type="button" className="chip chip-small" aria-pressed={type === 'line'} onClick={() => setType('line')}>
-              {t('trade.line')}
-            </button>
-          </div>
+          <select
+            className="chart-type"
+            aria-label={t('trade.chartType')}
+            value={type}
+            onChange={(e) => isChartType(e.target.value) && chooseType(e.target.value)}
+          >
+            {CHART_TYPES.map((key) => (
+              <option key={key} value={key}>
+                {t(`trade.chartTypes.${key}`)}
+              </option>
+            ))}
+          </select>
           <div role="group" aria-label={t('trade.indicators')} className="chart-indicators">
             {INDICATORS.map(({ key, label }) => (
               <button
@@ -204,6 +218,7 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
             </span>
           </>
         )}
+        {type === 'baseline' && <span className="chart-hint">{t('trade.baselineHint')}</span>}
       </div>
       <div className="chart-frame" dir="ltr" style={{ '--panes': panes } as React.CSSProperties}>
         <div
@@ -213,6 +228,7 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
           data-ready={!state.loading && !state.error ? 'true' : 'false'}
           data-candles={state.candles}
           data-period={period}
+          data-type={type}
           data-indicators={indicators.join(',')}
         />
         {state.loading && (
