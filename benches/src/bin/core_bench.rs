@@ -13,6 +13,7 @@
 //! cargo run --release -p benches --bin core-bench -- replicated-throughput [producers] [commands] [runs] [in_flight] [users]
 //! cargo run --release -p benches --bin core-bench -- replicated-latency    [rate] [seconds] [runs] [submitters] [users]
 //! cargo run --release -p benches --bin core-bench -- recovery      [users] [open] [records] [runs]
+//! cargo run --release -p benches --bin core-bench -- recovery-fresh [users] [open] [records] [runs]
 //! ```
 //!
 //! The durable modes create their data directories under `$CORE_BENCH_DIR` (default: the
@@ -729,11 +730,85 @@ fn pipeline_latency(args: &[String]) {
 /// Restart time: snapshot of `users` users and `open` contracts, then `records` mix
 /// records in the log after it; from `Pipeline::start` to a ready handle.
 fn recovery(args: &[String]) {
-    let (users, open, records, runs) = (
+    let runs = arg(args, 3, 5);
+    let (dir, hash) = prepare_recovery(args);
+    let data = dir.path();
+    let mut times = Vec::new();
+    for run in 0..runs {
+        let t = Instant::now();
+        let (pipeline, handle) = start(config(data, 0, true)).expect("restart");
+        let secs = t.elapsed().as_secs_f64();
+        let recovered = pipeline.recovery().clone();
+        let after = handle.query(|e: &Engine| StateMachine::state_hash(e)).expect("query");
+        pipeline.shutdown().expect("shutdown");
+        assert_eq!(after, hash, "recovered state hash differs from the hash before shutdown");
+        println!(
+            "run {run}: ready in {secs:.3} s (snapshot at {:?}, {} records replayed, {} segments, {} records scanned, {} B cut); state hash matches",
+            recovered.snapshot_index,
+            recovered.records_replayed,
+            recovered.wal.segments,
+            recovered.wal.records,
+            recovered.wal.cut_tail_bytes,
+        );
+        times.push(secs);
+    }
+    println!("recovery median: {:.3} s to ready", median(times));
+    recovery_breakdown(data);
+}
+
+/// The same restart as `recovery`, each in a process of its own, as a restarted server is:
+/// `recovery` restarts inside the process that prepared the data, whose freed memory the
+/// restart reuses, while a new process touches every page of its state for the first time.
+fn recovery_fresh(args: &[String]) {
+    let runs = arg(args, 3, 5);
+    let (dir, hash) = prepare_recovery(args);
+    let exe = std::env::current_exe().expect("own path");
+    let mut times = Vec::new();
+    for run in 0..runs {
+        let output = std::process::Command::new(&exe)
+            .arg("recover-once")
+            .arg(dir.path())
+            .arg(format!("{hash:016x}"))
+            .output()
+            .expect("run a restart in a child process");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "restart failed: {text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let secs: f64 = text
+            .split_whitespace()
+            .nth(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected child output: {text}"));
+        println!("run {run}: ready in {secs:.3} s in a fresh process; state hash matches");
+        times.push(secs);
+    }
+    println!("recovery-fresh median: {:.3} s to ready", median(times));
+}
+
+/// One restart of the data in `args[0]`, whose state must hash to `args[1]` (hex); prints
+/// `ready in S s`. The child of `recovery-fresh`.
+fn recover_once(args: &[String]) {
+    let data = Path::new(args.first().expect("data directory"));
+    let hash = u64::from_str_radix(args.get(1).expect("state hash"), 16).expect("hex hash");
+    let t = Instant::now();
+    let (pipeline, handle) = start(config(data, 0, true)).expect("restart");
+    let secs = t.elapsed().as_secs_f64();
+    let after = handle.query(|e: &Engine| StateMachine::state_hash(e)).expect("query");
+    pipeline.shutdown().expect("shutdown");
+    assert_eq!(after, hash, "recovered state hash differs from the hash before shutdown");
+    println!("ready in {secs:.3} s");
+}
+
+/// A snapshot of `users` users and `open` open contracts with `records` standard-mix records
+/// after it, written through the pipeline; returns the directory and the state's hash.
+fn prepare_recovery(args: &[String]) -> (tempfile::TempDir, u64) {
+    let (users, open, records) = (
         arg(args, 0, 1_000_000) as u32,
         arg(args, 1, 1_000_000),
         arg(args, 2, 10_000_000) as usize,
-        arg(args, 3, 5),
     );
     let (snapshot, cursor) = seeded_world(users, open);
     let dir = bench_dir("recovery").expect("bench dir");
@@ -776,27 +851,7 @@ fn recovery(args: &[String]) {
     if refused > 0 {
         println!("warning: {refused} of the prepared records were refused by the engine");
     }
-    let mut times = Vec::new();
-    for run in 0..runs {
-        let t = Instant::now();
-        let (pipeline, handle) = start(config(data, 0, true)).expect("restart");
-        let secs = t.elapsed().as_secs_f64();
-        let recovered = pipeline.recovery().clone();
-        let after = handle.query(|e: &Engine| StateMachine::state_hash(e)).expect("query");
-        pipeline.shutdown().expect("shutdown");
-        assert_eq!(after, hash, "recovered state hash differs from the hash before shutdown");
-        println!(
-            "run {run}: ready in {secs:.3} s (snapshot at {:?}, {} records replayed, {} segments, {} records scanned, {} B cut); state hash matches",
-            recovered.snapshot_index,
-            recovered.records_replayed,
-            recovered.wal.segments,
-            recovered.wal.records,
-            recovered.wal.cut_tail_bytes,
-        );
-        times.push(secs);
-    }
-    println!("recovery median: {:.3} s to ready", median(times));
-    recovery_breakdown(data);
+    (dir, hash)
 }
 
 /// The phases of a restart timed one by one with the crate's public API (warm page cache).
@@ -973,9 +1028,11 @@ fn main() {
         Some("replicated-throughput") => replicated_throughput(rest),
         Some("replicated-latency") => replicated_latency(rest),
         Some("recovery") => recovery(rest),
+        Some("recovery-fresh") => recovery_fresh(rest),
+        Some("recover-once") => recover_once(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery|recovery-fresh> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }
