@@ -25,6 +25,8 @@ echo "== durable pipeline latency at 100k/s offered"
 "$bench" pipeline-latency 100000 10 3 2 100000
 echo "== recovery: 1M users, 1M open contracts, 10M records after the snapshot"
 "$bench" recovery 1000000 1000000 10000000 3
+echo "== the same restart, each in a fresh process"
+"$bench" recovery-fresh 1000000 1000000 10000000 3
 
 echo "== criterion: engine mix and candles"
 cargo bench --locked -p benches --bench engine -- --warm-up-time 2 --measurement-time 5
