@@ -189,6 +189,8 @@ export class ChartController {
   setCandles(candles: ChartCandle[], periodMs: number): void {
     if (this.destroyed) return;
     this.periodMs = periodMs;
+    // A tapped baseline level belongs to the prices it was chosen on, not to the next symbol.
+    this.chosenBaseline = null;
     this.candles = [...candles].sort((a, b) => a.time - b.time);
     this.byTime.clear();
     for (const c of this.candles) this.byTime.set(c.time, c);
@@ -197,6 +199,7 @@ export class ChartController {
     this.rebuildStudies();
     const bars = Math.max(30, Math.floor(this.chart.timeScale().width() / 9));
     this.chart.timeScale().setVisibleLogicalRange({ from: this.candles.length - bars, to: this.candles.length + 3 });
+    this.applyBaseline();
   }
 
   /** The forming candle moved, or a new one began. Older candles are ignored. */
