@@ -231,7 +231,6 @@ export class ChartController {
     this.drawContracts();
   }
 
-
   /** Shows exactly these indicators (the math is loaded the first time). */
   async setIndicators(keys: IndicatorKey[]): Promise<void> {
     this.wanted = keys;
@@ -254,10 +253,9 @@ export class ChartController {
     if (this.destroyed) return;
     this.contracts = contracts;
     this.drawContracts();
-    if (this.type === 'baseline' && this.chosenBaseline === null) this.applyBaseline();
+    this.applyBaseline();
   }
 
-  /** Calls `handler` with the candle under the crosshair, or null when it leaves. */
   /** Calls `handler` with the candle under the crosshair, or null when it leaves. */
   onCrosshair(handler: (candle: ChartCandle | null) => void): () => void {
     const listener = (param: { time?: Time }) => {

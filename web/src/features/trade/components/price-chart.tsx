@@ -170,7 +170,7 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
         </div>
         <div className="chart-options">
           <select
-            className="chart-type"
+            className="select chart-type"
             aria-label={t('trade.chartType')}
             value={type}
             onChange={(e) => isChartType(e.target.value) && chooseType(e.target.value)}
