@@ -73,6 +73,13 @@ echo "== API fuzzing: schemathesis over the served OpenAPI document (tests/api-f
 tests/api-fuzz/run.sh 2>&1 | tee "$logs/api-fuzz.log"
 
 echo "== README's run command, as a newcomer runs it"
+# CI's clone is thrown away after the run, and the release build below needs a few more
+# gigabytes on a disk that other jobs share (a CI run once failed there with no space left):
+# the debug build has served every suite by now, so CI drops it first. A developer's run
+# keeps it, since the next `cargo test` would otherwise start from nothing.
+if [ "${TRADING_CI_DROP_DEBUG_BUILD:-0}" = 1 ]; then
+  rm -rf target/debug
+fi
 scripts/readme-run.sh
 
 # One closing line over every suite.
