@@ -115,3 +115,32 @@ export const ArrowDownIcon = (p: IconProps) => (
     <path d="M12 5v14M19 12l-7 7-7-7" />
   </Svg>
 );
+export const PencilIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M17 3a2.8 2.8 0 0 1 4 4L7.5 20.5 2 22l1.5-5.5z" />
+  </Svg>
+);
+export const HorizontalLineIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M3 12h18" />
+    <circle cx="12" cy="12" r="1.6" fill="currentColor" />
+  </Svg>
+);
+export const TrendLineIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M5 19 19 5" />
+    <circle cx="5" cy="19" r="2" />
+    <circle cx="19" cy="5" r="2" />
+  </Svg>
+);
+export const RayIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M5 19 21 3" />
+    <circle cx="5" cy="19" r="2" />
+  </Svg>
+);
+export const ZoneIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="3" y="7" width="18" height="10" rx="1" fill="currentColor" fillOpacity="0.2" />
+  </Svg>
+);

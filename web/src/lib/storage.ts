@@ -23,6 +23,8 @@ export const StorageKey = {
   adminDeviceTokens: 'adminDeviceTokens',
   /** Beyond the spec: the form the price chart was last shown in on this device. */
   chartType: 'chartType',
+  /** Beyond the spec: the lines and zones drawn on the price chart, per symbol. */
+  chartDrawings: 'chartDrawings',
 } as const;
 
 export type StorageKeyName = (typeof StorageKey)[keyof typeof StorageKey];

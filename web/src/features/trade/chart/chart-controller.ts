@@ -21,6 +21,7 @@ import {
   type ISeriesApi,
   type ISeriesMarkersPluginApi,
   LineSeries,
+  type Logical,
   type MouseEventParams,
   LineStyle,
   type SeriesMarker,
@@ -31,6 +32,8 @@ import {
   createSeriesMarkers,
 } from 'lightweight-charts';
 
+import type { DrawingKind } from './drawing-store';
+import type { DrawingHost, DrawingLayer, DrawingState } from './drawings';
 import type { IndicatorKey, Study } from './indicators';
 
 export const COLORS = {
@@ -129,6 +132,13 @@ function loadStudies() {
   return studiesModule;
 }
 
+/** The drawing tools, fetched the first time they are opened or a symbol has drawings. */
+let drawingsModule: Promise<typeof import('./drawings')> | null = null;
+function loadDrawings() {
+  drawingsModule ??= import('./drawings');
+  return drawingsModule;
+}
+
 export class ChartController {
   private readonly chart: IChartApi;
   private readonly priceFormat: { type: 'price'; precision: number; minMove: number };
@@ -149,8 +159,12 @@ export class ChartController {
   private periodMs = 60_000;
   private language: string;
   private destroyed = false;
+  private readonly container: HTMLElement;
+  private drawings: DrawingLayer | null = null;
+  private drawingsReady: Promise<DrawingLayer | null> | null = null;
 
   constructor(container: HTMLElement, options: ChartOptions) {
+    this.container = container;
     this.language = options.language;
     this.chart = createChart(container, {
       autoSize: true,
@@ -221,12 +235,14 @@ export class ChartController {
     if (this.destroyed || type === this.type) return;
     this.type = type;
     this.markers.detach();
+    if (this.drawings) this.prices.detachPrimitive(this.drawings);
     this.chart.removeSeries(this.prices);
     this.priceLines = [];
     this.prices = this.addPrices(type);
     // Drawn first, under the volume bars and the indicator lines, as when the chart began.
     this.prices.setSeriesOrder(0);
     this.markers = createSeriesMarkers(this.prices, []);
+    if (this.drawings) this.prices.attachPrimitive(this.drawings);
     this.fillPrices();
     this.drawContracts();
   }
@@ -254,6 +270,28 @@ export class ChartController {
     this.contracts = contracts;
     this.drawContracts();
     this.applyBaseline();
+  }
+
+  /** Shows `symbol`'s drawings and lets the trader draw (the tools are loaded the first time). */
+  async showDrawings(symbol: string, onState: (state: DrawingState) => void): Promise<void> {
+    this.drawingsReady ??= loadDrawings().then(({ DrawingLayer }) => {
+      if (this.destroyed) return null;
+      const layer = new DrawingLayer(this.drawingHost(), onState);
+      this.prices.attachPrimitive(layer);
+      this.drawings = layer;
+      return layer;
+    });
+    const layer = await this.drawingsReady;
+    if (!this.destroyed) layer?.load(symbol);
+  }
+
+  /** Arms a drawing tool for the next press on the chart, or disarms it. */
+  setDrawingTool(tool: DrawingKind | null): void {
+    this.drawings?.setTool(tool);
+  }
+
+  deleteSelectedDrawing(): void {
+    this.drawings?.deleteSelected();
   }
 
   /** Calls `handler` with the candle under the crosshair, or null when it leaves. */
@@ -284,6 +322,7 @@ export class ChartController {
 
   destroy(): void {
     this.destroyed = true;
+    this.drawings?.destroy();
     this.chart.unsubscribeClick(this.onClick);
     this.chart.remove();
   }
@@ -382,11 +421,85 @@ export class ChartController {
   /** In the baseline form a tap on the prices chooses the level. */
   private readonly onClick = (param: MouseEventParams<Time>): void => {
     if (this.destroyed || this.type !== 'baseline' || !param.point || (param.paneIndex ?? 0) !== 0) return;
+    if (this.drawings?.tookLastPress()) return;
     const price = this.prices.coordinateToPrice(param.point.y);
     if (price === null) return;
     this.chosenBaseline = Number(price);
     this.applyBaseline();
   };
+
+  /** Pane 0 as the drawing layer sees it: times in ms and prices, to and from pixels. */
+  private drawingHost(): DrawingHost {
+    return {
+      element: this.container,
+      paneSize: () => ({ width: this.chart.timeScale().width(), height: this.chart.panes()[0]?.getHeight() ?? 0 }),
+      timeToX: (time) => {
+        const logical = this.timeToLogical(time);
+        return logical === null ? null : this.logicalToX(logical);
+      },
+      xToTime: (x) => {
+        const logical = this.xToLogical(x);
+        return logical === null ? null : this.logicalToTime(logical);
+      },
+      priceToY: (price) => this.prices.priceToCoordinate(price),
+      yToPrice: (y) => {
+        const price = this.prices.coordinateToPrice(y);
+        return price === null ? null : Number(price);
+      },
+      formatPrice: (price) => this.prices.priceFormatter().format(price),
+      setChartInteractive: (on) => this.chart.applyOptions({ handleScroll: on, handleScale: on }),
+    };
+  }
+
+  /**
+   * A time's position in bars, fractional between two candles and counted in periods before
+   * the first or after the last, so that a drawing may reach into the future.
+   */
+  private timeToLogical(time: number): number | null {
+    const candles = this.candles;
+    const last = candles.length - 1;
+    if (last < 0) return null;
+    let lo = 0;
+    let hi = last;
+    if (time < candles[0]!.time) return (time - candles[0]!.time) / this.periodMs;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (candles[mid]!.time <= time) lo = mid;
+      else hi = mid - 1;
+    }
+    const at = candles[lo]!;
+    const next = candles[lo + 1];
+    return lo + (time - at.time) / (next ? next.time - at.time : this.periodMs);
+  }
+
+  private logicalToTime(logical: number): number | null {
+    const candles = this.candles;
+    const last = candles.length - 1;
+    if (last < 0) return null;
+    if (logical <= 0) return candles[0]!.time + logical * this.periodMs;
+    if (logical >= last) return candles[last]!.time + (logical - last) * this.periodMs;
+    const index = Math.floor(logical);
+    const at = candles[index]!;
+    return at.time + (logical - index) * (candles[index + 1]!.time - at.time);
+  }
+
+  /** The time scale is linear in bars: two whole bars' coordinates give any fraction's. */
+  private barAxis(): { x0: number; spacing: number } | null {
+    const scale = this.chart.timeScale();
+    const x0 = scale.logicalToCoordinate(0 as Logical);
+    const x1 = scale.logicalToCoordinate(1 as Logical);
+    return x0 === null || x1 === null || x1 === x0 ? null : { x0, spacing: x1 - x0 };
+  }
+
+  private logicalToX(logical: number): number | null {
+    const axis = this.barAxis();
+    return axis && axis.x0 + logical * axis.spacing;
+  }
+
+  private xToLogical(x: number): number | null {
+    const axis = this.barAxis();
+    return axis && (x - axis.x0) / axis.spacing;
+  }
 
   private drawContracts(): void {
     for (const line of this.priceLines) this.prices.removePriceLine(line);

@@ -7,6 +7,7 @@
 import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { HorizontalLineIcon, PencilIcon, RayIcon, TrashIcon, TrendLineIcon, ZoneIcon } from '@/components/icons';
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatDecimal, formatVolume } from '@/lib/format';
@@ -17,6 +18,8 @@ import { toast } from '@/stores/toast';
 
 import { type CandleData, tradeApi } from '../api';
 import { CHART_TYPES, type ChartCandle, type ChartContract, ChartController, type ChartType, isChartType } from '../chart/chart-controller';
+import { DRAWINGS_PER_SYMBOL_MAX, DRAWING_KINDS, type DrawingKind, savedDrawings } from '../chart/drawing-store';
+import type { DrawingState } from '../chart/drawings';
 import type { IndicatorKey } from '../chart/indicators';
 
 export const PERIODS = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
@@ -43,6 +46,13 @@ export const INDICATORS: ReadonlyArray<{ key: IndicatorKey; label: string }> = [
   { key: 'rsi', label: 'RSI' },
   { key: 'macd', label: 'MACD' },
 ];
+
+const DRAWING_ICONS: Record<DrawingKind, typeof PencilIcon> = {
+  hline: HorizontalLineIcon,
+  trend: TrendLineIcon,
+  ray: RayIcon,
+  zone: ZoneIcon,
+};
 
 export function toChartCandle(c: CandleData): ChartCandle {
   return {
@@ -76,6 +86,10 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   const [reload, setReload] = useState(0);
   const [hover, setHover] = useState<ChartCandle | null>(null);
   const [latest, setLatest] = useState<ChartCandle | null>(null);
+  const [drawOpen, setDrawOpen] = useState(false);
+  const [drawing, setDrawing] = useState<DrawingState | null>(null);
+  /** The drawing layer has been shown on this chart: later symbols must replace its drawings. */
+  const drawingsShown = useRef(false);
 
   // The language the chart starts in, read when it is created, not a reason to create it again.
   const startLanguage = useEffectEvent(() => i18n.language);
@@ -90,6 +104,7 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
       offCrosshair();
       chart.destroy();
       controller.current = null;
+      drawingsShown.current = false;
     };
     // The language is applied by its own effect: recreating the chart for it would lose state.
   }, [precision]);
@@ -98,6 +113,14 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   useEffect(() => controller.current?.setType(type), [type, precision]);
   useEffect(() => void controller.current?.setIndicators(indicators), [indicators, precision]);
   useEffect(() => controller.current?.setContracts(contracts), [contracts, precision, state.candles]);
+
+  // The drawing layer loads when the tools are opened or the symbol has drawings kept.
+  useEffect(() => {
+    const chart = controller.current;
+    if (!chart || !(drawOpen || drawingsShown.current || savedDrawings(symbol).length > 0)) return;
+    drawingsShown.current = true;
+    void chart.showDrawings(symbol, setDrawing);
+  }, [symbol, precision, drawOpen]);
 
   // History, then the forming candle live; updates that arrive first are applied after it.
   useEffect(() => {
@@ -151,6 +174,13 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
     writeKey(StorageKey.chartType, next);
   };
 
+  const toggleDrawTools = () => {
+    if (drawOpen) controller.current?.setDrawingTool(null);
+    setDrawOpen(!drawOpen);
+  };
+
+  const chooseTool = (kind: DrawingKind) => controller.current?.setDrawingTool(drawing?.tool === kind ? null : kind);
+
   const toggleIndicator = (key: IndicatorKey) =>
     setIndicators((current) => (current.includes(key) ? current.filter((k) => k !== key) : [...current, key]));
 
@@ -158,6 +188,15 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
   const panes = indicators.filter((k) => k === 'rsi' || k === 'macd').length;
   const shown = hover ?? latest;
   const price = (value: number) => formatDecimal(value, i18n.language, precision);
+  const drawHint = !drawOpen
+    ? null
+    : drawing?.tool
+      ? t(drawing.tool === 'hline' ? 'trade.draw.hintOne' : 'trade.draw.hintTwo')
+      : drawing?.selected
+        ? t('trade.draw.hintSelected')
+        : drawing?.full
+          ? t('trade.draw.full', { max: DRAWINGS_PER_SYMBOL_MAX })
+          : t('trade.draw.hintPick');
   return (
     <section className="chart-section" aria-label={t('trade.chart')}>
       <div className="chart-toolbar">
@@ -181,6 +220,16 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
               </option>
             ))}
           </select>
+          <button
+            type="button"
+            className="chip chip-small chip-icon"
+            aria-pressed={drawOpen}
+            aria-label={t('trade.draw.tools')}
+            title={t('trade.draw.tools')}
+            onClick={toggleDrawTools}
+          >
+            <PencilIcon width={14} height={14} />
+          </button>
           <div role="group" aria-label={t('trade.indicators')} className="chart-indicators">
             {INDICATORS.map(({ key, label }) => (
               <button
@@ -218,7 +267,11 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
             </span>
           </>
         )}
-        {type === 'baseline' && <span className="chart-hint">{t('trade.baselineHint')}</span>}
+        {drawHint ? (
+          <span className="chart-hint">{drawHint}</span>
+        ) : (
+          type === 'baseline' && <span className="chart-hint">{t('trade.baselineHint')}</span>
+        )}
       </div>
       <div className="chart-frame" dir="ltr" style={{ '--panes': panes } as React.CSSProperties}>
         <div
@@ -230,7 +283,39 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
           data-period={period}
           data-type={type}
           data-indicators={indicators.join(',')}
+          data-drawings={drawing?.count ?? 0}
         />
+        {drawOpen && (
+          <div className="draw-tools" role="toolbar" aria-label={t('trade.draw.tools')} aria-orientation="vertical">
+            {DRAWING_KINDS.map((kind) => {
+              const Icon = DRAWING_ICONS[kind];
+              return (
+                <button
+                  key={kind}
+                  type="button"
+                  className="draw-tool"
+                  aria-pressed={drawing?.tool === kind}
+                  aria-label={t(`trade.draw.kinds.${kind}`)}
+                  title={t(`trade.draw.kinds.${kind}`)}
+                  disabled={!drawing || (drawing.full && drawing.tool !== kind)}
+                  onClick={() => chooseTool(kind)}
+                >
+                  <Icon width={18} height={18} />
+                </button>
+              );
+            })}
+            <button
+              type="button"
+              className="draw-tool"
+              aria-label={t('trade.draw.delete')}
+              title={t('trade.draw.delete')}
+              disabled={!drawing?.selected}
+              onClick={() => controller.current?.deleteSelectedDrawing()}
+            >
+              <TrashIcon width={18} height={18} />
+            </button>
+          </div>
+        )}
         {state.loading && (
           <div className="chart-overlay">
             <Spinner />
