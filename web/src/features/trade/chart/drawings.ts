@@ -10,6 +10,7 @@ import type {
   IPrimitivePaneView,
   ISeriesPrimitive,
   ISeriesPrimitiveAxisView,
+  PrimitiveHoveredItem,
   SeriesAttachedParameter,
   Time,
 } from 'lightweight-charts';
@@ -166,6 +167,13 @@ export class DrawingLayer implements ISeriesPrimitive<Time> {
 
   priceAxisViews(): readonly ISeriesPrimitiveAxisView[] {
     return this.labels;
+  }
+
+  /** The pointer's look over the pane: a cross while a tool is armed, a hand over a drawing. */
+  hitTest(x: number, y: number): PrimitiveHoveredItem | null {
+    if (this.tool) return { externalId: 'drawing-tool', zOrder: 'top', cursorStyle: 'crosshair' };
+    const hit = this.hitAt({ x, y }, REACH.mouse);
+    return hit && { externalId: hit.drawing.id, zOrder: 'top', cursorStyle: hit.handle === null ? 'move' : 'grab', itemType: 'primitive' };
   }
 
   /** Shows `symbol`'s saved drawings. */
