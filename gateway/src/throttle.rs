@@ -254,7 +254,14 @@ pub struct Throttles {
     pub code_check: Limiter,
     /// Uploads per user.
     pub upload_user: Limiter,
+    /// Exports of one's history per user.
+    pub export_user: Limiter,
+    /// Exports being streamed at once, all users together: each holds a reader busy.
+    pub exports: Arc<tokio::sync::Semaphore>,
 }
+
+/// Exports streamed at once (more are refused as busy until one ends).
+pub const EXPORTS_AT_ONCE: usize = 4;
 
 impl Throttles {
     /// The production limits.
@@ -268,6 +275,8 @@ impl Throttles {
             code_address: Limiter::per_minute(10, 5),
             code_check: Limiter::per_minute(10, 10),
             upload_user: Limiter::per_minute(10, 10),
+            export_user: Limiter::per_minute(5, 10),
+            exports: Arc::new(tokio::sync::Semaphore::new(EXPORTS_AT_ONCE)),
         }
     }
 
@@ -283,6 +292,8 @@ impl Throttles {
             code_address: Limiter::per_minute(huge, huge),
             code_check: Limiter::per_minute(huge, huge),
             upload_user: Limiter::per_minute(huge, huge),
+            export_user: Limiter::per_minute(huge, huge),
+            exports: Arc::new(tokio::sync::Semaphore::new(EXPORTS_AT_ONCE)),
         }
     }
 
@@ -295,6 +306,8 @@ impl Throttles {
             &self.code_address,
             &self.code_check,
             &self.recipient_lookup,
+            &self.upload_user,
+            &self.export_user,
         ];
         for limiter in limiters {
             limiter.purge();

@@ -19,6 +19,7 @@ pub mod alerts;
 pub mod auth;
 pub mod codes;
 pub mod dto;
+pub mod export;
 pub mod fairness;
 pub mod idempotency;
 pub mod invitations;

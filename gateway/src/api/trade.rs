@@ -15,7 +15,8 @@ use utoipa_axum::routes;
 use super::auth::{Body, Params, PathValue, User};
 use super::dto::{self, AccountParam, CategoryParam, ContractStatus, PageQuery, PeriodParam};
 use super::{
-    ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey, Submitted,
+    export, ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey,
+    Submitted,
 };
 use crate::charts::{self, CandleView, CANDLES_MAX};
 use crate::readmodel::{ContractRow, Page};
@@ -32,6 +33,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(rules))
         .routes(routes!(place_order))
         .routes(routes!(contracts))
+        .routes(routes!(export_contracts))
         .routes(routes!(contract))
 }
 
@@ -309,6 +311,63 @@ async fn contracts(
         paging,
     )?;
     ok(page)
+}
+
+/// The contract records' filters, and a range of acceptance dates, for an export.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct ContractExportQuery {
+    /// `open` (waiting or running) or `settled` (settled or void); all when absent.
+    #[param(inline)]
+    pub status: Option<ContractStatus>,
+    /// Both accounts when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
+    /// Accepted from (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub start: Option<String>,
+    /// Accepted until, inclusive (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub end: Option<String>,
+}
+
+/// The contract records as a CSV file: every contract the filters match, oldest first,
+/// streamed (no row limit), with its entry and exit ticks and its result.
+#[utoipa::path(get, path = "/api/trade/contracts/export", tag = "trade", security(("user" = [])), params(ContractExportQuery),
+    responses(
+        (status = 200, description = "CSV, one contract per line after the header", content_type = "text/csv", body = String),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
+        (status = 429, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope)))]
+async fn export_contracts(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<ContractExportQuery>,
+) -> Result<Response, ApiError> {
+    let by_status = contract_filter(query.status);
+    let account = query.account.map(AccountKind::from);
+    let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
+    let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
+    let history = state.history().await?.clone();
+    let permit = export::admit(&state, user.id.get())?;
+    // Contracts are numbered as they are accepted: the first one past the end ends it.
+    let take = move |r: &ContractRow| {
+        if end.is_some_and(|e| r.accepted_at > e) {
+            export::Take::Stop
+        } else if by_status(r)
+            && account.is_none_or(|a| r.account == a)
+            && start.is_none_or(|s| r.accepted_at >= s)
+        {
+            export::Take::Row
+        } else {
+            export::Take::Skip
+        }
+    };
+    Ok(export::csv_download(history, user.id.get(), account, permit, take))
 }
 
 /// One contract with its entry and exit ticks.

@@ -18,7 +18,7 @@ use super::auth::{Body, Client, Params, PathValue, User};
 use super::dto::{
     self, AccountParam, BillType, ChainParam, OrderQuery, PageQuery, PayMethodParam, WithdrawMethod,
 };
-use super::two_factor;
+use super::{export, two_factor};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::names::{bill_name, WireName};
 use crate::readmodel::{BillRow, OrderKind, OrderRow, Page, ReadModel, UploadKind};
@@ -39,6 +39,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(remove_address))
         .routes(routes!(transfer))
         .routes(routes!(bills))
+        .routes(routes!(export_bills))
 }
 
 /// A wallet (spec §3: total, available, in position, frozen, 24 h change).
@@ -616,6 +617,93 @@ pub struct BillQuery {
     pub page_size: Option<usize>,
 }
 
+/// The transaction history's filters, read once for a page or an export.
+struct BillFilter {
+    account: AccountKind,
+    bill_type: Option<BillKind>,
+    start: Option<u64>,
+    end: Option<u64>,
+}
+
+impl BillFilter {
+    fn new(
+        bill_type: Option<BillType>,
+        start: Option<String>,
+        end: Option<String>,
+        account: Option<AccountParam>,
+    ) -> Result<BillFilter, ApiError> {
+        Ok(BillFilter {
+            account: AccountKind::from(account.unwrap_or(AccountParam::Real)),
+            bill_type: bill_type.and_then(|t| BillKind::from_wire_name(t.as_str())),
+            start: start.as_deref().map(|s| dto::date("start", s, false)).transpose()?,
+            end: end.as_deref().map(|s| dto::date("end", s, true)).transpose()?,
+        })
+    }
+
+    fn keeps(&self, b: &BillRow) -> bool {
+        b.account == self.account
+            && self.bill_type.is_none_or(|t| b.bill_type == t)
+            && self.start.is_none_or(|s| b.time >= s)
+            && self.end.is_none_or(|e| b.time <= e)
+    }
+
+    /// For an export, oldest first: bills are numbered in time order, so the first one past
+    /// the end ends it.
+    fn take(&self, b: &BillRow) -> export::Take {
+        if self.end.is_some_and(|e| b.time > e) {
+            export::Take::Stop
+        } else if self.keeps(b) {
+            export::Take::Row
+        } else {
+            export::Take::Skip
+        }
+    }
+}
+
+/// The transaction history's filters, for an export of every matching bill.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct BillExportQuery {
+    /// Every type when absent.
+    #[serde(rename = "type")]
+    #[param(inline)]
+    pub bill_type: Option<BillType>,
+    /// From (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub start: Option<String>,
+    /// To, inclusive (YYYY-MM-DD UTC or ms).
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub end: Option<String>,
+    /// The real account when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
+}
+
+/// The transaction history as a CSV file: every bill the filters of `GET /api/wallet/bills`
+/// match, oldest first, streamed (no row limit). Columns: id, time (RFC 3339 UTC), account,
+/// type, amount, available_after, reference.
+#[utoipa::path(get, path = "/api/wallet/bills/export", tag = "wallet", security(("user" = [])), params(BillExportQuery),
+    responses(
+        (status = 200, description = "CSV, one bill per line after the header", content_type = "text/csv", body = String),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
+        (status = 429, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope)))]
+async fn export_bills(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<BillExportQuery>,
+) -> Result<axum::response::Response, ApiError> {
+    let filter = BillFilter::new(query.bill_type, query.start, query.end, query.account)?;
+    let history = state.history().await?.clone();
+    let permit = export::admit(&state, user.id.get())?;
+    let account = Some(filter.account);
+    Ok(export::csv_download(history, user.id.get(), account, permit, move |b| filter.take(b)))
+}
+
 /// Bills with totals.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -642,17 +730,8 @@ async fn bills(
 ) -> Answer<Bills> {
     let history = state.history().await?;
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
-    let bill_type = query.bill_type.and_then(|t| BillKind::from_wire_name(t.as_str()));
-    let start = query.start.as_deref().map(|s| dto::date("start", s, false)).transpose()?;
-    let end = query.end.as_deref().map(|s| dto::date("end", s, true)).transpose()?;
-    let account = AccountKind::from(query.account.unwrap_or(AccountParam::Real));
-    let keep = |b: &BillRow| {
-        b.account == account
-            && bill_type.is_none_or(|t| b.bill_type == t)
-            && start.is_none_or(|s| b.time >= s)
-            && end.is_none_or(|e| b.time <= e)
-    };
-    let (page, sums) = history.bills(user.id.into(), keep, paging)?;
+    let filter = BillFilter::new(query.bill_type, query.start, query.end, query.account)?;
+    let (page, sums) = history.bills(user.id.into(), |b| filter.keeps(b), paging)?;
     let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
     let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
     ok(Bills {

@@ -48,6 +48,41 @@ impl ReadModel {
         Ok(sums)
     }
 
+    /// A user's bills with an id above `after`, oldest first, at most `limit`: an export
+    /// reads a whole history this way, one short read transaction per batch.
+    pub fn bills_after(
+        &self,
+        user: u32,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<BillRow>, ReadModelError> {
+        self.user_rows_after(BILL, user, after, limit)
+    }
+
+    /// A user's contracts with an id above `after`, oldest first, at most `limit` (exports).
+    pub fn user_contracts_after(
+        &self,
+        user: u32,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<ContractRow>, ReadModelError> {
+        self.user_rows_after(CONTRACT, user, after, limit)
+    }
+
+    fn user_rows_after<T: serde::de::DeserializeOwned>(
+        &self,
+        prefix: u8,
+        user: u32,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<T>, ReadModelError> {
+        let Some(first) = after.checked_add(1) else { return Ok(Vec::new()) };
+        let (start, end) = (key(prefix, user, first), key(prefix, user, u64::MAX));
+        let table = self.rows()?;
+        let rows = table.range::<&[u8]>(&start[..]..=&end[..])?.take(limit);
+        rows.map(|entry| Ok(serde_json::from_slice(entry?.1.value())?)).collect()
+    }
+
     /// A user's contracts, newest first.
     pub fn contracts(
         &self,

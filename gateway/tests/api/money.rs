@@ -626,3 +626,75 @@ fn responsible_trading_limits_refuse_orders_and_admins_only_read_them() {
     .fails(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
     h.get("/api/user/trading-limits", Some(&admin)).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
+
+/// The transaction history and the contract records export as CSV: every row the screen's
+/// filters match, oldest first and across the export's batches, with the same amounts as the
+/// history's totals and the wallet; a few exports a minute per account.
+#[test]
+fn exports_stream_every_matching_bill_and_contract_as_csv() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("olga");
+    let (other_uid, _) = h.user("pia");
+    h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "100000"})).ok();
+    let adjustments = gateway::api::export::EXPORT_BATCH_ROWS + 2;
+    let adjust = format!("/api/admin/users/{uid}/adjust");
+    for n in 0..adjustments {
+        h.post(&adjust, Some(&admin), json!({"amount": "1.01", "reason": format!("n{n}")})).ok();
+    }
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": other_uid, "amount": "5"})).ok();
+    let order = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
+    let contract = h.post("/api/trade/orders", Some(&token), order).ok()["contractId"].as_u64();
+
+    let export = |path: &str| {
+        let answer = h.get(path, Some(&token));
+        assert_eq!(answer.status, StatusCode::OK, "{path}: {}", answer.text);
+        let mut reader = csv::Reader::from_reader(answer.text.as_bytes());
+        let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        (answer, header, rows)
+    };
+    let (answer, header, bills) = export("/api/wallet/bills/export");
+    assert_eq!(answer.headers["content-type"], "text/csv; charset=utf-8");
+    assert_eq!(
+        answer.headers["content-disposition"],
+        "attachment; filename=\"transactions-real.csv\""
+    );
+    assert_eq!(header, ["id", "time", "account", "type", "amount", "available_after", "reference"]);
+    assert_eq!(bills.len(), adjustments + 1, "every bill, past the first batch");
+    let ids: Vec<u64> = bills.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "oldest first");
+    let sum: rust_decimal::Decimal =
+        bills.iter().map(|r| r[4].parse::<rust_decimal::Decimal>().unwrap()).sum();
+    let wallet = h.get("/api/wallet/balance", Some(&token));
+    assert_eq!(sum.to_string(), "1007.02");
+    assert_eq!(wallet.ok()["total"], "1007.02");
+    assert_eq!(&bills[bills.len() - 1][5], wallet.ok()["available"].as_str().unwrap());
+    assert_eq!((&bills[0][1][..2], &bills[0][3]), ("20", "adjustment"), "RFC 3339 time, wire type");
+    let screen = h.get("/api/wallet/bills?pageSize=1", Some(&token));
+    assert_eq!(screen.ok()["total"], bills.len() as u64);
+
+    let (_, _, sent) = export("/api/wallet/bills/export?type=transfer_out");
+    assert_eq!(sent.len(), 1);
+    assert_eq!((&sent[0][4], &sent[0][6]), ("-5.00", other_uid.to_string().as_str()));
+    let (_, header, none) = export("/api/wallet/bills/export?end=1970-01-02");
+    assert_eq!((header.len(), none.len()), (7, 0), "a range before every bill: the header only");
+
+    let (answer, header, contracts) = export("/api/trade/contracts/export?account=demo");
+    assert_eq!(
+        answer.headers["content-disposition"],
+        "attachment; filename=\"contracts-demo.csv\""
+    );
+    assert_eq!((&header[0][..], &header[2][..], &header[14][..]), ("id", "symbol", "status"));
+    assert_eq!(contracts.len(), 1);
+    assert_eq!(contracts[0][0].parse::<u64>().ok(), contract);
+    assert_eq!((&contracts[0][2], &contracts[0][3], &contracts[0][4]), ("BTCUSDT", "up", "10.00"));
+
+    // Five exports so far: the sixth within the minute is refused, and bad input changes nothing.
+    h.get("/api/wallet/bills/export?start=yesterday", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/wallet/bills/export", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    export("/api/trade/contracts/export");
+    h.get("/api/wallet/bills/export", Some(&token))
+        .fails(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+}

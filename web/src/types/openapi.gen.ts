@@ -1923,6 +1923,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trade/contracts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contract records as a CSV file: every contract the filters match, oldest first,
+         *     streamed (no row limit), with its entry and exit ticks and its result.
+         */
+        get: operations["export_contracts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/trade/contracts/{id}": {
         parameters: {
             query?: never;
@@ -2738,6 +2758,27 @@ export interface paths {
         };
         /** Transaction history with type and date filters and totals. */
         get: operations["bills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/bills/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transaction history as a CSV file: every bill the filters of `GET /api/wallet/bills`
+         *     match, oldest first, streamed (no row limit). Columns: id, time (RFC 3339 UTC), account,
+         *     type, amount, available_after, reference.
+         */
+        get: operations["export_bills"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10120,6 +10161,76 @@ export interface operations {
             };
         };
     };
+    export_contracts: {
+        parameters: {
+            query?: {
+                /** @description `open` (waiting or running) or `settled` (settled or void); all when absent. */
+                status?: "open" | "settled";
+                /** @description Both accounts when absent. */
+                account?: "real" | "demo";
+                /** @description Accepted from (YYYY-MM-DD UTC or ms). */
+                start?: string;
+                /** @description Accepted until, inclusive (YYYY-MM-DD UTC or ms). */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one contract per line after the header */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     contract: {
         parameters: {
             query?: never;
@@ -11793,6 +11904,76 @@ export interface operations {
                 };
             };
             /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    export_bills: {
+        parameters: {
+            query?: {
+                /** @description Every type when absent. */
+                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment";
+                /** @description From (YYYY-MM-DD UTC or ms). */
+                start?: string;
+                /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
+                end?: string;
+                /** @description The real account when absent. */
+                account?: "real" | "demo";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one bill per line after the header */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: {
                 headers: {
                     [name: string]: unknown;
