@@ -4,6 +4,7 @@
 // processing, then completed when paid out; a transfer to another user names the recipient
 // first, and is refused within 24 h of a password change.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { DESKTOP, launch, openPage } from '../lib/browser.mjs';
@@ -130,6 +131,13 @@ describe('money: deposit, withdrawals and a transfer', () => {
     await page.waitForURL(/\/account\/history$/);
     await page.getByLabel('Type').selectOption('withdraw');
     await page.getByTestId('history-count').getByText('1', { exact: true }).waitFor();
+    // The export has the screen's filter: the one withdrawal, as a file to keep.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    assert.equal(download.suggestedFilename(), 'transactions-real.csv');
+    const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
+    assert.equal(lines[0], 'id,time,account,type,amount,available_after,reference');
+    assert.equal(lines.length, 2, lines.join('\n'));
+    assert.match(lines[1], /,real,withdraw,-100\.00,400\.00,\d+$/);
   });
 
   test('a transfer names the recipient first; within 24 h of a password change it is refused', async () => {

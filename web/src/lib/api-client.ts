@@ -87,9 +87,10 @@ function isEnvelope(value: unknown): value is Envelope<unknown> {
 export function createApiClient(options: ApiClientOptions) {
   const endsSession = options.endsSession ?? [401];
 
-  async function request<T>(method: string, path: string, init: RequestOptions = {}): Promise<T> {
+  /** The answer to a call, or the failure to reach the server as an {@link ApiError}. */
+  async function send(method: string, path: string, init: RequestOptions, accept: string): Promise<{ response: Response; token: string | null }> {
     const token = options.getToken();
-    const headers: Record<string, string> = { Accept: 'application/json', language: requestLanguage() };
+    const headers: Record<string, string> = { Accept: accept, language: requestLanguage() };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
 
@@ -102,15 +103,15 @@ export function createApiClient(options: ApiClientOptions) {
     const abort = () => controller.abort();
     init.signal?.addEventListener('abort', abort);
 
-    let response: Response;
     try {
-      response = await fetch(url(path, init.query), {
+      const response = await fetch(url(path, init.query), {
         method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal: controller.signal,
         credentials: 'include',
       });
+      return { response, token };
     } catch (error) {
       if (timedOut) throw new ApiError('TIMEOUT', i18n.t('errors.timeout'), 0);
       if (init.signal?.aborted) throw error;
@@ -119,7 +120,10 @@ export function createApiClient(options: ApiClientOptions) {
       clearTimeout(timer);
       init.signal?.removeEventListener('abort', abort);
     }
+  }
 
+  async function request<T>(method: string, path: string, init: RequestOptions = {}): Promise<T> {
+    const { response, token } = await send(method, path, init, 'application/json');
     let payload: unknown;
     try {
       payload = await response.json();
@@ -145,8 +149,30 @@ export function createApiClient(options: ApiClientOptions) {
     throw new ApiError(ok ? 'BAD_RESPONSE' : `HTTP_${status}`, statusMessage(status), status);
   }
 
+  /**
+   * A file the server writes (an export): its bytes and the name it suggests. The timeout
+   * covers the answer's start, not a long file's transfer; a refusal comes back in the
+   * envelope like any call's.
+   */
+  async function download(path: string, init: RequestOptions = {}): Promise<{ blob: Blob; filename: string }> {
+    const { response, token } = await send('GET', path, init, 'text/csv, application/json');
+    if (!response.ok) {
+      let payload: unknown;
+      try {
+        payload = await response.json();
+      } catch {
+        payload = null;
+      }
+      return settle(response.status, payload, token);
+    }
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'export.csv';
+    return { blob: await response.blob(), filename };
+  }
+
   return {
     get: <T>(path: string, init?: RequestOptions) => request<T>('GET', path, init),
+    download,
     post: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('POST', path, { ...init, body: body ?? {} }),
     put: <T>(path: string, body?: unknown, init?: RequestOptions) => request<T>('PUT', path, { ...init, body: body ?? {} }),
     delete: <T>(path: string, init?: RequestOptions) => request<T>('DELETE', path, init),

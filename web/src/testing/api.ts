@@ -4,7 +4,10 @@
  */
 import { vi } from 'vitest';
 
-export type Handler = (body: unknown, url: URL) => { status?: number; data?: unknown; code?: string; message?: string } | Promise<never>;
+export type Handler = (
+  body: unknown,
+  url: URL,
+) => { status?: number; data?: unknown; code?: string; message?: string; file?: { text: string; name: string } } | Promise<never>;
 
 export function mockApi(handlers: Record<string, Handler>) {
   const calls: Array<{ key: string; body: unknown; url: URL }> = [];
@@ -16,6 +19,10 @@ export function mockApi(handlers: Record<string, Handler>) {
     const handler = handlers[key];
     if (!handler) return new Response(JSON.stringify({ success: false, data: null, message: 'not found', code: 'NOT_FOUND' }), { status: 404 });
     const answer = await handler(body, url);
+    if (answer.file) {
+      const headers = { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${answer.file.name}"` };
+      return new Response(answer.file.text, { status: 200, headers });
+    }
     const status = answer.status ?? 200;
     const payload =
       status < 400

@@ -12,4 +12,6 @@ export const recordsApi = {
   list: (status: 'open' | 'settled', page: number) =>
     api.get<Page<ContractRecord>>('/trade/contracts', { query: { status, page, pageSize: RECORDS_PAGE_SIZE } }),
   get: (id: number) => api.get<ContractRecord>(`/trade/contracts/${id}`),
+  /** Every contract of the tab, both accounts, oldest first, as a CSV file. */
+  export: (status: 'open' | 'settled') => api.download('/trade/contracts/export', { query: { status } }),
 };

@@ -54,6 +54,9 @@ export interface BillFilter {
 export const walletApi = {
   bills: (f: BillFilter) =>
     api.get<Bills>('/wallet/bills', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end, page: f.page, pageSize: f.pageSize } }),
+  /** Every bill the filters match, oldest first, as a CSV file. */
+  exportBills: (f: Omit<BillFilter, 'page' | 'pageSize'>) =>
+    api.download('/wallet/bills/export', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end } }),
   orders: (kind: 'deposit' | 'withdraw', page: number, pageSize: number) =>
     api.get<Page<MoneyOrder>>(kind === 'deposit' ? '/wallet/deposits' : '/wallet/withdrawals', { query: { page, pageSize } }),
   depositInfo: () => api.get<DepositInfo>('/wallet/deposit-info'),

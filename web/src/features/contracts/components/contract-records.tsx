@@ -12,6 +12,7 @@ import { Link, useSearchParams } from 'react-router';
 
 import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
+import { ExportButton } from '@/components/export-button';
 import { Tabs } from '@/components/tabs';
 import { type Page, errorMessage } from '@/lib/api-client';
 import { formatDateTime, formatMoney } from '@/lib/format';
@@ -128,9 +129,12 @@ export function ContractRecords() {
   if (!signedIn) return <LoginRequired />;
   return (
     <section aria-labelledby="records-title">
-      <h1 id="records-title" className="page-title">
-        {t('records.title')}
-      </h1>
+      <div className="page-title-row">
+        <h1 id="records-title" className="page-title">
+          {t('records.title')}
+        </h1>
+        {tab && <ExportButton fetchFile={() => recordsApi.export(tab)} />}
+      </div>
       <Tabs
         label={t('records.title')}
         value={tab}

@@ -1,8 +1,9 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
+import { useToasts } from '@/stores/toast';
 import { useWallet } from '@/stores/wallet';
 
 import { TransactionHistory } from './transaction-history';
@@ -57,4 +58,45 @@ test('pages, and a failed load offers a retry', async () => {
   await user.click(screen.getByRole('button', { name: 'Next' }));
   expect(await screen.findByText('Page 2 of 3')).toBeInTheDocument();
   expect(api.calls.at(-1)!.url.searchParams.get('page')).toBe('2');
+});
+
+test('Export CSV asks for every bill of the filters and saves the file the server names', async () => {
+  const api = mockApi({
+    'GET /api/wallet/bills': () => ({ data: { items: [bill(1, 'deposit', '500')], total: 1, totalIn: '500', totalOut: '0', byType: [] } }),
+    'GET /api/wallet/bills/export': () => ({ file: { text: 'id,time\n1,2026-11-20T00:00:00Z\n', name: 'transactions-real.csv' } }),
+  });
+  // jsdom has no object URLs: the file handed to the link is kept here instead.
+  const saved: string[] = [];
+  let blob: Blob | null = null;
+  const { createObjectURL, revokeObjectURL } = URL;
+  URL.createObjectURL = (b: Blob) => ((blob = b), 'blob:export');
+  URL.revokeObjectURL = () => {};
+  const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    saved.push(this.download);
+  });
+  const { user } = renderAt(<TransactionHistory />);
+  await screen.findByText('Deposit');
+  await user.selectOptions(screen.getByLabelText('Type'), 'deposit');
+  await user.click(screen.getByRole('button', { name: 'Export CSV' }));
+  await screen.findByRole('button', { name: 'Export CSV' });
+  const sent = api.calls.find((c) => c.key === 'GET /api/wallet/bills/export')!.url.searchParams;
+  expect([sent.get('account'), sent.get('type'), sent.get('page')]).toEqual(['real', 'deposit', null]);
+  expect(saved).toEqual(['transactions-real.csv']);
+  expect(await blob!.text()).toBe('id,time\n1,2026-11-20T00:00:00Z\n');
+  click.mockRestore();
+  Object.assign(URL, { createObjectURL, revokeObjectURL });
+});
+
+test('a refused export says why and saves nothing', async () => {
+  mockApi({
+    'GET /api/wallet/bills': () => ({ data: { items: [], total: 0, totalIn: '0', totalOut: '0', byType: [] } }),
+    'GET /api/wallet/bills/export': () => ({ status: 429, code: 'RATE_LIMITED', message: 'Too many attempts, please try again later' }),
+  });
+  const click = vi.spyOn(HTMLAnchorElement.prototype, 'click');
+  const { user } = renderAt(<TransactionHistory />);
+  await user.click(await screen.findByRole('button', { name: 'Export CSV' }));
+  await screen.findByRole('button', { name: 'Export CSV' });
+  await waitFor(() => expect(useToasts.getState().toasts.map((t) => t.text)).toContain('Too many attempts, please try again later'));
+  expect(click).not.toHaveBeenCalled();
+  click.mockRestore();
 });

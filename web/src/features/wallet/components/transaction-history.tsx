@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { ExportButton } from '@/components/export-button';
 import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
@@ -24,6 +25,16 @@ interface Filter {
   end: string;
 }
 
+/** The filters as the server reads them: the user's local days as a range in ms. */
+function serverFilter(account: 'real' | 'demo', filter: Filter) {
+  return {
+    account,
+    type: filter.type,
+    start: filter.start ? String(dayStartMs(filter.start)) : undefined,
+    end: filter.end ? String(dayEndMs(filter.end)) : undefined,
+  };
+}
+
 export function TransactionHistory() {
   const { t, i18n } = useTranslation();
   const account = useWallet((s) => s.account);
@@ -39,14 +50,7 @@ export function TransactionHistory() {
     const id = ++request.current;
     setError(null);
     try {
-      const answer = await walletApi.bills({
-        account,
-        type: filter.type,
-        start: filter.start ? String(dayStartMs(filter.start)) : undefined,
-        end: filter.end ? String(dayEndMs(filter.end)) : undefined,
-        page,
-        pageSize: HISTORY_PAGE_SIZE,
-      });
+      const answer = await walletApi.bills({ ...serverFilter(account, filter), page, pageSize: HISTORY_PAGE_SIZE });
       if (id === request.current) setData(answer);
     } catch (e) {
       if (id === request.current) setError(errorMessage(e, 'errors.fetchRecords'));
@@ -113,6 +117,7 @@ export function TransactionHistory() {
             {t('wallet.history.clear')}
           </button>
         )}
+        <ExportButton fetchFile={() => walletApi.exportBills(serverFilter(account, filter))} />
         {rangeError && (
           <div id="history-range-error" className="field-error" role="alert">
             {rangeError}
