@@ -155,8 +155,16 @@ fn text<T: ToString>(value: Option<T>) -> String {
 }
 
 impl Exported for BillRow {
-    const HEADER: &'static [&'static str] =
-        &["id", "time", "account", "type", "amount", "available_after", "reference"];
+    const HEADER: &'static [&'static str] = &[
+        "id",
+        "time",
+        "account",
+        "type",
+        "amount",
+        "balance_after",
+        "available_after",
+        "reference",
+    ];
     const NAME: &'static str = "transactions";
 
     fn id(&self) -> u64 {
@@ -179,6 +187,7 @@ impl Exported for BillRow {
             self.account.wire_name().to_owned(),
             self.bill_type.wire_name().to_owned(),
             self.amount.to_string(),
+            text(self.total),
             self.balance.to_string(),
             self.reference.to_string(),
         ]

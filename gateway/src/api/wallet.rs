@@ -40,6 +40,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(transfer))
         .routes(routes!(bills))
         .routes(routes!(export_bills))
+        .routes(routes!(statement))
 }
 
 /// A wallet (spec §3: total, available, in position, frozen, 24 h change).
@@ -702,6 +703,89 @@ async fn export_bills(
     let permit = export::admit(&state, user.id.get())?;
     let account = Some(filter.account);
     Ok(export::csv_download(history, user.id.get(), account, permit, move |b| filter.take(b)))
+}
+
+/// A statement's account and dates (every bill type: balances move with all of them).
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct StatementQuery {
+    /// From (YYYY-MM-DD UTC or ms); since the account began when absent.
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub start: Option<String>,
+    /// To, inclusive (YYYY-MM-DD UTC or ms); until now when absent.
+    #[param(
+        pattern = r"^([0-9]{1,15}|(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"
+    )]
+    pub end: Option<String>,
+    /// The real account when absent.
+    #[param(inline)]
+    pub account: Option<AccountParam>,
+}
+
+/// One account's statement over a range.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatementView {
+    /// `real` or `demo`.
+    pub account: String,
+    /// The balance (available + frozen + in position) just before the range; null when it
+    /// cannot be told (bills kept before balances were recorded).
+    pub opening: Option<String>,
+    /// The balance at the range's end (the wallet's total when the range runs to now).
+    pub closing: Option<String>,
+    /// Bills within the range.
+    pub count: u64,
+    /// Sum of incoming amounts.
+    pub total_in: String,
+    /// Sum of outgoing amounts (negative).
+    pub total_out: String,
+    /// Sum per type; opening + every sum = closing.
+    pub by_type: Vec<(String, String)>,
+}
+
+/// A statement of the chosen account for a range of dates: opening and closing balances and
+/// the movements' totals per type, from the same bills as the history and its export.
+#[utoipa::path(get, path = "/api/wallet/statement", tag = "wallet", security(("user" = [])), params(StatementQuery),
+    responses((status = 200, body = Envelope<StatementView>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn statement(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<StatementQuery>,
+) -> Answer<StatementView> {
+    let filter = BillFilter::new(None, query.start, query.end, query.account)?;
+    let history = state.history().await?.clone();
+    let (uid, account) = (user.id.get(), filter.account);
+    let (start, end) = (filter.start, filter.end);
+    let mut found =
+        tokio::task::spawn_blocking(move || history.statement(uid, account, start, end))
+            .await
+            .map_err(ApiError::internal)??;
+    if found.opening.is_none() && found.closing.is_none() && found.count == 0 {
+        // No bill at all: the balance has been the wallet's since the account began.
+        let id = user.id;
+        let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(account).total())).await?;
+        let total = wallet.ok_or_else(ApiError::unauthorized)?.to_decimal();
+        (found.opening, found.closing) = (Some(total), Some(total));
+    }
+    let total_in: Decimal = found.sums.iter().map(|(_, s)| *s).filter(|s| *s > Decimal::ZERO).sum();
+    let total_out: Decimal =
+        found.sums.iter().map(|(_, s)| *s).filter(|s| *s < Decimal::ZERO).sum();
+    ok(StatementView {
+        account: crate::names::account_name(account).into(),
+        opening: found.opening.map(|d| d.to_string()),
+        closing: found.closing.map(|d| d.to_string()),
+        count: found.count,
+        total_in: total_in.to_string(),
+        total_out: total_out.to_string(),
+        by_type: found
+            .sums
+            .into_iter()
+            .map(|(t, s)| (bill_name(t).to_owned(), s.to_string()))
+            .collect(),
+    })
 }
 
 /// Bills with totals.

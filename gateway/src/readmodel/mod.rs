@@ -33,7 +33,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use utoipa::ToSchema;
 
 pub use projector::spawn_projector;
-pub use queries::BillSums;
+pub use queries::{BillSums, Statement};
 pub use rows::{
     AlertRow, AuditRow, BillRow, ContractRow, ContractState, DayRow, LoginRow, NoticeRow,
     OrderKind, OrderRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,

@@ -199,6 +199,7 @@ impl<'a, 't> Writer<'a, 't> {
             bill_type: bill,
             amount: change.amount.to_decimal(),
             balance: change.wallet.available.to_decimal(),
+            total: Some(change.wallet.total().to_decimal()),
             reference: change.reference,
             status: "completed".into(),
             time: now,

@@ -9,7 +9,7 @@ use super::rows::{
 };
 use super::*;
 use crate::names::WireName;
-use engine::types::BillType;
+use engine::types::{AccountKind, BillType};
 
 impl ReadModel {
     /// A user's bills, newest first, and the sum per type of every bill `keep` accepts
@@ -46,6 +46,50 @@ impl ReadModel {
             }
         }
         Ok(sums)
+    }
+
+    /// One account's statement over a range of times (either end open): the balance before
+    /// the range and at its end, and the count and sums per type of the bills within it. One
+    /// scan, newest first, that stops at the first bill before the range; no row bound.
+    pub fn statement(
+        &self,
+        user: u32,
+        account: AccountKind,
+        start: Option<u64>,
+        end: Option<u64>,
+    ) -> Result<Statement, ReadModelError> {
+        let before = |row: &BillRow| row.total.map(|total| total - row.amount);
+        let mut statement = Statement { opening: None, closing: None, count: 0, sums: bill_sums() };
+        // The oldest bill seen so far after the range, and in it: their balances before them
+        // are the balances at the range's end and start when nothing older is found.
+        let (mut after_end, mut oldest_within): (Option<BillRow>, Option<BillRow>) = (None, None);
+        let mut closed = false;
+        for row in self.user_scan(BILL, user)?.rev() {
+            let row: BillRow = serde_json::from_slice(row?.1.value())?;
+            if row.account != account {
+                continue;
+            }
+            if end.is_some_and(|e| row.time > e) {
+                after_end = Some(row);
+                continue;
+            }
+            if !closed {
+                statement.closing = row.total;
+                closed = true;
+            }
+            if start.is_some_and(|s| row.time < s) {
+                statement.opening = row.total;
+                return Ok(statement);
+            }
+            statement.count += 1;
+            add_to_sums(&mut statement.sums, &row);
+            oldest_within = Some(row);
+        }
+        if !closed {
+            statement.closing = after_end.as_ref().and_then(before);
+        }
+        statement.opening = oldest_within.or(after_end).as_ref().and_then(before);
+        Ok(statement)
     }
 
     /// A user's bills with an id above `after`, oldest first, at most `limit`: an export
@@ -220,6 +264,21 @@ impl ReadModel {
 
 /// The sum of bills per type, every type listed.
 pub type BillSums = Vec<(BillType, Decimal)>;
+
+/// One account's statement over a range ([`ReadModel::statement`]). Balances are none when
+/// the account has no bill at all (the wallet's balance then holds for every time) or the
+/// bill they come from was kept without its balance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    /// The balance just before the range.
+    pub opening: Option<Decimal>,
+    /// The balance at the range's end.
+    pub closing: Option<Decimal>,
+    /// Bills within the range.
+    pub count: u64,
+    /// Their sum per type.
+    pub sums: BillSums,
+}
 
 /// A zero sum for every bill type.
 fn bill_sums() -> BillSums {

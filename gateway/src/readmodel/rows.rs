@@ -26,6 +26,11 @@ pub struct BillRow {
     /// Available balance after it.
     #[schema(value_type = String)]
     pub balance: Decimal,
+    /// The account's whole balance after it (available + frozen + in position): a statement's
+    /// opening and closing balances. Absent on bills kept before the read model recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub total: Option<Decimal>,
     /// Contract, order or counterparty it belongs to.
     pub reference: u64,
     /// Bills are final when written.

@@ -660,7 +660,19 @@ fn exports_stream_every_matching_bill_and_contract_as_csv() {
         answer.headers["content-disposition"],
         "attachment; filename=\"transactions-real.csv\""
     );
-    assert_eq!(header, ["id", "time", "account", "type", "amount", "available_after", "reference"]);
+    assert_eq!(
+        header,
+        [
+            "id",
+            "time",
+            "account",
+            "type",
+            "amount",
+            "balance_after",
+            "available_after",
+            "reference"
+        ]
+    );
     assert_eq!(bills.len(), adjustments + 1, "every bill, past the first batch");
     let ids: Vec<u64> = bills.iter().map(|r| r[0].parse().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "oldest first");
@@ -669,16 +681,57 @@ fn exports_stream_every_matching_bill_and_contract_as_csv() {
     let wallet = h.get("/api/wallet/balance", Some(&token));
     assert_eq!(sum.to_string(), "1007.02");
     assert_eq!(wallet.ok()["total"], "1007.02");
-    assert_eq!(&bills[bills.len() - 1][5], wallet.ok()["available"].as_str().unwrap());
+    assert_eq!(&bills[bills.len() - 1][5], wallet.ok()["total"].as_str().unwrap());
+    assert_eq!(&bills[bills.len() - 1][6], wallet.ok()["available"].as_str().unwrap());
     assert_eq!((&bills[0][1][..2], &bills[0][3]), ("20", "adjustment"), "RFC 3339 time, wire type");
     let screen = h.get("/api/wallet/bills?pageSize=1", Some(&token));
     assert_eq!(screen.ok()["total"], bills.len() as u64);
 
     let (_, _, sent) = export("/api/wallet/bills/export?type=transfer_out");
     assert_eq!(sent.len(), 1);
-    assert_eq!((&sent[0][4], &sent[0][6]), ("-5.00", other_uid.to_string().as_str()));
+    assert_eq!((&sent[0][4], &sent[0][7]), ("-5.00", other_uid.to_string().as_str()));
     let (_, header, none) = export("/api/wallet/bills/export?end=1970-01-02");
-    assert_eq!((header.len(), none.len()), (7, 0), "a range before every bill: the header only");
+    assert_eq!((header.len(), none.len()), (8, 0), "a range before every bill: the header only");
+
+    // The statement: opening + the movements = closing, which is the wallet's total now.
+    let statement = h.get("/api/wallet/statement", Some(&token));
+    let whole = statement.ok();
+    assert_eq!((&whole["opening"], &whole["closing"]), (&json!("0.00"), &wallet.ok()["total"]));
+    assert_eq!(
+        (whole["count"].as_u64(), &whole["totalIn"]),
+        (Some(bills.len() as u64), &json!("1012.02"))
+    );
+    assert_eq!(whole["totalOut"], "-5.00");
+    // A range between two bills: its balances are the ones the export shows around it.
+    let (third, fourth): (u64, u64) = (bills[2][0].parse().unwrap(), bills[3][0].parse().unwrap());
+    let time = |row: &csv::StringRecord| {
+        let at =
+            time::OffsetDateTime::parse(&row[1], &time::format_description::well_known::Rfc3339);
+        u64::try_from(at.unwrap().unix_timestamp_nanos() / 1_000_000).unwrap()
+    };
+    assert!(third < fourth);
+    let path = format!("/api/wallet/statement?start={}&end={}", time(&bills[1]), time(&bills[2]));
+    let part = h.get(&path, Some(&token));
+    let within = bills.iter().filter(|r| time(r) >= time(&bills[1]) && time(r) <= time(&bills[2]));
+    let first_in = bills.iter().position(|r| time(r) >= time(&bills[1])).unwrap();
+    let last_in = bills.iter().rposition(|r| time(r) <= time(&bills[2])).unwrap();
+    let opening: rust_decimal::Decimal =
+        bills[first_in][5].parse::<rust_decimal::Decimal>().unwrap()
+            - bills[first_in][4].parse::<rust_decimal::Decimal>().unwrap();
+    assert_eq!(part.ok()["opening"], opening.to_string());
+    assert_eq!(part.ok()["closing"], &bills[last_in][5]);
+    assert_eq!(part.ok()["count"], within.count() as u64);
+    let before = h.get("/api/wallet/statement?end=1970-01-02", Some(&token));
+    assert_eq!(
+        (&before.ok()["opening"], &before.ok()["closing"]),
+        (&json!("0.00"), &json!("0.00"))
+    );
+    // An account without a bill has had its wallet's balance all along.
+    let demo = h.get("/api/wallet/statement?account=demo", Some(&token));
+    let demo_total = h.get("/api/wallet/balance?account=demo", Some(&token)).ok()["total"].clone();
+    assert_eq!((&demo.ok()["opening"], &demo.ok()["closing"]), (&demo_total, &demo_total));
+    h.get("/api/wallet/statement?end=someday", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
 
     let (answer, header, contracts) = export("/api/trade/contracts/export?account=demo");
     assert_eq!(

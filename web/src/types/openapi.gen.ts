@@ -2856,6 +2856,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement of the chosen account for a range of dates: opening and closing balances and
+         *     the movements' totals per type, from the same bills as the history and its export.
+         */
+        get: operations["statement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/transfers": {
         parameters: {
             query?: never;
@@ -3267,6 +3287,11 @@ export interface components {
              * @description When (ms since the epoch).
              */
             time: number;
+            /**
+             * @description The account's whole balance after it (available + frozen + in position): a statement's
+             *     opening and closing balances. Absent on bills kept before the read model recorded it.
+             */
+            total?: string | null;
             /** @description deposit, withdraw, profit, loss, fee, refund, reward, transfer_in, transfer_out, adjustment. */
             type: string;
         };
@@ -4708,6 +4733,39 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_StatementView: {
+            /** @description One account's statement over a range. */
+            data: {
+                /** @description `real` or `demo`. */
+                account: string;
+                /** @description Sum per type; opening + every sum = closing. */
+                byType: [
+                    string,
+                    string
+                ][];
+                /** @description The balance at the range's end (the wallet's total when the range runs to now). */
+                closing?: string | null;
+                /**
+                 * Format: int64
+                 * @description Bills within the range.
+                 */
+                count: number;
+                /**
+                 * @description The balance (available + frozen + in position) just before the range; null when it
+                 *     cannot be told (bills kept before balances were recorded).
+                 */
+                opening?: string | null;
+                /** @description Sum of incoming amounts. */
+                totalIn: string;
+                /** @description Sum of outgoing amounts (negative). */
+                totalOut: string;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_SystemConfig: {
             /** @description The whole system configuration. */
             data: {
@@ -6119,6 +6177,32 @@ export interface components {
              *     asked for the same index answers the same index and the same hash.
              */
             stateHash: string;
+        };
+        /** @description One account's statement over a range. */
+        StatementView: {
+            /** @description `real` or `demo`. */
+            account: string;
+            /** @description Sum per type; opening + every sum = closing. */
+            byType: [
+                string,
+                string
+            ][];
+            /** @description The balance at the range's end (the wallet's total when the range runs to now). */
+            closing?: string | null;
+            /**
+             * Format: int64
+             * @description Bills within the range.
+             */
+            count: number;
+            /**
+             * @description The balance (available + frozen + in position) just before the range; null when it
+             *     cannot be told (bills kept before balances were recorded).
+             */
+            opening?: string | null;
+            /** @description Sum of incoming amounts. */
+            totalIn: string;
+            /** @description Sum of outgoing amounts (negative). */
+            totalOut: string;
         };
         /** @description The whole system configuration. */
         SystemConfig: {
@@ -12255,6 +12339,66 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    statement: {
+        parameters: {
+            query?: {
+                /** @description From (YYYY-MM-DD UTC or ms); since the account began when absent. */
+                start?: string;
+                /** @description To, inclusive (YYYY-MM-DD UTC or ms); until now when absent. */
+                end?: string;
+                /** @description The real account when absent. */
+                account?: "real" | "demo";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_StatementView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
