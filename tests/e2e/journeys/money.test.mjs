@@ -135,9 +135,12 @@ describe('money: deposit, withdrawals and a transfer', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     assert.equal(download.suggestedFilename(), 'transactions-real.csv');
     const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
-    assert.equal(lines[0], 'id,time,account,type,amount,available_after,reference');
+    assert.equal(lines[0], 'id,time,account,type,amount,balance_after,available_after,reference');
     assert.equal(lines.length, 2, lines.join('\n'));
-    assert.match(lines[1], /,real,withdraw,-100\.00,400\.00,\d+$/);
+    assert.match(lines[1], /,real,withdraw,-100\.00,400\.00,400\.00,\d+$/);
+    // The balances frame the history: from nothing to the wallet's 400.00.
+    await page.getByTestId('history-closing').getByText('400.00').waitFor();
+    assert.equal(await page.getByTestId('history-opening').innerText(), '0.00');
   });
 
   test('a transfer names the recipient first; within 24 h of a password change it is refused', async () => {

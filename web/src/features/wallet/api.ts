@@ -16,6 +16,8 @@ export type Bill = Schemas['BillRow'];
 
 /** A page of bills, with the totals in and out of all that matched, and per bill type. */
 export type Bills = Schemas['Bills'];
+/** An account's opening and closing balances over a range, and its movements' totals. */
+export type Statement = Schemas['StatementView'];
 
 export type { MoneyOrder, OrderStatus };
 
@@ -54,6 +56,8 @@ export interface BillFilter {
 export const walletApi = {
   bills: (f: BillFilter) =>
     api.get<Bills>('/wallet/bills', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end, page: f.page, pageSize: f.pageSize } }),
+  statement: (f: Omit<BillFilter, 'page' | 'pageSize' | 'type'>) =>
+    api.get<Statement>('/wallet/statement', { query: { account: f.account, start: f.start, end: f.end } }),
   /** Every bill the filters match, oldest first, as a CSV file. */
   exportBills: (f: Omit<BillFilter, 'page' | 'pageSize'>) =>
     api.download('/wallet/bills/export', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end } }),

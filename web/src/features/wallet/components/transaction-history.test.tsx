@@ -10,6 +10,8 @@ import { TransactionHistory } from './transaction-history';
 
 const bill = (id: number, type: string, amount: string) => ({ id, account: 'real', type, amount, balance: '100', reference: 1, status: 'completed', time: 1_795_132_800_000 + id });
 
+const statement = { account: 'real', opening: '0.00', closing: '400.00', count: 2, totalIn: '500', totalOut: '-100', byType: [] };
+
 beforeEach(() => {
   vi.unstubAllGlobals();
   useWallet.setState({ account: 'real' });
@@ -17,6 +19,7 @@ beforeEach(() => {
 
 test('totals, a type filter and local-day dates go to the server; an end before the start is refused', async () => {
   const api = mockApi({
+    'GET /api/wallet/statement': () => ({ data: statement }),
     'GET /api/wallet/bills': (_, url) =>
       url.searchParams.get('type') === 'reward'
         ? { data: { items: [], total: 0, totalIn: '0', totalOut: '0', byType: [] } }
@@ -27,6 +30,8 @@ test('totals, a type filter and local-day dates go to the server; an end before 
   expect(screen.getByTestId('history-count')).toHaveTextContent('2');
   expect(within(screen.getByLabelText('Totals')).getByText('+500.00')).toBeInTheDocument();
   expect(within(screen.getByLabelText('Totals')).getByText('-100.00')).toBeInTheDocument();
+  expect(screen.getByTestId('history-opening')).toHaveTextContent('0.00');
+  expect(screen.getByTestId('history-closing')).toHaveTextContent('400.00');
 
   await user.selectOptions(screen.getByLabelText('Type'), 'reward');
   expect(await screen.findByText('No transactions match these filters')).toBeInTheDocument();
@@ -47,6 +52,7 @@ test('totals, a type filter and local-day dates go to the server; an end before 
 test('pages, and a failed load offers a retry', async () => {
   let fail = true;
   const api = mockApi({
+    'GET /api/wallet/statement': () => ({ data: statement }),
     'GET /api/wallet/bills': (_, url) =>
       fail ? { status: 500, code: 'INTERNAL', message: 'Server error' } : { data: { items: [bill(Number(url.searchParams.get('page')), 'fee', '-1')], total: 45, totalIn: '0', totalOut: '-45', byType: [] } },
   });
@@ -57,11 +63,15 @@ test('pages, and a failed load offers a retry', async () => {
   expect(await screen.findByText('Page 1 of 3')).toBeInTheDocument();
   await user.click(screen.getByRole('button', { name: 'Next' }));
   expect(await screen.findByText('Page 2 of 3')).toBeInTheDocument();
-  expect(api.calls.at(-1)!.url.searchParams.get('page')).toBe('2');
+  const pages = api.calls.filter((c) => c.key === 'GET /api/wallet/bills');
+  expect(pages.at(-1)!.url.searchParams.get('page')).toBe('2');
+  // The balances do not depend on the page: asked for once.
+  expect(api.count('GET /api/wallet/statement')).toBe(1);
 });
 
 test('Export CSV asks for every bill of the filters and saves the file the server names', async () => {
   const api = mockApi({
+    'GET /api/wallet/statement': () => ({ data: statement }),
     'GET /api/wallet/bills': () => ({ data: { items: [bill(1, 'deposit', '500')], total: 1, totalIn: '500', totalOut: '0', byType: [] } }),
     'GET /api/wallet/bills/export': () => ({ file: { text: 'id,time\n1,2026-11-20T00:00:00Z\n', name: 'transactions-real.csv' } }),
   });
@@ -89,6 +99,7 @@ test('Export CSV asks for every bill of the filters and saves the file the serve
 
 test('a refused export says why and saves nothing', async () => {
   mockApi({
+    'GET /api/wallet/statement': () => ({ data: statement }),
     'GET /api/wallet/bills': () => ({ data: { items: [], total: 0, totalIn: '0', totalOut: '0', byType: [] } }),
     'GET /api/wallet/bills/export': () => ({ status: 429, code: 'RATE_LIMITED', message: 'Too many attempts, please try again later' }),
   });

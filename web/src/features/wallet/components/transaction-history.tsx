@@ -13,7 +13,7 @@ import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
 import { useWallet } from '@/stores/wallet';
 
-import { BILL_TYPES, type BillType, type Bills, walletApi } from '../api';
+import { BILL_TYPES, type BillType, type Bills, type Statement, walletApi } from '../api';
 import { checkRange, dayEndMs, dayStartMs } from '@/lib/dates';
 import { BillList } from './bill-list';
 
@@ -43,6 +43,7 @@ export function TransactionHistory() {
   const [rangeError, setRangeError] = useState<string | null>(null);
   const [page, setPage] = useState(1);
   const [data, setData] = useState<Bills | null>(null);
+  const [statement, setStatement] = useState<Statement | null>(null);
   const [error, setError] = useState<string | null>(null);
   const request = useRef(0);
 
@@ -61,6 +62,19 @@ export function TransactionHistory() {
     setData(null);
     void load();
   }, [load]);
+
+  // The range's opening and closing balances, for every type and page: shown when they come.
+  useEffect(() => {
+    let current = true;
+    setStatement(null);
+    walletApi.statement(serverFilter(account, filter)).then(
+      (answer) => current && setStatement(answer),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [account, filter]);
 
   const apply = (next: Filter) => {
     setDraft(next);
@@ -144,6 +158,22 @@ export function TransactionHistory() {
               <bdi dir="ltr">{money(data.totalOut)}</bdi>
             </dd>
           </div>
+          {statement && (
+            <>
+              <div>
+                <dt>{t('wallet.history.opening')}</dt>
+                <dd className="num" data-testid="history-opening">
+                  <bdi dir="ltr">{statement.opening ? formatMoney(statement.opening, i18n.language) : '—'}</bdi>
+                </dd>
+              </div>
+              <div>
+                <dt>{t('wallet.history.closing')}</dt>
+                <dd className="num" data-testid="history-closing">
+                  <bdi dir="ltr">{statement.closing ? formatMoney(statement.closing, i18n.language) : '—'}</bdi>
+                </dd>
+              </div>
+            </>
+          )}
         </dl>
       )}
       {error ? (
