@@ -41,6 +41,7 @@ export function createRouter() {
             { path: 'account', loader: requireUser, lazy: () => screen(import('./routes/account-page'), ['account', 'wallet']) },
             { path: 'account/wallet', loader: requireUser, lazy: () => screen(import('./routes/wallet-page'), ['wallet']) },
             { path: 'account/history', loader: requireUser, lazy: () => screen(import('./routes/history-page'), ['wallet']) },
+            { path: 'account/statement', loader: requireUser, lazy: () => screen(import('./routes/statement-page'), ['wallet']) },
             { path: 'account/responsible-trading', loader: requireUser, lazy: () => screen(import('./routes/responsible-page'), ['responsible']) },
             { path: 'account/notifications', loader: requireUser, lazy: () => import('./routes/notifications-page') },
             { path: 'account/price-alerts', loader: requireUser, lazy: () => screen(import('./routes/price-alerts-page'), ['alerts']) },

@@ -2,4 +2,5 @@
 export { WalletActions } from './components/wallet-actions';
 export { WalletView } from './components/wallet-view';
 export { TransactionHistory } from './components/transaction-history';
+export { AccountStatement } from './components/account-statement';
 export { DemoReset } from './components/demo-reset';

@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { ExportButton } from '@/components/export-button';
 import { Pager } from '@/components/pager';
@@ -33,6 +34,14 @@ function serverFilter(account: 'real' | 'demo', filter: Filter) {
     start: filter.start ? String(dayStartMs(filter.start)) : undefined,
     end: filter.end ? String(dayEndMs(filter.end)) : undefined,
   };
+}
+
+/** The printable statement of the same account and days (every type: balances move with all). */
+function statementLink(account: 'real' | 'demo', filter: Filter): string {
+  const days = new URLSearchParams({ account });
+  if (filter.start) days.set('start', filter.start);
+  if (filter.end) days.set('end', filter.end);
+  return `/account/statement?${days.toString()}`;
 }
 
 export function TransactionHistory() {
@@ -132,6 +141,9 @@ export function TransactionHistory() {
           </button>
         )}
         <ExportButton fetchFile={() => walletApi.exportBills(serverFilter(account, filter))} />
+        <Link to={statementLink(account, filter)} className="btn btn-ghost btn-small">
+          {t('wallet.statement.open')}
+        </Link>
         {rangeError && (
           <div id="history-range-error" className="field-error" role="alert">
             {rangeError}
