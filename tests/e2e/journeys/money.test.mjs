@@ -141,6 +141,13 @@ describe('money: deposit, withdrawals and a transfer', () => {
     // The balances frame the history: from nothing to the wallet's 400.00.
     await page.getByTestId('history-closing').getByText('400.00').waitFor();
     assert.equal(await page.getByTestId('history-opening').innerText(), '0.00');
+    // The printable statement of the same account: the browser makes its PDF.
+    await page.getByRole('link', { name: 'Statement', exact: true }).click();
+    await page.waitForURL(/\/account\/statement\?account=real$/);
+    await page.getByTestId('statement-closing').getByText('400.00').waitFor();
+    assert.equal(await page.getByTestId('statement-opening').innerText(), '0.00');
+    const pdf = await page.pdf({ format: 'A4' });
+    assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
   });
 
   test('a transfer names the recipient first; within 24 h of a password change it is refused', async () => {

@@ -133,6 +133,8 @@ export class DrawingLayer implements ISeriesPrimitive<Time> {
   /** The last press on the chart was the layer's (the chart's own click ignores it). */
   private tookPress = false;
   private requestUpdate: () => void = () => {};
+  /** What the toolbar was last told, so that a drag does not re-render it on every move. */
+  private told = '';
   private readonly views: readonly IPrimitivePaneView[];
   private labels: ISeriesPrimitiveAxisView[] = [];
 
@@ -408,12 +410,16 @@ export class DrawingLayer implements ISeriesPrimitive<Time> {
     if (save && this.symbol) saveDrawings(this.symbol, this.drawings);
     this.labels = this.drawings.filter((d) => d.kind === 'hline').map((d) => this.priceLabel(d));
     this.requestUpdate();
-    this.onState({
+    const state: DrawingState = {
       tool: this.tool,
       selected: this.selectedId !== null,
       count: this.drawings.length,
       full: this.drawings.length >= DRAWINGS_PER_SYMBOL_MAX,
-    });
+    };
+    const told = JSON.stringify(state);
+    if (told === this.told) return;
+    this.told = told;
+    this.onState(state);
   }
 
   private priceLabel(drawing: Drawing): ISeriesPrimitiveAxisView {
