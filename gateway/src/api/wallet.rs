@@ -742,8 +742,18 @@ pub struct StatementView {
     pub total_in: String,
     /// Sum of outgoing amounts (negative).
     pub total_out: String,
-    /// Sum per type; opening + every sum = closing.
-    pub by_type: Vec<(String, String)>,
+    /// Sum per bill type (every type, zero included); opening + every sum = closing.
+    pub by_type: Vec<TypeSum>,
+}
+
+/// The sum of one bill type's amounts.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TypeSum {
+    /// The bill type (deposit, withdraw, profit, ...).
+    #[serde(rename = "type")]
+    pub bill_type: String,
+    /// The sum of its amounts (signed).
+    pub amount: String,
 }
 
 /// A statement of the chosen account for a range of dates: opening and closing balances and
@@ -783,7 +793,7 @@ async fn statement(
         by_type: found
             .sums
             .into_iter()
-            .map(|(t, s)| (bill_name(t).to_owned(), s.to_string()))
+            .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
             .collect(),
     })
 }

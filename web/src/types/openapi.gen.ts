@@ -4738,11 +4738,8 @@ export interface components {
             data: {
                 /** @description `real` or `demo`. */
                 account: string;
-                /** @description Sum per type; opening + every sum = closing. */
-                byType: [
-                    string,
-                    string
-                ][];
+                /** @description Sum per bill type (every type, zero included); opening + every sum = closing. */
+                byType: components["schemas"]["TypeSum"][];
                 /** @description The balance at the range's end (the wallet's total when the range runs to now). */
                 closing?: string | null;
                 /**
@@ -6182,11 +6179,8 @@ export interface components {
         StatementView: {
             /** @description `real` or `demo`. */
             account: string;
-            /** @description Sum per type; opening + every sum = closing. */
-            byType: [
-                string,
-                string
-            ][];
+            /** @description Sum per bill type (every type, zero included); opening + every sum = closing. */
+            byType: components["schemas"]["TypeSum"][];
             /** @description The balance at the range's end (the wallet's total when the range runs to now). */
             closing?: string | null;
             /**
@@ -6356,6 +6350,13 @@ export interface components {
         TwoFactorState: {
             /** @description On or off. */
             enabled: boolean;
+        };
+        /** @description The sum of one bill type's amounts. */
+        TypeSum: {
+            /** @description The sum of its amounts (signed). */
+            amount: string;
+            /** @description The bill type (deposit, withdraw, profit, ...). */
+            type: string;
         };
         /** @description A stored upload. */
         Uploaded: {

@@ -197,6 +197,7 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
         : drawing?.full
           ? t('trade.draw.full', { max: DRAWINGS_PER_SYMBOL_MAX })
           : t('trade.draw.hintPick');
+  const hint = drawHint ?? (type === 'baseline' ? t('trade.baselineHint') : null);
   return (
     <section className="chart-section" aria-label={t('trade.chart')}>
       <div className="chart-toolbar">
@@ -267,11 +268,6 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
             </span>
           </>
         )}
-        {drawHint ? (
-          <span className="chart-hint">{drawHint}</span>
-        ) : (
-          type === 'baseline' && <span className="chart-hint">{t('trade.baselineHint')}</span>
-        )}
       </div>
       <div className="chart-frame" dir="ltr" style={{ '--panes': panes } as React.CSSProperties}>
         <div
@@ -285,6 +281,13 @@ export function PriceChart({ symbol, precision, contracts }: PriceChartProps) {
           data-indicators={indicators.join(',')}
           data-drawings={drawing?.count ?? 0}
         />
+        {hint && (
+          // Over the chart, not above it: a hint that came and went above would move the chart
+          // under the trader's finger.
+          <div className="chart-hint" dir={i18n.dir()} role="status">
+            {hint}
+          </div>
+        )}
         {drawOpen && (
           <div className="draw-tools" role="toolbar" aria-label={t('trade.draw.tools')} aria-orientation="vertical">
             {DRAWING_KINDS.map((kind) => {

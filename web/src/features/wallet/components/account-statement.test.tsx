@@ -15,10 +15,10 @@ const STATEMENT = {
   totalIn: '500.00',
   totalOut: '-225.00',
   byType: [
-    ['deposit', '500.00'],
-    ['withdraw', '-200.00'],
-    ['transfer_out', '-25.00'],
-    ['profit', '0'],
+    { type: 'deposit', amount: '500.00' },
+    { type: 'withdraw', amount: '-200.00' },
+    { type: 'transfer_out', amount: '-25.00' },
+    { type: 'profit', amount: '0' },
   ],
 };
 
@@ -44,7 +44,7 @@ test("the statement reads the range's local days and shows opening + movements =
     .map((row) => row.textContent);
   // Types without a movement are left out.
   expect(rows).toEqual(['Opening balance100.00', 'Deposit+500.00', 'Withdrawal-200.00', 'Transfer out-25.00', 'Closing balance375.00']);
-  expect(screen.getByText('3 movements in this period. Every one of them, with its time and balance, is in the CSV export of the transaction history.')).toBeInTheDocument();
+  expect(screen.getByText('Movements in this period: 3. Every one of them, with its time and balance, is in the CSV export of the transaction history.')).toBeInTheDocument();
   expect(screen.getByText('November 1, 2026 – November 20, 2026')).toBeInTheDocument();
 });
 

@@ -84,7 +84,7 @@ export function AccountStatement() {
         </div>
         <div>
           <dt>{t('wallet.statement.printed')}</dt>
-          <dd className="num">{formatDateTime(printedAt, i18n.language)}</dd>
+          <dd>{formatDateTime(printedAt, i18n.language)}</dd>
         </div>
       </dl>
       {problem ? (
@@ -104,12 +104,12 @@ export function AccountStatement() {
                 </td>
               </tr>
               {data.byType
-                .filter(([, sum]) => Number(sum) !== 0)
-                .map(([type, sum]) => (
+                .filter(({ amount }) => Number(amount) !== 0)
+                .map(({ type, amount }) => (
                   <tr key={type}>
                     <th scope="row">{t(`wallet.billType.${type}`)}</th>
-                    <td className={`num ${Number(sum) > 0 ? 'up' : 'down'}`}>
-                      <bdi dir="ltr">{money(sum, true)}</bdi>
+                    <td className={`num ${Number(amount) > 0 ? 'up' : 'down'}`}>
+                      <bdi dir="ltr">{money(amount, true)}</bdi>
                     </td>
                   </tr>
                 ))}
