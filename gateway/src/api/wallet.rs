@@ -687,7 +687,7 @@ pub struct BillExportQuery {
 
 /// The transaction history as a CSV file: every bill the filters of `GET /api/wallet/bills`
 /// match, oldest first, streamed (no row limit). Columns: id, time (RFC 3339 UTC), account,
-/// type, amount, available_after, reference.
+/// type, amount, balance_after, available_after, reference.
 #[utoipa::path(get, path = "/api/wallet/bills/export", tag = "wallet", security(("user" = [])), params(BillExportQuery),
     responses(
         (status = 200, description = "CSV, one bill per line after the header", content_type = "text/csv", body = String),

@@ -2776,7 +2776,7 @@ export interface paths {
         /**
          * The transaction history as a CSV file: every bill the filters of `GET /api/wallet/bills`
          *     match, oldest first, streamed (no row limit). Columns: id, time (RFC 3339 UTC), account,
-         *     type, amount, available_after, reference.
+         *     type, amount, balance_after, available_after, reference.
          */
         get: operations["export_bills"];
         put?: never;

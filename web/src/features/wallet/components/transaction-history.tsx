@@ -76,14 +76,15 @@ export function TransactionHistory() {
   useEffect(() => {
     let current = true;
     setStatement(null);
-    walletApi.statement(serverFilter(account, filter)).then(
+    walletApi.statement(serverFilter(account, { type: '', start: filter.start, end: filter.end })).then(
       (answer) => current && setStatement(answer),
       () => undefined,
     );
     return () => {
       current = false;
     };
-  }, [account, filter]);
+    // Balances move with every type: a change of the type filter does not ask again.
+  }, [account, filter.start, filter.end]);
 
   const apply = (next: Filter) => {
     setDraft(next);
