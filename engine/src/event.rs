@@ -90,24 +90,77 @@ pub struct WalletChange {
     pub reference: u64,
 }
 
-/// A settled contract, with everything needed to re-derive its result.
+/// A settled contract, with everything needed to re-derive its result. It is also the owner's
+/// wallet change (there is no separate `Wallet` event for it).
+///
+/// Laid out for a tick that settles a million contracts: the event holds the exit tick and
+/// the wallet inline (they fit in the room every event has) and boxes only the rest, 160
+/// bytes, so each settled contract writes one event and one small allocation. It derefs to
+/// the boxed part, so readers write `settlement.contract` and `settlement.exit` alike.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settlement {
+    /// The contract and how it ended.
+    pub closed: Box<SettledContract>,
+    /// The exit tick (none for a void without one).
+    pub exit: Option<TickRef>,
+    /// The owner's wallet after the credit.
+    pub wallet: Wallet,
+}
+
+/// The boxed part of a [`Settlement`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettledContract {
     /// The contract as it was open.
     pub contract: Contract,
     /// Product code.
     pub symbol: Symbol,
     /// How it ended.
     pub outcome: Outcome,
-    /// The exit tick (none for a void without one).
-    pub exit: Option<TickRef>,
     /// Credited to available: payout on a win, stake on a tie, stake + fee on a void.
     pub credited: Money,
-    /// Net result for the user: credited - stake - fee.
-    pub profit: Money,
     /// Sequencer time of settlement (ms).
     pub settled_ms: u64,
 }
+
+impl std::ops::Deref for Settlement {
+    type Target = SettledContract;
+
+    fn deref(&self) -> &SettledContract {
+        &self.closed
+    }
+}
+
+impl Settlement {
+    /// Net result for the user: credited - stake - fee.
+    pub fn profit(&self) -> Money {
+        self.credited - self.contract.stake - self.contract.fee
+    }
+
+    /// The owner's wallet change: a profit or a loss bill, a refunded fee for a void, and no
+    /// bill for a tie (the stake only returns to available).
+    pub fn wallet_change(&self) -> WalletChange {
+        let Contract { stake, fee, .. } = self.contract;
+        let (bill, amount) = match self.outcome {
+            Outcome::Win => (Some(BillType::Profit), self.credited - stake),
+            Outcome::Loss => (Some(BillType::Loss), -stake),
+            Outcome::Tie => (None, Money::ZERO),
+            _ if fee.is_zero() => (None, Money::ZERO),
+            _ => (Some(BillType::Refund), fee),
+        };
+        WalletChange {
+            user: self.contract.user,
+            account: self.contract.account,
+            bill,
+            amount,
+            wallet: self.wallet.clone(),
+            reference: self.contract.id.get(),
+        }
+    }
+}
+
+// What a burst of settlements writes per contract: one event and one boxed part.
+const _: () = assert!(std::mem::size_of::<Event>() <= 80);
+const _: () = assert!(std::mem::size_of::<SettledContract>() <= 160);
 
 /// Something that changed.
 /// Not `non_exhaustive`: every reader of events names each kind, so that a new one makes each
@@ -159,7 +212,7 @@ pub enum Event {
         expiry_ms: u64,
     },
     /// A contract ended.
-    ContractSettled(Box<Settlement>),
+    ContractSettled(Settlement),
     /// A deposit order was created.
     DepositRequested(Box<DepositOrder>),
     /// A withdrawal order was created.

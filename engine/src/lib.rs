@@ -43,5 +43,7 @@ pub use command::{
 };
 pub use engine::{Engine, Ledger, Stamp};
 pub use error::EngineError;
-pub use event::{AuditRecord, CommandResult, Event, Reply, Settlement, WalletChange};
+pub use event::{
+    AuditRecord, CommandResult, Event, Reply, SettledContract, Settlement, WalletChange,
+};
 pub use identity::invite_code_for;

@@ -12,10 +12,12 @@ use rust_decimal::Decimal;
 use crate::command::PlaceOrder;
 use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::engine::Due;
-use crate::event::{CommandResult, Event, Reply, Settlement};
+use crate::event::{CommandResult, Event, Reply, SettledContract, Settlement};
 use crate::money::{is_valid_price, Money, Rate};
 use crate::slab::SlotRef;
-use crate::types::{AccountKind, BillType, Contract, Direction, Outcome, Symbol, TickRef};
+use crate::types::{
+    AccountKind, BillType, Contract, ContractId, Direction, Outcome, Symbol, TickRef, UserId,
+};
 use crate::{Engine, EngineError};
 
 /// Due contracts requested from memory ahead of settling, at most (a burst of a million
@@ -332,6 +334,7 @@ impl Engine {
         let wallet = account.wallet_mut(contract.account);
         wallet.in_position -= stake;
         wallet.available += credited;
+        let after = wallet.clone();
         let house_gain = stake - credited;
         match contract.account {
             AccountKind::Real => {
@@ -340,46 +343,46 @@ impl Engine {
             }
             AccountKind::Demo => self.ledger.demo_house += house_gain,
         }
-        let (bill, amount) = match outcome {
-            Outcome::Win => (Some(BillType::Profit), credited - stake),
-            Outcome::Loss => (Some(BillType::Loss), -stake),
-            Outcome::Tie => (None, Money::ZERO),
-            _ if fee.is_zero() => (None, Money::ZERO),
-            _ => (Some(BillType::Refund), fee),
-        };
-        self.wallet_event(contract.user, contract.account, bill, amount, id.get(), events);
+        let rewarded = contract.account == AccountKind::Real
+            && matches!(outcome, Outcome::Win | Outcome::Loss);
+        let user = contract.user;
+        if !self.quiet {
+            let symbol = self.products[usize::from(contract.product)].symbol;
+            let settled_ms = self.now_ms;
+            events.push(Event::ContractSettled(Settlement {
+                closed: Box::new(SettledContract {
+                    contract,
+                    symbol,
+                    outcome,
+                    credited,
+                    settled_ms,
+                }),
+                exit,
+                wallet: after,
+            }));
+        }
         // Rewards come out of what the house took in: a returned stake (tie, void) earns none.
-        if contract.account == AccountKind::Real && matches!(outcome, Outcome::Win | Outcome::Loss)
-        {
-            self.pay_rewards(&contract, events);
+        if rewarded {
+            self.pay_rewards(user, stake, id, events);
         }
-        if self.quiet {
-            return;
-        }
-        let symbol = self.products[usize::from(contract.product)].symbol;
-        let settled_ms = self.now_ms;
-        let profit = credited - stake - fee;
-        events.push(Event::ContractSettled(Box::new(Settlement {
-            contract,
-            symbol,
-            outcome,
-            exit,
-            credited,
-            profit,
-            settled_ms,
-        })));
     }
 
     /// Pays generations 1-3 of the contract owner's inviters from the house (decisions §5), at
     /// the rates in force now. The contract's reserve (released just before) covered the rates
     /// in force at acceptance; if an admin has raised them since, the difference comes from the
     /// house's free capital and never beyond it, so the house cannot fall below its reserve.
-    fn pay_rewards(&mut self, contract: &Contract, events: &mut Vec<Event>) {
-        let mut inviter = self.accounts[contract.user.index()].inviter();
+    fn pay_rewards(
+        &mut self,
+        user: UserId,
+        stake: Money,
+        contract: ContractId,
+        events: &mut Vec<Event>,
+    ) {
+        let mut inviter = self.accounts[user.index()].inviter();
         for generation in 0..self.terms.reward_rates.len() {
             let Some(to) = inviter else { break };
             let free = self.ledger.house - self.ledger.house_reserved;
-            let reward = contract.stake.times(self.terms.reward_rates[generation]).min(free);
+            let reward = stake.times(self.terms.reward_rates[generation]).min(free);
             if reward.is_positive() {
                 self.ledger.house -= reward;
                 self.account_mut(to).real.available += reward;
@@ -388,7 +391,7 @@ impl Engine {
                     AccountKind::Real,
                     Some(BillType::Reward),
                     reward,
-                    contract.id.get(),
+                    contract.get(),
                     events,
                 );
             }

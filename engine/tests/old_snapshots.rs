@@ -10,7 +10,7 @@ mod common;
 use common::{btc, usdt, Harness};
 use engine::types::AccountKind::Real;
 use engine::types::UserId;
-use engine::{Engine, Event};
+use engine::Engine;
 
 #[test]
 fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
@@ -35,7 +35,8 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
     h.tick(btc(), "104"); // past bob's expiry: both won
     let credits: Vec<_> = h.settlements().iter().map(|s| (s.contract.user, s.credited)).collect();
     assert_eq!(credits, [(UserId(1), usdt("22.83")), (UserId(2), usdt("14.37"))]);
-    assert!(h.events.iter().any(|e| matches!(e, Event::Wallet(w) if w.user == UserId(1))));
+    let alices = h.settlements()[0].wallet_change();
+    assert_eq!((alices.user, alices.wallet.available), (UserId(1), usdt("510.49")));
     assert_eq!(h.available(UserId(1), Real), usdt("510.49").to_decimal());
     assert_eq!(h.engine.ledger().house_reserved, usdt("0"));
     h.check();

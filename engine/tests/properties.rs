@@ -199,7 +199,7 @@ impl Model {
             _ => stake + c.fee.to_decimal(),
         };
         assert_eq!(s.credited.to_decimal(), credited, "credit of contract {}", c.id);
-        assert_eq!(s.profit.to_decimal(), credited - stake - c.fee.to_decimal());
+        assert_eq!(s.profit().to_decimal(), credited - stake - c.fee.to_decimal());
     }
 }
 

@@ -197,6 +197,34 @@ fn three_generations_of_inviters_earn_rewards_on_real_contracts_only() {
 }
 
 #[test]
+fn a_settlement_is_its_owners_wallet_change_with_the_bill_of_its_outcome() {
+    let mut h = Harness::new();
+    let ann = h.funded_user("ann", "100");
+    contract_id(h.order(ann, Real, btc(), Up, "10", 60));
+    contract_id(h.order(ann, Real, btc(), Down, "20", 60));
+    contract_id(h.order(ann, Real, btc(), Up, "30", 300));
+    h.tick(btc(), "10");
+    h.advance(60_000);
+    h.tick(btc(), "11");
+    h.advance(1_000);
+    h.tick(btc(), "11");
+    let settled = h.settlements();
+    assert_eq!(settled.len(), 2);
+    let win = settled.iter().find(|s| s.outcome == Outcome::Win).unwrap().wallet_change();
+    let loss = settled.iter().find(|s| s.outcome == Outcome::Loss).unwrap().wallet_change();
+    assert_eq!((win.bill, win.amount), (Some(BillType::Profit), usdt("8.50")));
+    assert_eq!((loss.bill, loss.amount), (Some(BillType::Loss), usdt("-20")));
+    // The second settled last: its wallet is the account's now, with the third still staked.
+    let last = settled[1].wallet_change();
+    assert_eq!(&last.wallet, h.engine.account(ann).unwrap().wallet(Real));
+    assert_eq!(last.wallet.in_position, usdt("30"));
+    assert_eq!((last.user, last.account), (ann, Real));
+    assert_eq!(last.reference, settled[1].contract.id.get());
+    assert!(!h.events.iter().any(|e| matches!(e, Event::Wallet(w) if w.bill == Some(BillType::Profit) || w.bill == Some(BillType::Loss))));
+    h.check();
+}
+
+#[test]
 fn a_tie_earns_the_inviters_no_reward() {
     let mut h = Harness::new();
     let inviter = h.register("inviter", None);

@@ -170,7 +170,7 @@ impl Harness {
         self.events
             .iter()
             .filter_map(|e| match e {
-                Event::ContractSettled(s) => Some(&**s),
+                Event::ContractSettled(s) => Some(s),
                 _ => None,
             })
             .collect()

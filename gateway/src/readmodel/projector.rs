@@ -144,7 +144,10 @@ impl<'a, 't> Writer<'a, 't> {
                     },
                 )?;
             }
-            Event::ContractSettled(settlement) => self.settled(settlement)?,
+            Event::ContractSettled(settlement) => {
+                self.bill(&settlement.wallet_change())?;
+                self.settled(settlement)?;
+            }
             Event::DepositRequested(order) => self.deposit_requested(order)?,
             Event::WithdrawalRequested(order) => self.withdrawal_requested(order)?,
             Event::OrderResolved { order, user, status, remark, withdrawal } => {

@@ -92,7 +92,7 @@ impl ContractRow {
         self.exit = s.exit.map(TickRow::from);
         self.outcome = Some(s.outcome);
         self.credited = Some(s.credited.to_decimal());
-        self.profit = Some(s.profit.to_decimal());
+        self.profit = Some(s.profit().to_decimal());
         self.settled_at = Some(s.settled_ms);
         self.status =
             if s.outcome.is_void() { ContractState::Void } else { ContractState::Settled };

@@ -288,7 +288,9 @@ impl Hub {
                     });
                 }
                 Event::ContractSettled(settlement) => {
-                    self.to_user(settlement.contract.user, || protocol::order_settled(settlement));
+                    let user = settlement.contract.user;
+                    self.to_user(user, || protocol::balance(&settlement.wallet_change()));
+                    self.to_user(user, || protocol::order_settled(settlement));
                     self.to_admins(|| protocol::admin_trade_settled(settlement));
                 }
                 Event::AdminSessionsEnded { admin, sessions } => {

@@ -426,7 +426,8 @@ struct SettledView {
 /// `{"type":"order.settled","data":{...}}`.
 pub fn order_settled(settlement: &Settlement) -> Bytes {
     let c = &settlement.contract;
-    let result = match settlement.profit.cmp(&Money::ZERO) {
+    let profit = settlement.profit();
+    let result = match profit.cmp(&Money::ZERO) {
         std::cmp::Ordering::Greater => "profit",
         std::cmp::Ordering::Less => "loss",
         std::cmp::Ordering::Equal => "even",
@@ -438,8 +439,8 @@ pub fn order_settled(settlement: &Settlement) -> Bytes {
         direction: direction_name(c.direction),
         outcome: outcome_name(settlement.outcome),
         result,
-        amount: settlement.profit.abs().to_decimal(),
-        profit: settlement.profit.to_decimal(),
+        amount: profit.abs().to_decimal(),
+        profit: profit.to_decimal(),
         credited: settlement.credited.to_decimal(),
         stake: c.stake.to_decimal(),
         entry_price: c.entry.as_ref().map(|t| t.price),
