@@ -108,3 +108,52 @@ pub fn match_tag(tag: &str) -> Option<usize> {
     let primary = tag.split(['-', '_']).next()?.to_ascii_lowercase();
     LANGUAGES.iter().position(|l| l[..2] == primary)
 }
+
+/// An amount with two decimals as the web app's `formatMoney` shows it (`Intl.NumberFormat`
+/// of the language, Latin digits in Arabic too): ICU's data for grouping, separators and
+/// signs, so "1,234.50", "1.234,50", "1 234,50" and "1,23,456.00" come from one call.
+/// `signed` shows a plus on a positive amount.
+pub fn format_money(language: usize, value: rust_decimal::Decimal, signed: bool) -> String {
+    use icu_decimal::input::{Decimal, SignDisplay};
+    use icu_decimal::DecimalFormatter;
+
+    thread_local! {
+        // Not `Sync`; cheap to keep one set per thread.
+        static FORMATTERS: Vec<DecimalFormatter> = LANGUAGES
+            .iter()
+            .map(|tag| {
+                let tag = if tag.starts_with("ar") { "ar-u-nu-latn" } else { tag };
+                let locale = icu_locale_core::Locale::try_from_str(tag).expect("a valid tag");
+                DecimalFormatter::try_new((&locale).into(), Default::default())
+                    .expect("ICU's compiled data has every language of the catalogues")
+            })
+            .collect();
+    }
+    let text = value.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointNearestEven);
+    let mut decimal = Decimal::try_from_str(&text.to_string()).expect("a decimal's text parses");
+    decimal.absolute.pad_end(-2);
+    decimal.apply_sign_display(if signed { SignDisplay::ExceptZero } else { SignDisplay::Auto });
+    FORMATTERS.with(|f| f[language.min(LANGUAGES.len() - 1)].format(&decimal).to_string())
+}
+
+#[cfg(test)]
+mod money_tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn at(tag: &str) -> usize {
+        match_tag(tag).unwrap()
+    }
+
+    #[test]
+    fn amounts_follow_each_languages_conventions() {
+        assert_eq!(format_money(at("en-US"), dec!(1234.5), false), "1,234.50");
+        assert_eq!(format_money(at("de-DE"), dec!(1234.5), false), "1.234,50");
+        assert_eq!(format_money(at("hi-IN"), dec!(123456), false), "1,23,456.00");
+        assert_eq!(format_money(at("fr-FR"), dec!(1234.5), false), "1\u{202f}234,50");
+        assert_eq!(format_money(at("ar-AR"), dec!(1234.5), false), "1,234.50");
+        assert_eq!(format_money(at("en-US"), dec!(12.345), true), "+12.34");
+        assert_eq!(format_money(at("en-US"), dec!(-3), true), "-3.00");
+        assert_eq!(format_money(at("en-US"), dec!(0), true), "0.00");
+    }
+}

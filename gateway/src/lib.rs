@@ -38,6 +38,7 @@ pub mod mail;
 pub mod metrics;
 pub mod names;
 pub mod password;
+pub mod pdf;
 pub mod readmodel;
 pub mod server;
 pub mod sessions;

@@ -96,6 +96,8 @@ pub struct Answer {
     pub body: Value,
     /// The body as text (for answers that are not JSON).
     pub text: String,
+    /// The body's bytes (for files).
+    pub bytes: Vec<u8>,
 }
 
 impl Answer {
@@ -132,7 +134,7 @@ impl Harness {
             let bytes = response.into_body().collect().await.unwrap().to_bytes();
             let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            Answer { status, headers, body, text }
+            Answer { status, headers, body, text, bytes: bytes.to_vec() }
         })
     }
 

@@ -150,6 +150,11 @@ fn iso(ms: u64) -> String {
         .unwrap_or_default()
 }
 
+/// The UTC day of a time in ms since the epoch, `YYYY-MM-DD`.
+pub(super) fn day(ms: u64) -> String {
+    iso(ms).get(..10).unwrap_or_default().to_owned()
+}
+
 fn text<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }

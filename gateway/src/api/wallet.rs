@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use engine::command::RequestDeposit;
 use engine::types::{
     AccountKind, BillType as BillKind, Destination, OrderStatus as EngineOrderStatus, Principal,
@@ -21,7 +22,7 @@ use super::dto::{
 use super::{export, two_factor};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::names::{bill_name, WireName};
-use crate::readmodel::{BillRow, OrderKind, OrderRow, Page, ReadModel, UploadKind};
+use crate::readmodel::{BillRow, OrderKind, OrderRow, Page, ReadModel, Statement, UploadKind};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -41,6 +42,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(bills))
         .routes(routes!(export_bills))
         .routes(routes!(statement))
+        .routes(routes!(statement_pdf))
 }
 
 /// A wallet (spec §3: total, available, in position, frozen, 24 h change).
@@ -766,25 +768,12 @@ async fn statement(
     Params(query): Params<StatementQuery>,
 ) -> Answer<StatementView> {
     let filter = BillFilter::new(None, query.start, query.end, query.account)?;
-    let history = state.history().await?.clone();
-    let (uid, account) = (user.id.get(), filter.account);
-    let (start, end) = (filter.start, filter.end);
-    let mut found =
-        tokio::task::spawn_blocking(move || history.statement(uid, account, start, end))
-            .await
-            .map_err(ApiError::internal)??;
-    if found.opening.is_none() && found.closing.is_none() && found.count == 0 {
-        // No bill at all: the balance has been the wallet's since the account began.
-        let id = user.id;
-        let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(account).total())).await?;
-        let total = wallet.ok_or_else(ApiError::unauthorized)?.to_decimal();
-        (found.opening, found.closing) = (Some(total), Some(total));
-    }
+    let found = statement_of(&state, user.id, &filter).await?;
     let total_in: Decimal = found.sums.iter().map(|(_, s)| *s).filter(|s| *s > Decimal::ZERO).sum();
     let total_out: Decimal =
         found.sums.iter().map(|(_, s)| *s).filter(|s| *s < Decimal::ZERO).sum();
     ok(StatementView {
-        account: crate::names::account_name(account).into(),
+        account: crate::names::account_name(filter.account).into(),
         opening: found.opening.map(|d| d.to_string()),
         closing: found.closing.map(|d| d.to_string()),
         count: found.count,
@@ -796,6 +785,136 @@ async fn statement(
             .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
             .collect(),
     })
+}
+
+/// The statement of `filter`'s account and dates, from the same bills as the history.
+async fn statement_of(
+    state: &AppState,
+    id: UserId,
+    filter: &BillFilter,
+) -> Result<Statement, ApiError> {
+    let history = state.history().await?.clone();
+    let (uid, account) = (id.get(), filter.account);
+    let (start, end) = (filter.start, filter.end);
+    let mut found =
+        tokio::task::spawn_blocking(move || history.statement(uid, account, start, end))
+            .await
+            .map_err(ApiError::internal)??;
+    if found.opening.is_none() && found.closing.is_none() && found.count == 0 {
+        // No bill at all: the balance has been the wallet's since the account began.
+        let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(account).total())).await?;
+        let total = wallet.ok_or_else(ApiError::unauthorized)?.to_decimal();
+        (found.opening, found.closing) = (Some(total), Some(total));
+    }
+    Ok(found)
+}
+
+/// The statement as a PDF file to keep: the same figures as `GET /api/wallet/statement`, in
+/// the caller's language (the `language` header), with the holder, the account, the period
+/// and the time it was made. Limited like the exports.
+#[utoipa::path(get, path = "/api/wallet/statement/pdf", tag = "wallet", security(("user" = [])), params(StatementQuery),
+    responses(
+        (status = 200, description = "A one-page PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
+        (status = 429, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope)))]
+async fn statement_pdf(
+    State(state): State<AppState>,
+    user: User,
+    headers: axum::http::HeaderMap,
+    Params(query): Params<StatementQuery>,
+) -> Result<axum::response::Response, ApiError> {
+    let filter = BillFilter::new(None, query.start, query.end, query.account)?;
+    let permit = export::admit(&state, user.id.get())?;
+    let found = statement_of(&state, user.id, &filter).await?;
+    let id = user.id;
+    let name = state.query(move |e| e.user(id).map(|u| u.username.clone())).await?;
+    let name = name.ok_or_else(ApiError::unauthorized)?;
+    let language = crate::i18n::language_of(&headers);
+    let now = time::OffsetDateTime::now_utc();
+    let sheet = statement_sheet(&state.i18n, language, &name, id, &filter, &found, now);
+    let pdf = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        crate::pdf::render(&sheet)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::internal)?;
+    let account = crate::names::account_name(filter.account);
+    let file = format!("statement-{account}-{}.pdf", now.date());
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/pdf".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file}\"")),
+            (axum::http::header::CACHE_CONTROL, "no-store".to_owned()),
+        ],
+        pdf,
+    )
+        .into_response())
+}
+
+/// The statement's page in `language`: the labels from the catalogues, amounts formatted as
+/// the web app formats them.
+fn statement_sheet(
+    i18n: &crate::i18n::Catalogues,
+    language: usize,
+    name: &str,
+    id: UserId,
+    filter: &BillFilter,
+    found: &Statement,
+    now: time::OffsetDateTime,
+) -> crate::pdf::Sheet {
+    let t = |key: &str| i18n.text(language, &format!("web.{key}"), &[]);
+    let account = crate::names::account_name(filter.account);
+    let day = export::day;
+    let period = match (filter.start, filter.end) {
+        (Some(start), Some(end)) => format!("{} – {}", day(start), day(end)),
+        (Some(start), None) => {
+            i18n.text(language, "web.wallet.statement.since", &[("date", day(start))])
+        }
+        (None, Some(end)) => {
+            i18n.text(language, "web.wallet.statement.until", &[("date", day(end))])
+        }
+        (None, None) => t("wallet.statement.wholeHistory"),
+    };
+    let money = |value: Option<Decimal>, signed: bool| {
+        value.map_or_else(|| "—".to_owned(), |v| crate::i18n::format_money(language, v, signed))
+    };
+    let mut rows = vec![crate::pdf::Row {
+        label: t("wallet.history.opening"),
+        value: money(found.opening, false),
+        balance: true,
+    }];
+    rows.extend(found.sums.iter().filter(|(_, sum)| !sum.is_zero()).map(|(kind, sum)| {
+        crate::pdf::Row {
+            label: t(&format!("wallet.billType.{}", bill_name(*kind))),
+            value: money(Some(*sum), true),
+            balance: false,
+        }
+    }));
+    rows.push(crate::pdf::Row {
+        label: t("wallet.history.closing"),
+        value: money(found.closing, false),
+        balance: true,
+    });
+    crate::pdf::Sheet {
+        language: crate::i18n::LANGUAGES[language],
+        title: t("wallet.statement.title"),
+        facts: vec![
+            (t("wallet.statement.holder"), format!("{name} · UID {}", id.get())),
+            (t("wallet.statement.account"), t(&format!("header.{account}"))),
+            (t("wallet.statement.period"), period),
+            (
+                t("wallet.statement.printed"),
+                format!("{} {:02}:{:02} UTC", now.date(), now.hour(), now.minute()),
+            ),
+        ],
+        rows,
+        note: i18n.text(
+            language,
+            "web.wallet.statement.note",
+            &[("count", found.count.to_string())],
+        ),
+    }
 }
 
 /// Bills with totals.

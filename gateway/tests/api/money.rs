@@ -732,7 +732,6 @@ fn exports_stream_every_matching_bill_and_contract_as_csv() {
     assert_eq!((&demo.ok()["opening"], &demo.ok()["closing"]), (&demo_total, &demo_total));
     h.get("/api/wallet/statement?end=someday", Some(&token))
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
-
     let (answer, header, contracts) = export("/api/trade/contracts/export?account=demo");
     assert_eq!(
         answer.headers["content-disposition"],
@@ -750,4 +749,67 @@ fn exports_stream_every_matching_bill_and_contract_as_csv() {
     export("/api/trade/contracts/export");
     h.get("/api/wallet/bills/export", Some(&token))
         .fails(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+}
+
+/// The statement as a PDF, in the caller's language: its balances and totals are the JSON
+/// statement's, which are the wallet's, formatted as the web app formats them.
+#[test]
+fn the_pdf_statement_shows_the_wallets_figures_in_the_callers_language() {
+    let h = start();
+    let admin = h.admin();
+    let (uid, token) = h.user("olga");
+    let (other_uid, _) = h.user("pia");
+    h.post("/api/admin/house/fund", Some(&admin), json!({"amount": "100000"})).ok();
+    let adjust = format!("/api/admin/users/{uid}/adjust");
+    for amount in ["1000", "12.02"] {
+        h.post(&adjust, Some(&admin), json!({"amount": amount, "reason": "seed"})).ok();
+    }
+    h.post("/api/wallet/transfers", Some(&token), json!({"toUid": other_uid, "amount": "5"})).ok();
+    let wallet = h.get("/api/wallet/balance", Some(&token)).ok()["total"].clone();
+    assert_eq!(wallet, "1007.02");
+    let statement = h.get("/api/wallet/statement", Some(&token)).ok().clone();
+    assert_eq!(statement["closing"], wallet);
+
+    let pdf = |path: &str, language: &str| {
+        let answer = h.call_lang(Method::GET, path, Some(&token), None, Some(language));
+        assert_eq!(answer.status, StatusCode::OK, "{path}: {}", answer.text);
+        assert_eq!(answer.headers["content-type"], "application/pdf");
+        let disposition = answer.headers["content-disposition"].to_str().unwrap();
+        assert!(disposition.starts_with("attachment; filename=\"statement-"), "{disposition}");
+        pdf_extract::extract_text_from_mem(&answer.bytes).unwrap()
+    };
+    let english = pdf("/api/wallet/statement/pdf", "en-US");
+    for expected in [
+        "Account statement",
+        "olga · UID",
+        "Since the account was opened",
+        "Opening balance",
+        "0.00",
+        "Adjustment",
+        "+1,012.02",
+        "Transfer out",
+        "-5.00",
+        "Closing balance",
+        "1,007.02",
+        "Movements in this period: 3.",
+    ] {
+        assert!(english.contains(expected), "{expected:?} in {english}");
+    }
+    let german = pdf("/api/wallet/statement/pdf?end=2999-12-31", "de-DE");
+    for expected in ["Kontoauszug", "+1.012,02", "-5,00", "1.007,02"] {
+        assert!(german.contains(expected), "{expected:?} in {german}");
+    }
+    let arabic = pdf("/api/wallet/statement/pdf", "ar-AR");
+    assert!(arabic.contains("1,007.02") && arabic.contains("+1,012.02"), "{arabic}");
+    let demo = pdf("/api/wallet/statement/pdf?account=demo", "en-US");
+    let demo_total = h.get("/api/wallet/balance?account=demo", Some(&token)).ok()["total"].clone();
+    let demo_total: rust_decimal::Decimal = demo_total.as_str().unwrap().parse().unwrap();
+    assert!(
+        demo.contains("Demo")
+            && demo.contains(&format!("{demo_total:.2}").replace("10000", "10,000")),
+        "{demo}"
+    );
+    h.get("/api/wallet/statement/pdf?start=yesterday", Some(&token))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    h.get("/api/wallet/statement/pdf", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }

@@ -148,6 +148,10 @@ describe('money: deposit, withdrawals and a transfer', () => {
     assert.equal(await page.getByTestId('statement-opening').innerText(), '0.00');
     const pdf = await page.pdf({ format: 'A4' });
     assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+    // Or the server makes it, as a file in the trader's language (its text: the API tests).
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
+    assert.match(file.suggestedFilename(), /^statement-real-\d{4}-\d{2}-\d{2}\.pdf$/);
+    assert.equal((await readFile(await file.path())).subarray(0, 5).toString(), '%PDF-');
   });
 
   test('a transfer names the recipient first; within 24 h of a password change it is refused', async () => {

@@ -1,6 +1,6 @@
 /**
- * "Export CSV": asks the server for a file with the screen's filters and hands it to the
- * browser's downloads. One export at a time; a refusal (too many a minute, server busy) is
+ * "Export CSV" (or another file, by `label`): asks the server for a file with the screen's
+ * filters and hands it to the browser's downloads. One export at a time; a refusal (too many a minute, server busy) is
  * shown as a toast with the server's message.
  */
 import { useState } from 'react';
@@ -13,9 +13,11 @@ import { toast } from '@/stores/toast';
 interface ExportButtonProps {
   /** Fetches the file the filters describe. */
   fetchFile: () => Promise<{ blob: Blob; filename: string }>;
+  /** The button's text; "Export CSV" when absent. */
+  label?: string;
 }
 
-export function ExportButton({ fetchFile }: ExportButtonProps) {
+export function ExportButton({ fetchFile, label }: ExportButtonProps) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const run = async () => {
@@ -31,7 +33,7 @@ export function ExportButton({ fetchFile }: ExportButtonProps) {
   };
   return (
     <button type="button" className="btn btn-ghost btn-small" disabled={busy} aria-busy={busy} onClick={() => void run()}>
-      {busy ? t('app.exporting') : t('app.exportCsv')}
+      {busy ? t('app.exporting') : (label ?? t('app.exportCsv'))}
     </button>
   );
 }

@@ -2876,6 +2876,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/statement/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The statement as a PDF file to keep: the same figures as `GET /api/wallet/statement`, in
+         *     the caller's language (the `language` header), with the holder, the account, the period
+         *     and the time it was made. Limited like the exports.
+         */
+        get: operations["statement_pdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/transfers": {
         parameters: {
             query?: never;
@@ -12417,6 +12438,74 @@ export interface operations {
                 };
             };
             /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    statement_pdf: {
+        parameters: {
+            query?: {
+                /** @description From (YYYY-MM-DD UTC or ms); since the account began when absent. */
+                start?: string;
+                /** @description To, inclusive (YYYY-MM-DD UTC or ms); until now when absent. */
+                end?: string;
+                /** @description The real account when absent. */
+                account?: "real" | "demo";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A one-page PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": number[];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -58,6 +58,9 @@ export const walletApi = {
     api.get<Bills>('/wallet/bills', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end, page: f.page, pageSize: f.pageSize } }),
   statement: (f: Omit<BillFilter, 'page' | 'pageSize' | 'type'>) =>
     api.get<Statement>('/wallet/statement', { query: { account: f.account, start: f.start, end: f.end } }),
+  /** The statement as a PDF, in the language of the request. */
+  statementPdf: (f: Omit<BillFilter, 'page' | 'pageSize' | 'type'>) =>
+    api.download('/wallet/statement/pdf', { query: { account: f.account, start: f.start, end: f.end } }),
   /** Every bill the filters match, oldest first, as a CSV file. */
   exportBills: (f: Omit<BillFilter, 'page' | 'pageSize'>) =>
     api.download('/wallet/bills/export', { query: { account: f.account, type: f.type || undefined, start: f.start, end: f.end } }),

@@ -3,12 +3,14 @@
  * from the address): the balance before the range, the total of each kind of movement, and
  * the balance at its end, from `GET /api/wallet/statement` (the same bills as the history, so
  * the closing balance of a range that runs to today is the wallet's). The browser prints it or
- * saves it as PDF, in the trader's language and direction; every movement is in the CSV.
+ * saves it as PDF, in the trader's language and direction, or the server makes the same
+ * statement as a PDF file; every movement is in the CSV.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 
+import { ExportButton } from '@/components/export-button';
 import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { checkRange, dayEndMs, dayStartMs } from '@/lib/dates';
@@ -21,7 +23,7 @@ export function AccountStatement() {
   const { t, i18n } = useTranslation();
   const [params] = useSearchParams();
   const user = useSession((s) => s.user);
-  const account = params.get('account') === 'demo' ? 'demo' : 'real';
+  const account: 'real' | 'demo' = params.get('account') === 'demo' ? 'demo' : 'real';
   const start = params.get('start') ?? '';
   const end = params.get('end') ?? '';
   const problem = checkRange(start, end);
@@ -29,6 +31,14 @@ export function AccountStatement() {
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
   const [printedAt] = useState(() => Date.now());
+  const range = useMemo(
+    () => ({
+      account,
+      start: start ? String(dayStartMs(start)) : undefined,
+      end: end ? String(dayEndMs(end)) : undefined,
+    }),
+    [account, start, end],
+  );
 
   useEffect(() => {
     if (problem) return undefined;
@@ -36,11 +46,7 @@ export function AccountStatement() {
     setData(null);
     setError(null);
     walletApi
-      .statement({
-        account,
-        start: start ? String(dayStartMs(start)) : undefined,
-        end: end ? String(dayEndMs(end)) : undefined,
-      })
+      .statement(range)
       .then(
         (answer) => current && setData(answer),
         (e: unknown) => current && setError(errorMessage(e, 'errors.fetchRecords')),
@@ -48,7 +54,7 @@ export function AccountStatement() {
     return () => {
       current = false;
     };
-  }, [account, start, end, problem, reload]);
+  }, [range, problem, reload]);
 
   const money = (value: string | null | undefined, signed = false) => (value ? formatMoney(value, i18n.language, signed) : '—');
   const day = (text: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'long' }).format(dayStartMs(text) ?? 0);
@@ -60,9 +66,12 @@ export function AccountStatement() {
         <Link to="/account/history" className="btn btn-ghost btn-small">
           {t('wallet.statement.back')}
         </Link>
-        <button type="button" className="btn btn-primary btn-small" disabled={!data} onClick={() => window.print()}>
-          {t('wallet.statement.print')}
-        </button>
+        <div>
+          <ExportButton fetchFile={() => walletApi.statementPdf(range)} label={t('wallet.statement.downloadPdf')} />
+          <button type="button" className="btn btn-primary btn-small" disabled={!data} onClick={() => window.print()}>
+            {t('wallet.statement.print')}
+          </button>
+        </div>
       </div>
       <h1 id="statement-title" className="page-title">
         {t('wallet.statement.title')}
