@@ -929,8 +929,8 @@ pub struct Bills {
     pub total_in: String,
     /// Sum of outgoing amounts (negative).
     pub total_out: String,
-    /// Sum per type.
-    pub by_type: Vec<(String, String)>,
+    /// Sum per type (every type, zero included), as in the statement.
+    pub by_type: Vec<TypeSum>,
 }
 
 /// Transaction history with type and date filters and totals.
@@ -952,6 +952,9 @@ async fn bills(
         total: page.total,
         total_in: total_in.to_string(),
         total_out: total_out.to_string(),
-        by_type: sums.into_iter().map(|(t, s)| (bill_name(t).to_owned(), s.to_string())).collect(),
+        by_type: sums
+            .into_iter()
+            .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
+            .collect(),
     })
 }

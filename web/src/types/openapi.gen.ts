@@ -3318,11 +3318,8 @@ export interface components {
         };
         /** @description Bills with totals. */
         Bills: {
-            /** @description Sum per type. */
-            byType: [
-                string,
-                string
-            ][];
+            /** @description Sum per type (every type, zero included), as in the statement. */
+            byType: components["schemas"]["TypeSum"][];
             /** @description This page. */
             items: components["schemas"]["BillRow"][];
             /**
@@ -3883,11 +3880,8 @@ export interface components {
         Envelope_Bills: {
             /** @description Bills with totals. */
             data: {
-                /** @description Sum per type. */
-                byType: [
-                    string,
-                    string
-                ][];
+                /** @description Sum per type (every type, zero included), as in the statement. */
+                byType: components["schemas"]["TypeSum"][];
                 /** @description This page. */
                 items: components["schemas"]["BillRow"][];
                 /**
