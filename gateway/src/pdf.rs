@@ -98,15 +98,16 @@ fn pieces(text: &str, size: f32, rtl_line: Option<bool>) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     for run in runs {
         let rtl = levels[run.start].is_rtl();
-        let mut cuts: Vec<(usize, usize, usize)> = Vec::new();
+        // (start, end, font): a font is set by the first character that needs one.
+        let mut cuts: Vec<(usize, usize, Option<usize>)> = Vec::new();
         for (offset, c) in text[run.clone()].char_indices() {
             let at = run.start + offset;
-            match (face_of(c), cuts.last_mut()) {
-                (Some(face), Some(last)) if last.2 == usize::MAX => last.2 = face,
-                (Some(face), Some(last)) if last.2 != face => cuts.push((at, at, face)),
-                (Some(face), None) => cuts.push((at, at, face)),
-                (None, None) => cuts.push((at, at, usize::MAX)),
-                _ => {}
+            let face = face_of(c);
+            match cuts.last_mut() {
+                Some(last) if last.2.is_none() => last.2 = face,
+                Some(last) if face.is_some() && last.2 != face => cuts.push((at, at, face)),
+                None => cuts.push((at, at, face)),
+                Some(_) => {}
             }
             let last = cuts.last_mut().expect("a cut was pushed");
             last.1 = at + c.len_utf8();
@@ -114,7 +115,7 @@ fn pieces(text: &str, size: f32, rtl_line: Option<bool>) -> Vec<Piece<'_>> {
         let mut run_pieces: Vec<Piece<'_>> = cuts
             .into_iter()
             .map(|(start, end, face)| {
-                let face = if face == usize::MAX { 0 } else { face };
+                let face = face.unwrap_or(0);
                 let text = &text[start..end];
                 Piece { text, face, rtl, width: advance(face, text, rtl, size) }
             })

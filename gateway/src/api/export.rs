@@ -155,6 +155,11 @@ pub(super) fn day(ms: u64) -> String {
     iso(ms).get(..10).unwrap_or_default().to_owned()
 }
 
+/// The UTC minute of a time in ms since the epoch, `YYYY-MM-DD HH:MM`.
+pub(super) fn minute(ms: u64) -> String {
+    iso(ms).get(..16).unwrap_or_default().replace('T', " ")
+}
+
 fn text<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }

@@ -22,7 +22,9 @@ use super::dto::{
 use super::{export, two_factor};
 use super::{ok, Answer, ApiError, AppState, Empty, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::names::{bill_name, WireName};
-use crate::readmodel::{BillRow, OrderKind, OrderRow, Page, ReadModel, Statement, UploadKind};
+use crate::readmodel::{
+    BillRow, BillSums, OrderKind, OrderRow, Page, ReadModel, Statement, UploadKind,
+};
 
 /// 24 h, for the wallet's 24 h change.
 const DAY_MS: u64 = 86_400_000;
@@ -769,22 +771,29 @@ async fn statement(
 ) -> Answer<StatementView> {
     let filter = BillFilter::new(None, query.start, query.end, query.account)?;
     let found = statement_of(&state, user.id, &filter).await?;
-    let total_in: Decimal = found.sums.iter().map(|(_, s)| *s).filter(|s| *s > Decimal::ZERO).sum();
-    let total_out: Decimal =
-        found.sums.iter().map(|(_, s)| *s).filter(|s| *s < Decimal::ZERO).sum();
+    let (total_in, total_out, by_type) = totals(found.sums);
     ok(StatementView {
         account: crate::names::account_name(filter.account).into(),
         opening: found.opening.map(|d| d.to_string()),
         closing: found.closing.map(|d| d.to_string()),
         count: found.count,
-        total_in: total_in.to_string(),
-        total_out: total_out.to_string(),
-        by_type: found
-            .sums
-            .into_iter()
-            .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
-            .collect(),
+        total_in,
+        total_out,
+        by_type,
     })
+}
+
+/// Sums per bill type as the history and the statement show them: the incoming total, the
+/// outgoing total (negative), and each type's sum.
+fn totals(sums: BillSums) -> (String, String, Vec<TypeSum>) {
+    let total =
+        |keep: fn(&Decimal) -> bool| -> Decimal { sums.iter().map(|(_, s)| *s).filter(keep).sum() };
+    let (total_in, total_out) = (total(|s| *s > Decimal::ZERO), total(|s| *s < Decimal::ZERO));
+    let by_type = sums
+        .into_iter()
+        .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
+        .collect();
+    (total_in.to_string(), total_out.to_string(), by_type)
 }
 
 /// The statement of `filter`'s account and dates, from the same bills as the history.
@@ -830,7 +839,7 @@ async fn statement_pdf(
     let name = state.query(move |e| e.user(id).map(|u| u.username.clone())).await?;
     let name = name.ok_or_else(ApiError::unauthorized)?;
     let language = crate::i18n::language_of(&headers);
-    let now = time::OffsetDateTime::now_utc();
+    let now = state.now();
     let sheet = statement_sheet(&state.i18n, language, &name, id, &filter, &found, now);
     let pdf = tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -840,7 +849,7 @@ async fn statement_pdf(
     .map_err(ApiError::internal)?
     .map_err(ApiError::internal)?;
     let account = crate::names::account_name(filter.account);
-    let file = format!("statement-{account}-{}.pdf", now.date());
+    let file = format!("statement-{account}-{}.pdf", export::day(now));
     Ok((
         [
             (axum::http::header::CONTENT_TYPE, "application/pdf".to_owned()),
@@ -861,19 +870,27 @@ fn statement_sheet(
     id: UserId,
     filter: &BillFilter,
     found: &Statement,
-    now: time::OffsetDateTime,
+    now_ms: u64,
 ) -> crate::pdf::Sheet {
-    let t = |key: &str| i18n.text(language, &format!("web.{key}"), &[]);
+    let t_with =
+        |key: &str, args: &[(&str, String)]| i18n.text(language, &format!("web.{key}"), args);
+    let t = |key: &str| t_with(key, &[]);
     let account = crate::names::account_name(filter.account);
-    let day = export::day;
+    // The web app sends the trader's local days as instants: a bound that is not a UTC day's
+    // edge is shown with its UTC time, so the period is never a day off.
+    let bound = |ms: u64, last: bool| {
+        // A first bound at 00:00:00.000, a last one at 23:59:59.999.
+        let edge = (ms + u64::from(last)).is_multiple_of(DAY_MS);
+        if edge {
+            export::day(ms)
+        } else {
+            format!("{} UTC", export::minute(ms))
+        }
+    };
     let period = match (filter.start, filter.end) {
-        (Some(start), Some(end)) => format!("{} – {}", day(start), day(end)),
-        (Some(start), None) => {
-            i18n.text(language, "web.wallet.statement.since", &[("date", day(start))])
-        }
-        (None, Some(end)) => {
-            i18n.text(language, "web.wallet.statement.until", &[("date", day(end))])
-        }
+        (Some(start), Some(end)) => format!("{} – {}", bound(start, false), bound(end, true)),
+        (Some(start), None) => t_with("wallet.statement.since", &[("date", bound(start, false))]),
+        (None, Some(end)) => t_with("wallet.statement.until", &[("date", bound(end, true))]),
         (None, None) => t("wallet.statement.wholeHistory"),
     };
     let money = |value: Option<Decimal>, signed: bool| {
@@ -903,17 +920,10 @@ fn statement_sheet(
             (t("wallet.statement.holder"), format!("{name} · UID {}", id.get())),
             (t("wallet.statement.account"), t(&format!("header.{account}"))),
             (t("wallet.statement.period"), period),
-            (
-                t("wallet.statement.printed"),
-                format!("{} {:02}:{:02} UTC", now.date(), now.hour(), now.minute()),
-            ),
+            (t("wallet.statement.printed"), format!("{} UTC", export::minute(now_ms))),
         ],
         rows,
-        note: i18n.text(
-            language,
-            "web.wallet.statement.note",
-            &[("count", found.count.to_string())],
-        ),
+        note: t_with("wallet.statement.note", &[("count", found.count.to_string())]),
     }
 }
 
@@ -945,16 +955,6 @@ async fn bills(
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let filter = BillFilter::new(query.bill_type, query.start, query.end, query.account)?;
     let (page, sums) = history.bills(user.id.into(), |b| filter.keeps(b), paging)?;
-    let total_in: Decimal = sums.iter().filter(|(_, s)| *s > Decimal::ZERO).map(|(_, s)| *s).sum();
-    let total_out: Decimal = sums.iter().filter(|(_, s)| *s < Decimal::ZERO).map(|(_, s)| *s).sum();
-    ok(Bills {
-        items: page.items,
-        total: page.total,
-        total_in: total_in.to_string(),
-        total_out: total_out.to_string(),
-        by_type: sums
-            .into_iter()
-            .map(|(t, s)| TypeSum { bill_type: bill_name(t).to_owned(), amount: s.to_string() })
-            .collect(),
-    })
+    let (total_in, total_out, by_type) = totals(sums);
+    ok(Bills { items: page.items, total: page.total, total_in, total_out, by_type })
 }

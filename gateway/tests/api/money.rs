@@ -796,11 +796,14 @@ fn the_pdf_statement_shows_the_wallets_figures_in_the_callers_language() {
         assert!(english.contains(expected), "{expected:?} in {english}");
     }
     let german = pdf("/api/wallet/statement/pdf?end=2999-12-31", "de-DE");
-    for expected in ["Kontoauszug", "+1.012,02", "-5,00", "1.007,02"] {
+    for expected in ["Kontoauszug", "Bis 2999-12-31", "+1.012,02", "-5,00", "1.007,02"] {
         assert!(german.contains(expected), "{expected:?} in {german}");
     }
     let arabic = pdf("/api/wallet/statement/pdf", "ar-AR");
     assert!(arabic.contains("1,007.02") && arabic.contains("+1,012.02"), "{arabic}");
+    // A trader's local day starts off a UTC midnight: the period shows that bound's UTC time.
+    let local = pdf("/api/wallet/statement/pdf?start=1764450000000&end=2999-12-31", "en-US");
+    assert!(local.contains("2025-11-29 21:00 UTC – 2999-12-31"), "{local}");
     let demo = pdf("/api/wallet/statement/pdf?account=demo", "en-US");
     let demo_total = h.get("/api/wallet/balance?account=demo", Some(&token)).ok()["total"].clone();
     let demo_total: rust_decimal::Decimal = demo_total.as_str().unwrap().parse().unwrap();

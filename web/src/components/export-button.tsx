@@ -1,7 +1,7 @@
 /**
  * "Export CSV" (or another file, by `label`): asks the server for a file with the screen's
- * filters and hands it to the browser's downloads. One export at a time; a refusal (too many a minute, server busy) is
- * shown as a toast with the server's message.
+ * filters and hands it to the browser's downloads. One export at a time; a refusal (too many
+ * a minute, server busy) is shown as a toast with the server's message.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
