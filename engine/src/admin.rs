@@ -179,6 +179,7 @@ impl Engine {
                 self.upsert_product(symbol, name, category, precision, enabled, hours, events)
             }
             AdminAction::SetRule(rule) => self.set_rule(rule, events),
+            AdminAction::SetSaleTerms(terms) => self.set_sale_terms(*terms, events),
             AdminAction::RemoveRule { duration_secs } => self.remove_rule(duration_secs, events),
             AdminAction::UpdateSettings(settings) => self.update_settings(*settings, events),
             AdminAction::BroadcastNotice { title, body, lang } => {
@@ -522,6 +523,18 @@ fn audit_detail(action: &AdminAction) -> String {
             r.duration_secs, r.payout_rate, r.stake_min, r.stake_max, r.fee_rate, r.enabled
         ),
         AdminAction::RemoveRule { duration_secs } => format!("duration={duration_secs}s"),
+        AdminAction::SetSaleTerms(t) => format!(
+            "enabled={} cutoff={}s spread={} durations={} products={}",
+            t.enabled,
+            t.cutoff_secs,
+            t.spread,
+            t.durations.iter().map(|d| format!("{}s:{}", d.duration_secs, d.spread)).collect::<Vec<_>>().join(","),
+            t.products
+                .iter()
+                .map(|p| format!("{}:{}", p.symbol, if p.enabled { p.spread.to_string() } else { "off".into() }))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         AdminAction::UpdateSettings(_) => "settings".to_string(),
         AdminAction::BroadcastNotice { title, lang, .. } => format!("title={title} lang={lang}"),
         AdminAction::WithdrawNotice { notice } => format!("notice={notice}"),

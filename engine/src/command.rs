@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 
 use crate::money::RkyvDecimal;
 use crate::types::{
-    archived, AccountKind, AdminId, AlertId, Area, Category, Chain, DepositAccount, Destination,
+    archived, AccountKind, AdminId, AlertId, Area, Category, Chain, ContractId, DepositAccount, Destination,
     Direction, MarketHours, OrderId, PayMethod, Principal, Profile, Role, Rule, SessionId,
     Settings, Symbol, TradingLimits, UserId, WalletBinding,
 };
@@ -178,6 +178,8 @@ pub enum Command {
         /// The history ends with the bucket holding this time (ms).
         end_ms: u64,
     },
+    /// Sell an entered contract back at the current offer (see [`crate::sale`]).
+    SellContract(SellContract),
 }
 }
 
@@ -236,6 +238,22 @@ pub struct PlaceOrder {
     pub stake: Decimal,
     /// Duration; must match an enabled rule.
     pub duration_secs: u32,
+}
+}
+
+archived! {
+/// A sale of an open contract back to the house before expiry.
+pub struct SellContract {
+    pub user: UserId,
+    /// Order number.
+    pub contract: ContractId,
+    /// Its product: the contract is found in that product's expiry queue ...
+    pub symbol: Symbol,
+    /// ... by its expiry time (no index by id is kept for the hot path).
+    pub expiry_ms: u64,
+    /// The offer the trader saw: the sale goes through only at this or more.
+    #[rkyv(with = RkyvDecimal)]
+    pub seen: Decimal,
 }
 }
 
@@ -378,6 +396,8 @@ pub enum AdminAction {
         /// The notice's id (the log index of its broadcast).
         notice: u64,
     },
+    /// Replace the early-close terms (cut-off and spreads).
+    SetSaleTerms(Box<crate::sale::SaleTerms>),
 }
 }
 
@@ -405,12 +425,13 @@ impl AdminAction {
             AdminAction::ChangeOwnPassword { .. } => "change_own_password",
             AdminAction::SetOwnTotp { .. } => "set_own_totp",
             AdminAction::WithdrawNotice { .. } => "withdraw_notice",
+            AdminAction::SetSaleTerms(_) => "set_sale_terms",
         }
     }
 
     /// Every action's [`AdminAction::name`], and the engine's own audit record of an admin's
     /// two-factor pause, for filters.
-    pub const NAMES: [&'static str; 21] = [
+    pub const NAMES: [&'static str; 22] = [
         "create_admin",
         "set_user_frozen",
         "adjust_balance",
@@ -431,6 +452,7 @@ impl AdminAction {
         "change_own_password",
         "set_own_totp",
         "withdraw_notice",
+        "set_sale_terms",
         "two_factor_locked",
     ];
 
@@ -449,7 +471,9 @@ impl AdminAction {
             | AdminAction::CompleteWithdrawal { .. }
             | AdminAction::FailWithdrawal { .. } => Area::Orders,
             AdminAction::UpsertProduct { .. } => Area::Products,
-            AdminAction::SetRule(_) | AdminAction::RemoveRule { .. } => Area::Rules,
+            AdminAction::SetRule(_)
+            | AdminAction::RemoveRule { .. }
+            | AdminAction::SetSaleTerms(_) => Area::Rules,
             AdminAction::UpdateSettings(_) | AdminAction::SetDepositAccounts(_) => Area::Config,
             AdminAction::BroadcastNotice { .. } | AdminAction::WithdrawNotice { .. } => {
                 Area::Notices

@@ -81,6 +81,8 @@ pub(crate) struct Book {
     pub(crate) alerts_up: BTreeSet<(Decimal, AlertId)>,
     /// Price alerts set below the market, by price: a tick at or below fires them.
     pub(crate) alerts_down: BTreeSet<(Decimal, AlertId)>,
+    /// The last price changes, for early close's offers.
+    pub(crate) volatility: crate::sale::Volatility,
 }
 
 /// The entered contracts of one product and one duration, in entry order, which is expiry
@@ -222,6 +224,8 @@ pub struct Engine {
     pub(crate) invite_key: u64,
     /// Seed and end (ms) of simulated products' chart history, once set.
     pub(crate) chart_history: Option<(u64, u64)>,
+    /// Early close's cut-off and spreads.
+    pub(crate) sale_terms: crate::sale::SaleTerms,
     /// Derived lookups.
     pub(crate) idx: Indexes,
     /// While true, trading builds no events (replay discards them anyway). Not state: never
@@ -262,6 +266,7 @@ impl Engine {
             next_session: 1,
             invite_key: 0,
             chart_history: None,
+            sale_terms: crate::sale::SaleTerms::default(),
             idx: Indexes::default(),
             quiet: false,
         }
@@ -366,6 +371,7 @@ impl Engine {
             Command::TwoFactorCode { who, step } => self.two_factor_code(who, step, events),
             Command::SetInviteKey { key } => self.set_invite_key(key),
             Command::SetChartHistory { seed, end_ms } => self.set_chart_history(seed, end_ms),
+            Command::SellContract(sale) => self.sell_contract(sale, events),
         }
     }
 
@@ -520,6 +526,20 @@ impl Engine {
     /// Every open contract, in no particular order.
     pub fn open_contracts(&self) -> impl Iterator<Item = &Contract> {
         self.contracts.iter()
+    }
+
+    /// The early-close terms in force.
+    pub fn sale_terms(&self) -> &crate::sale::SaleTerms {
+        &self.sale_terms
+    }
+
+    /// The offer for an open contract now, or why there is none (for tests and tools: walks
+    /// every open contract).
+    pub fn offer_for(
+        &self,
+        id: ContractId,
+    ) -> Option<Result<crate::sale::Quote, crate::sale::NoOffer>> {
+        self.contract(id).map(|c| self.quote(c))
     }
 
     /// Number of open contracts.

@@ -92,6 +92,15 @@ pub enum EngineError {
     /// No such pending order.
     #[error("order not found")]
     OrderNotFound,
+    /// The contract has no offer now (early close).
+    #[error("this contract cannot be sold now ({})", .0.code())]
+    SaleUnavailable(crate::sale::NoOffer),
+    /// The offer fell below the one the trader saw; nothing was sold.
+    #[error("the offer changed to {offer}")]
+    OfferChanged {
+        /// The offer now.
+        offer: Decimal,
+    },
     /// The user excluded themselves from trading until a time.
     #[error("self-excluded from trading")]
     SelfExcluded {
@@ -230,6 +239,8 @@ impl EngineError {
             EngineError::ReceiptUsed => "RECEIPT_USED",
             EngineError::LimitReached => "LIMIT_REACHED",
             EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
+            EngineError::SaleUnavailable(_) => "SALE_UNAVAILABLE",
+            EngineError::OfferChanged { .. } => "OFFER_CHANGED",
         }
     }
 }

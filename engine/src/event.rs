@@ -62,6 +62,13 @@ pub enum Reply {
         /// This failure paused two-factor actions until then (ms); none if it did not.
         locked_until_ms: Option<u64>,
     },
+    /// A contract was sold back.
+    Sold {
+        /// Order number.
+        contract: ContractId,
+        /// What the sale paid.
+        credited: Money,
+    },
     /// A tick or timer was applied.
     Clock {
         /// Contracts that received their entry.
@@ -116,7 +123,8 @@ pub struct SettledContract {
     pub symbol: Symbol,
     /// How it ended.
     pub outcome: Outcome,
-    /// Credited to available: payout on a win, stake on a tie, stake + fee on a void.
+    /// Credited to available: payout on a win, stake on a tie, stake + fee on a void, the
+    /// offer on a sale.
     pub credited: Money,
     /// Sequencer time of settlement (ms).
     pub settled_ms: u64,
@@ -144,6 +152,7 @@ impl Settlement {
             Outcome::Win => (Some(BillType::Profit), self.credited - stake),
             Outcome::Loss => (Some(BillType::Loss), -stake),
             Outcome::Tie => (None, Money::ZERO),
+            Outcome::Sold => (Some(BillType::Sale), self.credited - stake),
             _ if fee.is_zero() => (None, Money::ZERO),
             _ => (Some(BillType::Refund), fee),
         };
@@ -210,6 +219,14 @@ pub enum Event {
         entry: TickRef,
         /// Expiry (ms).
         expiry_ms: u64,
+    },
+    /// A contract is being sold back: the offer and every figure it came from. Its
+    /// settlement (outcome `Sold`) follows at once.
+    ContractSold {
+        /// Order number.
+        contract: ContractId,
+        /// The offer and its inputs.
+        quote: Box<crate::sale::Quote>,
     },
     /// A contract ended.
     ContractSettled(Settlement),

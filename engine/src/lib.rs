@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod event;
 pub mod money;
+pub mod sale;
 pub mod snapshot;
 pub mod types;
 

@@ -83,6 +83,11 @@ impl Money {
         Money(self.0.abs())
     }
 
+    /// True below zero.
+    pub const fn is_negative(self) -> bool {
+        self.0 < 0
+    }
+
     /// True above zero.
     pub const fn is_positive(self) -> bool {
         self.0 > 0
@@ -223,6 +228,11 @@ impl Rate {
     /// True for zero.
     pub const fn is_zero(self) -> bool {
         self.0 == 0
+    }
+
+    /// The rate in millionths.
+    pub const fn millionths(self) -> i64 {
+        self.0
     }
 }
 

@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cow::CowVec;
 use crate::engine::{Book, Due, Indexes, Ledger, Pending};
+use crate::sale::{SaleTerms, Volatility};
 use crate::terms::Terms;
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
@@ -28,11 +29,30 @@ pub(crate) fn snapshot_hash(bytes: &[u8]) -> u64 {
 }
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 5;
+pub const SNAPSHOT_VERSION: u32 = 6;
 
-/// The persisted part of the engine.
+/// The version of snapshots from before early close: a [`Base`] alone at the root. They still
+/// restore, with the default early-close terms and empty volatility windows (which fill again
+/// as ticks come).
+const SNAPSHOT_VERSION_BEFORE_SALES: u32 = 5;
+
+/// The persisted part of the engine: what version 5 held, then early close's state.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
 struct Snapshot {
+    base: Base,
+    sale: SaleState,
+}
+
+/// Early close's state: the terms and each product's volatility window, in catalogue order.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug, Clone)]
+struct SaleState {
+    terms: SaleTerms,
+    windows: Vec<Volatility>,
+}
+
+/// Everything but early close, laid out exactly as the root of a version-5 snapshot.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+struct Base {
     /// Layout version.
     version: u32,
     /// Index of the last applied command.
@@ -83,6 +103,14 @@ struct Snapshot {
 /// (the round-trip tests check this).
 #[derive(rkyv::Archive, rkyv::Serialize)]
 struct SnapshotRef<'a> {
+    base: BaseRef<'a>,
+    #[rkyv(with = Inline)]
+    sale: &'a SaleState,
+}
+
+/// [`Base`] from borrowed state.
+#[derive(rkyv::Archive, rkyv::Serialize)]
+struct BaseRef<'a> {
     version: u32,
     applied_index: u64,
     now_ms: u64,
@@ -248,6 +276,7 @@ pub struct Frozen {
     next_session: SessionId,
     invite_key: u64,
     chart_history: Option<(u64, u64)>,
+    sale: SaleState,
 }
 
 impl Frozen {
@@ -268,7 +297,7 @@ impl Frozen {
                 AccountRecord::of(a, pending)
             })
             .collect();
-        let snapshot = SnapshotRef {
+        let base = BaseRef {
             version: SNAPSHOT_VERSION,
             applied_index: self.applied_index,
             now_ms: self.now_ms,
@@ -293,9 +322,10 @@ impl Frozen {
             invite_key: self.invite_key,
             chart_history: self.chart_history,
         };
+        let snapshot = SnapshotRef { base, sale: &self.sale };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
-        let estimate = 512 * self.users.len() + 192 * snapshot.contracts.len() + (1 << 16);
+        let estimate = 512 * self.users.len() + 192 * snapshot.base.contracts.len() + (1 << 16);
         match rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
             &snapshot,
             Vec::with_capacity(estimate),
@@ -340,6 +370,10 @@ impl Engine {
             next_session: self.next_session,
             invite_key: self.invite_key,
             chart_history: self.chart_history,
+            sale: SaleState {
+                terms: self.sale_terms.clone(),
+                windows: self.books.iter().map(|b| b.volatility.clone()).collect(),
+            },
         }
     }
 
@@ -358,12 +392,23 @@ impl Engine {
             copy = buffer;
             &copy[..]
         };
-        let s = rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned)
-            .map_err(|e| SnapshotError::Invalid(e.to_string()))?;
-        if s.version != SNAPSHOT_VERSION {
-            let found = s.version.to_native();
-            return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
-        }
+        let (s, sale) = match rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned) {
+            Ok(snapshot) if snapshot.base.version == SNAPSHOT_VERSION => {
+                (&snapshot.base, Some(&snapshot.sale))
+            }
+            Ok(snapshot) => {
+                let found = snapshot.base.version.to_native();
+                return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
+            }
+            Err(error) => match rkyv::access::<ArchivedBase, rkyv::rancor::Error>(aligned) {
+                Ok(base) if base.version == SNAPSHOT_VERSION_BEFORE_SALES => (base, None),
+                Ok(base) => {
+                    let found = base.version.to_native();
+                    return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
+                }
+                Err(_) => return Err(SnapshotError::Invalid(error.to_string())),
+            },
+        };
         // The lookups by name and e-mail are two million string inserts at a million users,
         // the largest part of a restore: a second thread builds them straight from the
         // validated archive while this one deserialises the state beside it.
@@ -371,7 +416,7 @@ impl Engine {
             let names = std::thread::Builder::new()
                 .name("restore-names".into())
                 .spawn_scoped(scope, || names_of(&s.users));
-            let mut engine = Engine::from_archive(s)?;
+            let mut engine = Engine::from_archive(s, sale)?;
             (engine.idx.username, engine.idx.email) = match names {
                 Ok(thread) => thread.join().expect("building the name lookups does not panic"),
                 // No thread to spare: built here instead.
@@ -382,7 +427,14 @@ impl Engine {
     }
 
     /// The engine an archive holds, with every derived lookup but the names rebuilt.
-    fn from_archive(s: &ArchivedSnapshot) -> Result<Engine, SnapshotError> {
+    fn from_archive(
+        s: &ArchivedBase,
+        sale: Option<&ArchivedSaleState>,
+    ) -> Result<Engine, SnapshotError> {
+        let sale = match sale {
+            Some(sale) => de::<SaleState>(sale)?,
+            None => SaleState { terms: SaleTerms::default(), windows: Vec::new() },
+        };
         let users: CowVec<User> = s.users.iter().map(de::<User>).collect::<Result<_, _>>()?;
         let accounts: CowVec<Account> = (s.accounts.iter())
             .map(|a| de::<AccountRecord>(a).map(AccountRecord::account))
@@ -416,9 +468,13 @@ impl Engine {
             next_session: de(&s.next_session)?,
             invite_key: de(&s.invite_key)?,
             chart_history: de(&s.chart_history)?,
+            sale_terms: sale.terms,
             idx: Indexes::default(),
             quiet: false,
         };
+        for (book, window) in engine.books.iter_mut().zip(sale.windows) {
+            book.volatility = window;
+        }
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
         engine.rebuild_indexes(de(&s.contracts)?);
         engine.restore_alerts(de(&s.alerts)?);
@@ -525,7 +581,7 @@ mod tests {
         };
         let action = AdminAction::SetDepositAccounts(vec![account]);
         run(&mut engine, Command::Admin { admin: AdminId(1), action: Box::new(action) });
-        let owned = Snapshot {
+        let base = Base {
             version: SNAPSHOT_VERSION,
             applied_index: engine.applied_index,
             now_ms: engine.now_ms,
@@ -552,6 +608,11 @@ mod tests {
             invite_key: engine.invite_key,
             chart_history: engine.chart_history,
         };
+        let sale = SaleState {
+            terms: engine.sale_terms.clone(),
+            windows: engine.books.iter().map(|b| b.volatility.clone()).collect(),
+        };
+        let owned = Snapshot { base, sale };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);
     }

@@ -174,6 +174,9 @@ impl Engine {
 
         let tick = TickRef { price, time_ms: now, index: self.applied_index };
         self.books[book].last = Some(tick);
+        if let Some(previous) = previous {
+            self.books[book].volatility.record(&previous, &tick);
+        }
         if !self.quiet {
             events.push(Event::Tick { symbol, tick, quantity });
         }
@@ -309,7 +312,7 @@ impl Engine {
         })
     }
 
-    /// Closes an open contract with `outcome`: moves the money, pays rewards, emits events.
+    /// Settles an open contract at expiry with `outcome`.
     pub(crate) fn settle(
         &mut self,
         at: SlotRef,
@@ -317,8 +320,7 @@ impl Engine {
         outcome: Outcome,
         events: &mut Vec<Event>,
     ) {
-        let Some(contract) = self.contracts.remove(at) else { return };
-        let id = contract.id;
+        let Some(contract) = self.contracts.get(at) else { return };
         let (stake, fee) = (contract.stake, contract.fee);
         let credited = match outcome {
             Outcome::Win => stake.times(Rate::ONE + contract.payout_rate),
@@ -327,7 +329,25 @@ impl Engine {
             Outcome::VoidNoEntry | Outcome::VoidStaleFeed | Outcome::VoidMarketClosed => {
                 stake + fee
             }
+            Outcome::Sold => unreachable!("a sale is closed with its offer"),
         };
+        self.close(at, exit, outcome, credited, None, events);
+    }
+
+    /// Closes an open contract with `outcome`, crediting `credited`: moves the money, pays
+    /// rewards, emits events.
+    pub(crate) fn close(
+        &mut self,
+        at: SlotRef,
+        exit: Option<TickRef>,
+        outcome: Outcome,
+        credited: Money,
+        sale: Option<Box<crate::sale::Quote>>,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(contract) = self.contracts.remove(at) else { return };
+        let id = contract.id;
+        let stake = contract.stake;
         self.count_settled(&contract, credited);
         let account = self.account_mut(contract.user);
         *account.open_mut(contract.account) -= 1;
@@ -343,10 +363,18 @@ impl Engine {
             }
             AccountKind::Demo => self.ledger.demo_house += house_gain,
         }
-        let rewarded = contract.account == AccountKind::Real
-            && matches!(outcome, Outcome::Win | Outcome::Loss);
+        // Rewards come out of what the house took in: the stake of a win or a loss, what a sale
+        // kept of the stake, none of a returned stake (tie, void).
+        let reward_base = match (contract.account, outcome) {
+            (AccountKind::Real, Outcome::Win | Outcome::Loss) => stake,
+            (AccountKind::Real, Outcome::Sold) => house_gain.max(Money::ZERO),
+            _ => Money::ZERO,
+        };
         let user = contract.user;
         if !self.quiet {
+            if let Some(quote) = sale {
+                events.push(Event::ContractSold { contract: id, quote });
+            }
             let symbol = self.products[usize::from(contract.product)].symbol;
             let settled_ms = self.now_ms;
             events.push(Event::ContractSettled(Settlement {
@@ -361,9 +389,8 @@ impl Engine {
                 wallet: after,
             }));
         }
-        // Rewards come out of what the house took in: a returned stake (tie, void) earns none.
-        if rewarded {
-            self.pay_rewards(user, stake, id, events);
+        if reward_base.is_positive() {
+            self.pay_rewards(user, reward_base, id, events);
         }
     }
 

@@ -321,6 +321,8 @@ pub enum BillType {
     TransferOut,
     /// An admin's adjustment, with a reason.
     Adjustment,
+    /// A contract sold back before expiry: what the sale paid less the stake (signed).
+    Sale,
 }
 }
 
@@ -474,6 +476,8 @@ pub enum Outcome {
     VoidStaleFeed,
     /// The market closed during the contract: stake and fee refunded.
     VoidMarketClosed,
+    /// Sold back before expiry at the published offer (see [`crate::sale`]).
+    Sold,
 }
 }
 
