@@ -528,10 +528,18 @@ fn audit_detail(action: &AdminAction) -> String {
             t.enabled,
             t.cutoff_secs,
             t.spread,
-            t.durations.iter().map(|d| format!("{}s:{}", d.duration_secs, d.spread)).collect::<Vec<_>>().join(","),
+            t.durations
+                .iter()
+                .map(|d| format!("{}s:{}", d.duration_secs, d.spread))
+                .collect::<Vec<_>>()
+                .join(","),
             t.products
                 .iter()
-                .map(|p| format!("{}:{}", p.symbol, if p.enabled { p.spread.to_string() } else { "off".into() }))
+                .map(|p| format!(
+                    "{}:{}",
+                    p.symbol,
+                    if p.enabled { p.spread.to_string() } else { "off".into() }
+                ))
                 .collect::<Vec<_>>()
                 .join(","),
         ),

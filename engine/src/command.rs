@@ -5,9 +5,9 @@ use rust_decimal::Decimal;
 
 use crate::money::RkyvDecimal;
 use crate::types::{
-    archived, AccountKind, AdminId, AlertId, Area, Category, Chain, ContractId, DepositAccount, Destination,
-    Direction, MarketHours, OrderId, PayMethod, Principal, Profile, Role, Rule, SessionId,
-    Settings, Symbol, TradingLimits, UserId, WalletBinding,
+    archived, AccountKind, AdminId, AlertId, Area, Category, Chain, ContractId, DepositAccount,
+    Destination, Direction, MarketHours, OrderId, PayMethod, Principal, Profile, Role, Rule,
+    SessionId, Settings, Symbol, TradingLimits, UserId, WalletBinding,
 };
 
 archived! {

@@ -100,6 +100,12 @@ enum Op {
         user: u32,
         nth: usize,
     },
+    /// Sell the user's `nth` open contract at the offer of now, or a cent above it (refused).
+    Sell {
+        user: u32,
+        nth: usize,
+        above: bool,
+    },
     Snapshot,
 }
 
@@ -125,6 +131,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (user.clone(), prop::bool::weighted(0.2), -40i64..=40).prop_map(|(user, forex, offset)| Op::SetAlert { user, forex, offset }),
         1 => (user.clone(), 0usize..3).prop_map(|(user, nth)| Op::CancelAlert { user, nth }),
         1 => Just(Op::Snapshot),
+        3 => (user.clone(), 0usize..3, prop::bool::weighted(0.2)).prop_map(|(user, nth, above)| Op::Sell { user, nth, above }),
     ]
 }
 
@@ -140,6 +147,8 @@ struct Model {
     settled: HashSet<u64>,
     prices: HashMap<Symbol, i64>,
     alerts_fired: HashSet<u64>,
+    /// Sales announced, not yet settled.
+    sold: HashMap<ContractId, engine::sale::Quote>,
 }
 
 impl Model {
@@ -149,6 +158,19 @@ impl Model {
         assert_eq!(self.opened.get(&c.id), Some(&s.symbol), "settled a contract never opened");
         assert!(self.settled.insert(c.id.into()), "contract {} settled twice", c.id);
         let ticks = self.ticks.get(&s.symbol).map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(quote) = self.sold.remove(&c.id) {
+            // Sold before expiry at the offer announced, after entering on the next tick.
+            assert_eq!(s.outcome, Outcome::Sold);
+            let entry = ticks.iter().find(|t| t.index > c.accepted_index).copied();
+            assert_eq!(c.entry, entry, "entry must be the next tick");
+            assert!(s.settled_ms < c.expiry_ms, "sold at or after expiry");
+            assert_eq!(s.exit, Some(quote.tick));
+            assert_eq!(ticks.last(), Some(&quote.tick), "a sale is priced at the latest tick");
+            assert!(quote.offer.is_positive() && quote.offer <= quote.win_credit);
+            assert_eq!(s.credited, quote.offer);
+            return;
+        }
+        assert_ne!(s.outcome, Outcome::Sold, "a sale without its quote");
         let first_after = ticks.iter().find(|t| t.index > c.accepted_index).copied();
         let expected = match first_after {
             Some(t) if t.time_ms - c.accepted_ms <= 5_000 => {
@@ -235,6 +257,11 @@ impl Run {
         }
         let mut run = Run { h, model: Model::default(), snapshot: None };
         run.observe(0);
+        // Enough price changes of BTCUSDT for early close to make offers from the start.
+        for n in 0..=engine::sale::WINDOW_RETURNS_MIN {
+            run.h.advance(250);
+            run.step(&Op::Tick { forex: false, step: if n % 2 == 0 { 2 } else { -2 } });
+        }
         run
     }
 
@@ -251,6 +278,30 @@ impl Run {
             Op::Advance(ms) => {
                 h.advance(ms);
                 return;
+            }
+            Op::Sell { user, nth, above } => {
+                let user = UserId(user);
+                let mut open: Vec<_> = h
+                    .engine
+                    .open_contracts()
+                    .filter(|c| c.user == user && c.entry.is_some())
+                    .cloned()
+                    .collect();
+                open.sort_by_key(|c| c.id);
+                let Some(c) = open.get(nth) else { return };
+                let seen = match h.engine.offer_for(c.id) {
+                    Some(Ok(q)) if above => q.offer.to_decimal() + Decimal::new(1, 2),
+                    Some(Ok(q)) => q.offer.to_decimal(),
+                    _ => Decimal::ZERO,
+                };
+                let symbol = h.engine.products()[usize::from(c.product)].symbol;
+                Command::SellContract(engine::command::SellContract {
+                    user,
+                    contract: c.id,
+                    symbol,
+                    expiry_ms: c.expiry_ms,
+                    seen,
+                })
             }
             Op::Snapshot => {
                 self.snapshot = Some((h.engine.snapshot_bytes(), h.log.len(), h.engine.frozen()));
@@ -442,6 +493,9 @@ impl Run {
                         tick.price <= alert.price
                     };
                     assert!(reached, "{alert:?} fired on {tick:?}, which does not reach it");
+                }
+                Event::ContractSold { contract, quote } => {
+                    assert!(self.model.sold.insert(*contract, (**quote).clone()).is_none());
                 }
                 Event::ContractSettled(s) => {
                     let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();
