@@ -225,6 +225,8 @@ pub enum Event {
     ContractSold {
         /// Order number.
         contract: ContractId,
+        /// Its owner.
+        user: UserId,
         /// The offer and its inputs.
         quote: Box<crate::sale::Quote>,
     },

@@ -373,7 +373,7 @@ impl Engine {
         let user = contract.user;
         if !self.quiet {
             if let Some(quote) = sale {
-                events.push(Event::ContractSold { contract: id, quote });
+                events.push(Event::ContractSold { contract: id, user: contract.user, quote });
             }
             let symbol = self.products[usize::from(contract.product)].symbol;
             let settled_ms = self.now_ms;

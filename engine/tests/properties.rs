@@ -494,7 +494,7 @@ impl Run {
                     };
                     assert!(reached, "{alert:?} fired on {tick:?}, which does not reach it");
                 }
-                Event::ContractSold { contract, quote } => {
+                Event::ContractSold { contract, quote, .. } => {
                     assert!(self.model.sold.insert(*contract, (**quote).clone()).is_none());
                 }
                 Event::ContractSettled(s) => {

@@ -155,6 +155,8 @@ impl From<EngineError> for ApiError {
             | EngineError::OpenContractsLimit
             | EngineError::TooManyPriceAlerts
             | EngineError::TooManyOpenContracts
+            | EngineError::SaleUnavailable(_)
+            | EngineError::OfferChanged { .. }
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
             // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.
@@ -167,6 +169,8 @@ impl From<EngineError> for ApiError {
                 api = api.arg("min", min).arg("max", max);
             }
             EngineError::SelfExcluded { until_ms } => api = api.arg("until", utc_minute(until_ms)),
+            EngineError::SaleUnavailable(reason) => api = api.arg("reason", reason.code()),
+            EngineError::OfferChanged { offer } => api = api.arg("offer", offer),
             EngineError::TwoFactorLocked { until_ms } => {
                 let wait_ms = until_ms.saturating_sub(wal::pipeline::system_time_ms());
                 api = api

@@ -54,6 +54,7 @@ wire_names! {
         TransferIn = "transfer_in",
         TransferOut = "transfer_out",
         Adjustment = "adjustment",
+        Sale = "sale",
     }
 }
 
@@ -77,6 +78,7 @@ wire_names! {
         VoidNoEntry = "void_no_entry",
         VoidStaleFeed = "void_stale_feed",
         VoidMarketClosed = "void_market_closed",
+        Sold = "sold",
     }
 }
 

@@ -108,6 +108,7 @@ names! {
         TransferIn = "transfer_in",
         TransferOut = "transfer_out",
         Adjustment = "adjustment",
+        Sale = "sale",
     }
 }
 

@@ -35,6 +35,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(contracts))
         .routes(routes!(export_contracts))
         .routes(routes!(contract))
+        .routes(routes!(sell))
+        .routes(routes!(offer))
 }
 
 /// Market list filter.
@@ -381,4 +383,112 @@ async fn contract(
 ) -> Answer<ContractRow> {
     let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id.get());
     ok(row.ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"))?)
+}
+
+/// `POST /api/trade/contracts/{id}/sell`: the offer the trader saw.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct SellBody {
+    /// The offer shown, in USDT (a decimal string). The sale goes through at the offer of the
+    /// moment it is applied when that is at least this, and is refused otherwise.
+    #[schema(required = true, pattern = "^[0-9]{1,10}(\\.[0-9]{1,2})?$")]
+    pub offer: String,
+}
+
+/// A contract sold back.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sold {
+    /// Contract number.
+    pub contract_id: u64,
+    /// What the sale paid into the wallet (USDT).
+    pub credited: String,
+}
+
+/// Sell an open contract back before expiry at the published offer (the rules page and
+/// `GET /api/trade/rules` give the rule). Never at less than the offer sent: a lower offer
+/// now is refused with `OFFER_CHANGED` and the new offer; nothing is sold and nothing is
+/// retried.
+#[utoipa::path(post, path = "/api/trade/contracts/{id}/sell", tag = "trade", security(("user" = [])), request_body = SellBody,
+    params(("id" = u64, Path, description = "Contract number")),
+    responses((status = 200, body = Envelope<Sold>), (status = 400, description = "VALIDATION", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 404, description = "CONTRACT_NOT_FOUND (not yours, or no longer open)", body = ErrorEnvelope),
+        (status = 409, description = "OFFER_CHANGED (argument `offer`: the offer now), SALE_UNAVAILABLE (argument `reason`: not_entered, unavailable, near_expiry, stale_market, market_closed, few_ticks, account_frozen, account_limited, no_value)", body = ErrorEnvelope)))]
+async fn sell(
+    State(state): State<AppState>,
+    user: User,
+    PathValue(id): PathValue<u64>,
+    Body(body): Body<SellBody>,
+) -> Answer<Sold> {
+    let seen = dto::plain_decimal(&body.offer, 10, 2)
+        .ok_or_else(|| ApiError::invalid("offer", "amount"))?;
+    let (symbol, expiry_ms) = open_entered(&state, &user, id).await?;
+    let command = Command::SellContract(engine::command::SellContract {
+        user: user.id,
+        contract: engine::types::ContractId(id),
+        symbol,
+        expiry_ms,
+        seen,
+    });
+    match state.submit(IdempotencyKey::NONE, command).await? {
+        engine::Reply::Sold { contract, credited } => {
+            ok(Sold { contract_id: contract.into(), credited: credited.to_decimal().to_string() })
+        }
+        other => Err(ApiError::internal(format!("unexpected reply to a sale: {other:?}"))),
+    }
+}
+
+/// The caller's open contract's product and expiry, which the engine finds it by; refused
+/// when it is not the caller's, no longer open, or not entered yet.
+async fn open_entered(state: &AppState, user: &User, id: u64) -> ApiResult<(Symbol, u64)> {
+    let not_found = || ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
+    let row = state.history().await?.contract(id)?.filter(|r| r.user == user.id.get());
+    let row = row.filter(|r| r.status.is_open()).ok_or_else(not_found)?;
+    let Some(expiry_ms) = row.expiry_at else {
+        return Err(engine::EngineError::SaleUnavailable(engine::sale::NoOffer::NotEntered).into());
+    };
+    Ok((path_symbol(&row.symbol)?, expiry_ms))
+}
+
+/// The offer for an open contract now, or why there is none.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Offer {
+    /// Contract number.
+    pub contract_id: u64,
+    /// What selling now would pay (USDT), if it can be sold.
+    pub offer: Option<String>,
+    /// Why not: not_entered, unavailable, near_expiry, stale_market, market_closed, few_ticks,
+    /// account_frozen, account_limited, no_value.
+    pub reason: Option<String>,
+    /// The offer and every figure it came from, as a sale would record them.
+    pub quote: Option<crate::readmodel::SaleRow>,
+}
+
+/// The offer for selling an open contract back now (the websocket pushes it at every tick).
+#[utoipa::path(get, path = "/api/trade/contracts/{id}/offer", tag = "trade", security(("user" = [])),
+    params(("id" = u64, Path, description = "Contract number")),
+    responses((status = 200, body = Envelope<Offer>), (status = 401, body = ErrorEnvelope), (status = 404, description = "CONTRACT_NOT_FOUND", body = ErrorEnvelope), (status = 409, description = "SALE_UNAVAILABLE (reason not_entered)", body = ErrorEnvelope)))]
+async fn offer(
+    State(state): State<AppState>,
+    user: User,
+    PathValue(id): PathValue<u64>,
+) -> Answer<Offer> {
+    let (symbol, expiry_ms) = open_entered(&state, &user, id).await?;
+    let contract = engine::types::ContractId(id);
+    let owner = user.id;
+    let found = state.query(move |e| e.offers(symbol, &[(owner, contract, expiry_ms)])).await?;
+    let Some((_, quote)) = found.into_iter().next() else {
+        return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"));
+    };
+    ok(match quote {
+        Ok(q) => Offer {
+            contract_id: id,
+            offer: Some(q.offer.to_decimal().to_string()),
+            reason: None,
+            quote: Some((&q).into()),
+        },
+        Err(reason) => {
+            Offer { contract_id: id, offer: None, reason: Some(reason.code().into()), quote: None }
+        }
+    })
 }

@@ -36,7 +36,7 @@ pub use projector::spawn_projector;
 pub use queries::{BillSums, Statement};
 pub use rows::{
     AlertRow, AuditRow, BillRow, ContractRow, ContractState, DayRow, LoginRow, NoticeRow,
-    OrderKind, OrderRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
+    OrderKind, OrderRow, SaleRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
 };
 
 use migration::migrate_from_sled;

@@ -144,6 +144,12 @@ impl<'a, 't> Writer<'a, 't> {
                     },
                 )?;
             }
+            Event::ContractSold { contract, user, quote } => {
+                self.update(
+                    &key(CONTRACT, (*user).into(), (*contract).into()),
+                    |row: &mut ContractRow| row.sale = Some((&**quote).into()),
+                )?;
+            }
             Event::ContractSettled(settlement) => {
                 self.bill(&settlement.wallet_change())?;
                 self.settled(settlement)?;

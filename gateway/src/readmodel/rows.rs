@@ -74,6 +74,7 @@ impl ContractRow {
             profit: None,
             settled_at: None,
             status: ContractState::WaitingEntry,
+            sale: None,
         }
     }
 
@@ -160,6 +161,84 @@ pub struct ContractRow {
     /// waiting_entry, open, settled, void.
     #[schema(value_type = String)]
     pub status: ContractState,
+    /// A sale before expiry: the offer paid and every figure it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sale: Option<SaleRow>,
+}
+
+/// A sale back before expiry, as the engine priced it (decisions §11; the rule is on the
+/// rules page and in `GET /api/rules`). Integers are in the rule's units.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SaleRow {
+    /// The tick the offer was priced at (the sale's exit).
+    pub tick: TickRow,
+    /// Log index of the first tick of the volatility window (which ends at `tick`).
+    pub window_from: u64,
+    /// Price changes in the window.
+    pub returns: u16,
+    /// Σ r² over the window, billionths squared (a decimal string: it can pass 2⁶⁴).
+    #[schema(value_type = String)]
+    #[serde(with = "u128_string")]
+    pub sum_sq: u128,
+    /// Σ gaps between the window's ticks (ms).
+    pub sum_gap_ms: u64,
+    /// Expiry − the sale's time (ms).
+    pub time_left_ms: u64,
+    /// ⌊√(Σr² × time left / Σgaps)⌋, billionths.
+    pub sd: u64,
+    /// How far in the money, billionths of the entry price.
+    pub distance: i64,
+    /// distance / sd, ten-thousandths, within ±4.
+    pub z: i32,
+    /// Φ(z), millionths.
+    pub probability: u32,
+    /// What a win would pay.
+    #[schema(value_type = String)]
+    pub win_credit: Decimal,
+    /// ⌊win credit × probability⌋.
+    #[schema(value_type = String)]
+    pub fair: Decimal,
+    /// The spread taken (fraction).
+    #[schema(value_type = String)]
+    pub spread: Decimal,
+    /// What the sale paid.
+    #[schema(value_type = String)]
+    pub offer: Decimal,
+}
+
+impl From<&engine::sale::Quote> for SaleRow {
+    fn from(q: &engine::sale::Quote) -> Self {
+        SaleRow {
+            tick: q.tick.into(),
+            window_from: q.window_from,
+            returns: q.returns,
+            sum_sq: q.sum_sq,
+            sum_gap_ms: q.sum_gap_ms,
+            time_left_ms: q.time_left_ms,
+            sd: q.sd,
+            distance: q.distance,
+            z: q.z,
+            probability: q.probability,
+            win_credit: q.win_credit.to_decimal(),
+            fair: q.fair.to_decimal(),
+            spread: q.spread.to_decimal(),
+            offer: q.offer.to_decimal(),
+        }
+    }
+}
+
+/// A `u128` as a decimal string (JSON numbers lose precision past 2⁵³).
+mod u128_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(value)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// Where a contract stands.

@@ -328,6 +328,7 @@ impl Hub {
                 | Event::WithdrawalRequested(_)
                 | Event::TwoFactorLocked { who: Principal::Admin(_), .. }
                 | Event::CatalogueChanged
+                | Event::ContractSold { .. }
                 | Event::Audit(_) => {}
             }
         }

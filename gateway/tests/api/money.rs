@@ -816,3 +816,75 @@ fn the_pdf_statement_shows_the_wallets_figures_in_the_callers_language() {
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     h.get("/api/wallet/statement/pdf", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
+
+/// Early close over HTTP: the offer of an open contract, a sale refused when the offer fell
+/// below the one sent (with the offer of now, nothing sold), then a sale at the offer of now,
+/// recorded with every figure it came from and paid into the wallet with a sale bill.
+#[test]
+fn a_contract_sells_back_at_the_offer_sent_or_better_and_is_recorded_with_its_figures() {
+    use engine::command::Command;
+    use rust_decimal::Decimal;
+
+    let h = start();
+    let (_, token) = h.user("sven");
+    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
+    let last = loop {
+        if let Some(t) = h.state.handle.query(move |e| e.last_tick(btc)).unwrap() {
+            break t.price;
+        }
+        std::thread::yield_now();
+    };
+    let tick = |price: Decimal| {
+        let command = Command::Tick { symbol: btc, price, quantity: Decimal::ZERO };
+        h.state.handle.submit_blocking(command).unwrap().unwrap();
+    };
+    // Enough price changes for a volatility estimate, whatever the simulated feed adds.
+    for n in 0..=engine::sale::WINDOW_RETURNS_MIN {
+        tick(if n % 2 == 0 { last } else { last * Decimal::new(1001, 3) });
+    }
+    let body = json!({"symbol": "BTCUSDT", "direction": "up", "amount": "10", "duration": 60, "account": "demo"});
+    let id = h.post("/api/trade/orders", Some(&token), body).ok()["contractId"].as_u64().unwrap();
+    let offer_path = format!("/api/trade/contracts/{id}/offer");
+    let sell_path = format!("/api/trade/contracts/{id}/sell");
+    // Before its entry tick a contract has no offer.
+    h.get(&offer_path, Some(&token)).fails(StatusCode::CONFLICT, "SALE_UNAVAILABLE");
+    tick(last);
+    tick(last);
+    let offer = h.get(&offer_path, Some(&token));
+    let shown: Decimal = offer.ok()["offer"].as_str().unwrap().parse().unwrap();
+    assert!(shown > Decimal::ZERO && shown < Decimal::new(1850, 2), "{:?}", offer.body);
+    assert_eq!(offer.ok()["quote"]["winCredit"], "18.50");
+    let (_, stranger) = h.user("tove");
+    h.get(&offer_path, Some(&stranger)).fails(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
+    h.post(&sell_path, Some(&stranger), json!({"offer": "0"}))
+        .fails(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
+    h.post(&sell_path, Some(&token), json!({"offer": "-1"}))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+
+    // Above any offer (the whole payout): refused with the offer of now, nothing sold.
+    let before = h.get("/api/wallet/balance?account=demo", Some(&token)).ok().clone();
+    let refused = h.post(&sell_path, Some(&token), json!({"offer": "18.50"}));
+    refused.fails(StatusCode::CONFLICT, "OFFER_CHANGED");
+    assert!(refused.message().starts_with("The offer changed to "), "{}", refused.message());
+    assert_eq!(h.get(&format!("/api/trade/contracts/{id}"), Some(&token)).ok()["status"], "open");
+
+    let sold = h.post(&sell_path, Some(&token), json!({"offer": "0.01"}));
+    let credited: Decimal = sold.ok()["credited"].as_str().unwrap().parse().unwrap();
+    assert_eq!(sold.ok()["contractId"].as_u64(), Some(id));
+    let row = h.get(&format!("/api/trade/contracts/{id}"), Some(&token)).ok().clone();
+    assert_eq!((row["outcome"].as_str(), row["status"].as_str()), (Some("sold"), Some("settled")));
+    assert_eq!(row["credited"], credited.to_string());
+    assert_eq!(row["sale"]["offer"], credited.to_string());
+    assert_eq!(row["exit"]["sequence"], row["sale"]["tick"]["sequence"]);
+    assert!(
+        row["sale"]["returns"].as_u64().unwrap() >= u64::from(engine::sale::WINDOW_RETURNS_MIN)
+    );
+    assert!(row["sale"]["sumSq"].as_str().unwrap().parse::<u128>().is_ok());
+    let after = h.get("/api/wallet/balance?account=demo", Some(&token)).ok().clone();
+    let available = |w: &Value| w["available"].as_str().unwrap().parse::<Decimal>().unwrap();
+    assert_eq!(available(&after), available(&before) + credited);
+    let bills = h.get("/api/wallet/bills?account=demo&type=sale", Some(&token));
+    assert_eq!(bills.ok()["items"][0]["amount"], (credited - Decimal::TEN).to_string());
+    h.post(&sell_path, Some(&token), json!({"offer": "0"}))
+        .fails(StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND");
+}

@@ -1960,6 +1960,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trade/contracts/{id}/offer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The offer for selling an open contract back now (the websocket pushes it at every tick). */
+        get: operations["offer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trade/contracts/{id}/sell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sell an open contract back before expiry at the published offer (the rules page and
+         *     `GET /api/trade/rules` give the rule). Never at less than the offer sent: a lower offer
+         *     now is refused with `OFFER_CHANGED` and the new offer; nothing is sold and nothing is
+         *     retried.
+         */
+        post: operations["sell"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/trade/orders": {
         parameters: {
             query?: never;
@@ -3499,6 +3538,7 @@ export interface components {
             payoutRate: string;
             /** @description Profit (+) or loss (-). */
             profit?: string | null;
+            sale?: null | components["schemas"]["SaleRow"];
             /**
              * Format: int64
              * @description Settled at.
@@ -3959,6 +3999,7 @@ export interface components {
                 payoutRate: string;
                 /** @description Profit (+) or loss (-). */
                 profit?: string | null;
+                sale?: null | components["schemas"]["SaleRow"];
                 /**
                  * Format: int64
                  * @description Settled at.
@@ -4238,6 +4279,29 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_Offer: {
+            /** @description The offer for an open contract now, or why there is none. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description Contract number.
+                 */
+                contractId: number;
+                /** @description What selling now would pay (USDT), if it can be sold. */
+                offer?: string | null;
+                quote?: null | components["schemas"]["SaleRow"];
+                /**
+                 * @description Why not: not_entered, unavailable, near_expiry, stale_market, market_closed, few_ticks,
+                 *     account_frozen, account_limited, no_value.
+                 */
+                reason?: string | null;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_OrderAccepted: {
             /** @description An accepted order. */
             data: {
@@ -4441,6 +4505,7 @@ export interface components {
                     payoutRate: string;
                     /** @description Profit (+) or loss (-). */
                     profit?: string | null;
+                    sale?: null | components["schemas"]["SaleRow"];
                     /**
                      * Format: int64
                      * @description Settled at.
@@ -4719,6 +4784,23 @@ export interface components {
                 rules: components["schemas"]["RuleView"][];
                 /** @description Entry, exit, tie and void rules as text, shown before confirming. */
                 settlement: string[];
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
+        Envelope_Sold: {
+            /** @description A contract sold back. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description Contract number.
+                 */
+                contractId: number;
+                /** @description What the sale paid into the wallet (USDT). */
+                credited: string;
             };
             /** @description "OK". */
             message: string;
@@ -5762,6 +5844,22 @@ export interface components {
              */
             trade: boolean;
         };
+        /** @description The offer for an open contract now, or why there is none. */
+        Offer: {
+            /**
+             * Format: int64
+             * @description Contract number.
+             */
+            contractId: number;
+            /** @description What selling now would pay (USDT), if it can be sold. */
+            offer?: string | null;
+            quote?: null | components["schemas"]["SaleRow"];
+            /**
+             * @description Why not: not_entered, unavailable, near_expiry, stale_market, market_closed, few_ticks,
+             *     account_frozen, account_limited, no_value.
+             */
+            reason?: string | null;
+        };
         /** @description An accepted order. */
         OrderAccepted: {
             /**
@@ -6128,6 +6226,64 @@ export interface components {
             /** @description Entry, exit, tie and void rules as text, shown before confirming. */
             settlement: string[];
         };
+        /**
+         * @description A sale back before expiry, as the engine priced it (decisions §11; the rule is on the
+         *     rules page and in `GET /api/rules`). Integers are in the rule's units.
+         */
+        SaleRow: {
+            /**
+             * Format: int64
+             * @description How far in the money, billionths of the entry price.
+             */
+            distance: number;
+            /** @description ⌊win credit × probability⌋. */
+            fair: string;
+            /** @description What the sale paid. */
+            offer: string;
+            /**
+             * Format: int32
+             * @description Φ(z), millionths.
+             */
+            probability: number;
+            /**
+             * Format: int32
+             * @description Price changes in the window.
+             */
+            returns: number;
+            /**
+             * Format: int64
+             * @description ⌊√(Σr² × time left / Σgaps)⌋, billionths.
+             */
+            sd: number;
+            /** @description The spread taken (fraction). */
+            spread: string;
+            /**
+             * Format: int64
+             * @description Σ gaps between the window's ticks (ms).
+             */
+            sumGapMs: number;
+            /** @description Σ r² over the window, billionths squared (a decimal string: it can pass 2⁶⁴). */
+            sumSq: string;
+            /** @description The tick the offer was priced at (the sale's exit). */
+            tick: components["schemas"]["TickRow"];
+            /**
+             * Format: int64
+             * @description Expiry − the sale's time (ms).
+             */
+            timeLeftMs: number;
+            /** @description What a win would pay. */
+            winCredit: string;
+            /**
+             * Format: int64
+             * @description Log index of the first tick of the volatility window (which ends at `tick`).
+             */
+            windowFrom: number;
+            /**
+             * Format: int32
+             * @description distance / sd, ten-thousandths, within ±4.
+             */
+            z: number;
+        };
         /** @description An event of a user's security history, beside their sign-ins. */
         SecurityRow: {
             /**
@@ -6150,6 +6306,15 @@ export interface components {
              * @description When the pause ends (ms); also the event's id.
              */
             until: number;
+        };
+        /** @description `POST /api/trade/contracts/{id}/sell`: the offer the trader saw. */
+        SellBody: {
+            /**
+             * @description The offer shown, in USDT (a decimal string). The sale goes through at the offer of the
+             *     moment it is applied when that is at least this, and is refused otherwise.
+             * @default
+             */
+            offer: string;
         };
         /** @description A live session. */
         SessionView: {
@@ -6174,6 +6339,16 @@ export interface components {
             id: number;
             /** @description The address the session was opened from. */
             ip: string;
+        };
+        /** @description A contract sold back. */
+        Sold: {
+            /**
+             * Format: int64
+             * @description Contract number.
+             */
+            contractId: number;
+            /** @description What the sale paid into the wallet (USDT). */
+            credited: string;
         };
         /** @description The engine audited between two batches. */
         StateAudit: {
@@ -6776,7 +6951,7 @@ export interface operations {
             query?: {
                 /** @description Only this admin's actions. */
                 admin?: number;
-                action?: "create_admin" | "set_user_frozen" | "adjust_balance" | "fund_house" | "approve_deposit" | "reject_deposit" | "approve_withdrawal" | "reject_withdrawal" | "upsert_product" | "set_rule" | "remove_rule" | "update_settings" | "broadcast_notice" | "complete_withdrawal" | "fail_withdrawal" | "set_deposit_accounts" | "set_admin_disabled" | "change_own_password" | "set_own_totp" | "withdraw_notice" | "two_factor_locked";
+                action?: "create_admin" | "set_user_frozen" | "adjust_balance" | "fund_house" | "approve_deposit" | "reject_deposit" | "approve_withdrawal" | "reject_withdrawal" | "upsert_product" | "set_rule" | "remove_rule" | "update_settings" | "broadcast_notice" | "complete_withdrawal" | "fail_withdrawal" | "set_deposit_accounts" | "set_admin_disabled" | "change_own_password" | "set_own_totp" | "withdraw_notice" | "set_sale_terms" | "two_factor_locked";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
@@ -10396,6 +10571,169 @@ export interface operations {
             };
         };
     };
+    offer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Contract number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Offer"];
+                };
+            };
+            /** @description VALIDATION: a parameter, path value or body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONTRACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SALE_UNAVAILABLE (reason not_entered) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Contract number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SellBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Sold"];
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONTRACT_NOT_FOUND (not yours, or no longer open) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description OFFER_CHANGED (argument `offer`: the offer now), SALE_UNAVAILABLE (argument `reason`: not_entered, unavailable, near_expiry, stale_market, market_closed, few_ticks, account_frozen, account_limited, no_value) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     place_order: {
         parameters: {
             query?: never;
@@ -11952,7 +12290,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Every type when absent. */
-                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment";
+                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
@@ -12018,7 +12356,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Every type when absent. */
-                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment";
+                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
