@@ -478,17 +478,18 @@ impl Engine {
         Err(EngineError::ContractNotFound)
     }
 
-    /// The offers for these open contracts of `symbol` now (the websocket's live offers).
+    /// The offers for these open contracts of `symbol` (owner, contract, expiry) now, for
+    /// those still open: the websocket's live offers.
     pub fn offers(
         &self,
         symbol: Symbol,
         contracts: &[(UserId, ContractId, u64)],
-    ) -> Vec<(ContractId, Result<Quote, NoOffer>)> {
+    ) -> Vec<(UserId, ContractId, Result<Quote, NoOffer>)> {
         contracts
             .iter()
             .filter_map(|&(user, id, expiry_ms)| {
                 let at = self.find_entered(user, id, symbol, expiry_ms).ok()?;
-                Some((id, self.quote(self.contracts.get(at)?)))
+                Some((user, id, self.quote(self.contracts.get(at)?)))
             })
             .collect()
     }

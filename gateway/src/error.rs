@@ -20,6 +20,9 @@ pub struct ApiError {
     pub args: Vec<(&'static str, String)>,
     /// The request field at fault, for validation errors.
     pub field: Option<&'static str>,
+    /// The arguments are also figures a program needs (the offer of now), sent as the
+    /// envelope's `data`.
+    pub data: bool,
 }
 
 /// Handler result.
@@ -28,7 +31,8 @@ pub type ApiResult<T> = Result<T, ApiError>;
 impl ApiError {
     /// An error whose message is the code's own catalogue entry.
     pub fn new(status: StatusCode, code: &'static str) -> ApiError {
-        ApiError { status, code, key: format!("api.error.{code}"), args: Vec::new(), field: None }
+        let key = format!("api.error.{code}");
+        ApiError { status, code, key, args: Vec::new(), field: None, data: false }
     }
 
     /// A validation failure of `field` with the message `api.validation.{message}`.
@@ -39,6 +43,7 @@ impl ApiError {
             key: format!("api.validation.{message}"),
             args: Vec::new(),
             field: Some(field),
+            data: false,
         }
     }
 
@@ -169,8 +174,14 @@ impl From<EngineError> for ApiError {
                 api = api.arg("min", min).arg("max", max);
             }
             EngineError::SelfExcluded { until_ms } => api = api.arg("until", utc_minute(until_ms)),
-            EngineError::SaleUnavailable(reason) => api = api.arg("reason", reason.code()),
-            EngineError::OfferChanged { offer } => api = api.arg("offer", offer),
+            EngineError::SaleUnavailable(reason) => {
+                api = api.arg("reason", reason.code());
+                api.data = true;
+            }
+            EngineError::OfferChanged { offer } => {
+                api = api.arg("offer", offer);
+                api.data = true;
+            }
             EngineError::TwoFactorLocked { until_ms } => {
                 let wait_ms = until_ms.saturating_sub(wal::pipeline::system_time_ms());
                 api = api

@@ -68,9 +68,10 @@ pub struct Envelope<T> {
 pub struct ErrorEnvelope {
     /// Always false.
     pub success: bool,
-    /// Always null.
+    /// The refusal's figures for the codes that carry them (`OFFER_CHANGED`: `offer`, the
+    /// offer of now; `SALE_UNAVAILABLE`: `reason`); null otherwise.
     #[schema(value_type = Option<Object>)]
-    pub data: Option<()>,
+    pub data: Option<std::collections::BTreeMap<&'static str, String>>,
     /// The message in the caller's language.
     pub message: String,
     /// Stable machine code, e.g. `USERNAME_EXISTS`.
@@ -307,9 +308,10 @@ async fn envelope_errors(State(state): State<AppState>, request: Request, next: 
         tracing::debug!(%method, route, code = error.code, "request refused");
     }
     let message = state.i18n.text(language, &error.key, &error.args);
+    let data = error.data.then(|| error.args.iter().cloned().collect());
     let body = ErrorEnvelope {
         success: false,
-        data: None,
+        data,
         message,
         code: error.code.to_owned(),
         field: error.field.map(String::from),

@@ -477,7 +477,7 @@ async fn offer(
     let contract = engine::types::ContractId(id);
     let owner = user.id;
     let found = state.query(move |e| e.offers(symbol, &[(owner, contract, expiry_ms)])).await?;
-    let Some((_, quote)) = found.into_iter().next() else {
+    let Some((_, _, quote)) = found.into_iter().next() else {
         return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "CONTRACT_NOT_FOUND"));
     };
     ok(match quote {

@@ -15,7 +15,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use engine::event::Event;
-use engine::types::{AdminId, Principal, SessionId, UserId};
+use engine::sale::{NoOffer, Quote};
+use engine::types::{AdminId, ContractId, Principal, SessionId, Symbol, UserId};
 use engine::Engine;
 use market_feed::candles::CandleUpdate;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -33,6 +34,22 @@ use crate::trading::market_item;
 const EVENT_BATCHES_QUEUE_MAX: usize = 4_096;
 /// Batches the pipeline holds for the bridge before it drops it.
 const EVENT_SUBSCRIPTION_BATCHES_MAX: usize = 65_536;
+
+/// Live-offer queries to the engine waiting for an answer, at most: a tick whose offers would
+/// pass this is skipped (the next tick brings new ones).
+const OFFER_QUERIES_MAX: usize = 64;
+
+/// An open contract the hub prices for its owner while they are online.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    contract: ContractId,
+    symbol: Symbol,
+    /// Once entered.
+    expiry_ms: Option<u64>,
+}
+
+/// One tick's offers, back from the engine.
+type Offers = Vec<(UserId, ContractId, Result<Quote, NoOffer>)>;
 
 /// What the hub knows of a connection.
 #[derive(Debug)]
@@ -55,15 +72,23 @@ struct Hub {
     users: FxHashMap<UserId, Vec<ConnId>>,
     /// Connections of admins watching trades.
     admins: FxHashSet<ConnId>,
+    /// Every open contract by owner, kept from the engine's events, for live offers.
+    held: FxHashMap<UserId, Vec<Held>>,
+    /// Where answered offer queries come back.
+    offers: Option<mpsc::Sender<Offers>>,
+    /// Offer queries in flight.
+    offer_queries: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Starts the hub on the current runtime, with a thread bridging the engine's events.
 pub fn spawn(state: AppState, control: mpsc::Receiver<Control>) -> std::io::Result<()> {
     let (events_in, events) = mpsc::channel(EVENT_BATCHES_QUEUE_MAX);
     let handle = state.handle.clone();
+    // Subscribed before the hub reads the open contracts, so that no change falls between.
+    let first = handle.subscribe(EVENT_SUBSCRIPTION_BATCHES_MAX).ok();
     std::thread::Builder::new()
         .name("ws-events".into())
-        .spawn(move || bridge(&handle, &events_in))?;
+        .spawn(move || bridge(&handle, &events_in, first))?;
     let ticks = state.market.subscribe_ticks();
     let candles = state.market.subscribe_candles();
     tokio::spawn(run(state, control, events, ticks, candles));
@@ -78,9 +103,17 @@ enum Input {
 }
 
 /// Forwards the pipeline's event batches to the hub until either side stops.
-fn bridge(handle: &wal::Handle<Engine>, out: &mpsc::Sender<Input>) {
+fn bridge(
+    handle: &wal::Handle<Engine>,
+    out: &mpsc::Sender<Input>,
+    mut first: Option<crossbeam_channel::Receiver<Arc<EventBatch<Event>>>>,
+) {
     loop {
-        let Ok(batches) = handle.subscribe(EVENT_SUBSCRIPTION_BATCHES_MAX) else { return };
+        let subscribed = match first.take() {
+            Some(batches) => Ok(batches),
+            None => handle.subscribe(EVENT_SUBSCRIPTION_BATCHES_MAX),
+        };
+        let Ok(batches) = subscribed else { return };
         while let Ok(batch) = batches.recv() {
             if out.blocking_send(Input::Batch(batch)).is_err() {
                 return; // the hub stopped
@@ -106,6 +139,9 @@ async fn run(
     mut candles: broadcast::Receiver<CandleUpdate>,
 ) {
     let mut hub = Hub::default();
+    let (offers_in, mut offers) = mpsc::channel::<Offers>(OFFER_QUERIES_MAX);
+    hub.offers = Some(offers_in);
+    hub.load_held(&state).await;
     let mut heartbeat = tokio::time::interval(state.ws.config.ping_interval);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -116,10 +152,17 @@ async fn run(
                 Some(request) => hub.control(&state, request),
             },
             input = events.recv() => match input {
-                Some(Input::Batch(batch)) => hub.events(&batch),
-                Some(Input::Gap) => hub.close_private(RESYNC),
+                Some(Input::Batch(batch)) => {
+                    hub.events(&batch);
+                    hub.ask_offers(&state, &batch);
+                }
+                Some(Input::Gap) => {
+                    hub.close_private(RESYNC);
+                    hub.load_held(&state).await;
+                }
                 None => break,
             },
+            Some(answered) = offers.recv() => hub.push_offers(answered),
             tick = ticks.recv() => match tick {
                 Ok(tick) => hub.tick(&state, &tick),
                 Err(broadcast::error::RecvError::Lagged(_)) => {} // ticks coalesce anyway
@@ -271,10 +314,18 @@ impl Hub {
         for event in &batch.events {
             match event {
                 Event::ContractOpened { contract, symbol } => {
+                    let held = self.held.entry(contract.user).or_default();
+                    if !held.iter().any(|h| h.contract == contract.id) {
+                        held.push(Held { contract: contract.id, symbol: *symbol, expiry_ms: None });
+                    }
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
                     self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
+                    let held = self.held.get_mut(user).into_iter().flatten();
+                    if let Some(h) = held.into_iter().find(|h| h.contract == *contract) {
+                        h.expiry_ms = Some(*expiry_ms);
+                    }
                     self.to_user(*user, || {
                         protocol::order_entered((*contract).into(), entry, *expiry_ms)
                     });
@@ -289,6 +340,12 @@ impl Hub {
                 }
                 Event::ContractSettled(settlement) => {
                     let user = settlement.contract.user;
+                    if let Some(held) = self.held.get_mut(&user) {
+                        held.retain(|h| h.contract != settlement.contract.id);
+                        if held.is_empty() {
+                            self.held.remove(&user);
+                        }
+                    }
                     self.to_user(user, || protocol::balance(&settlement.wallet_change()));
                     self.to_user(user, || protocol::order_settled(settlement));
                     self.to_admins(|| protocol::admin_trade_settled(settlement));
@@ -330,6 +387,87 @@ impl Hub {
                 | Event::CatalogueChanged
                 | Event::ContractSold { .. }
                 | Event::Audit(_) => {}
+            }
+        }
+    }
+
+    /// Reads every open contract from the engine (at start, and after a gap in its events);
+    /// the events then keep the list. Events the engine had applied before the read arrive
+    /// after it too, and change nothing twice: an opening already held is skipped, and
+    /// entries and settlements are idempotent.
+    async fn load_held(&mut self, state: &AppState) {
+        let read = state.handle.query_async(|e: &Engine| {
+            e.open_contracts()
+                .map(|c| {
+                    let symbol = e.products()[usize::from(c.product)].symbol;
+                    let expiry_ms = c.entry.map(|_| c.expiry_ms);
+                    (c.user, Held { contract: c.id, symbol, expiry_ms })
+                })
+                .collect::<Vec<_>>()
+        });
+        match read.await {
+            Ok(open) => {
+                self.held.clear();
+                for (user, held) in open {
+                    self.held.entry(user).or_default().push(held);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "live offers: open contracts not read"),
+        }
+    }
+
+    /// For each product this batch ticked, asks the engine for the offers of the entered
+    /// contracts of every user online; the answer comes back to [`Hub::push_offers`].
+    fn ask_offers(&self, state: &AppState, batch: &EventBatch<Event>) {
+        let Some(answers) = &self.offers else { return };
+        if self.users.is_empty() {
+            return;
+        }
+        let mut ticked: Vec<Symbol> = Vec::new();
+        for event in &batch.events {
+            if let Event::Tick { symbol, .. } = event {
+                if !ticked.contains(symbol) {
+                    ticked.push(*symbol);
+                }
+            }
+        }
+        for symbol in ticked {
+            let wanted: Vec<(UserId, ContractId, u64)> = (self.users.keys())
+                .filter_map(|user| self.held.get(user).map(|held| (user, held)))
+                .flat_map(|(user, held)| {
+                    held.iter()
+                        .filter(|h| h.symbol == symbol)
+                        .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
+                })
+                .collect();
+            if wanted.is_empty() {
+                continue;
+            }
+            let in_flight = Arc::clone(&self.offer_queries);
+            if in_flight.fetch_add(1, Ordering::AcqRel) >= OFFER_QUERIES_MAX {
+                in_flight.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            }
+            let (handle, answers) = (state.handle.clone(), answers.clone());
+            tokio::spawn(async move {
+                let asked = handle.query_async(move |e: &Engine| e.offers(symbol, &wanted)).await;
+                in_flight.fetch_sub(1, Ordering::AcqRel);
+                if let Ok(offers) = asked {
+                    let _ = answers.send(offers).await;
+                }
+            });
+        }
+    }
+
+    /// Sends each offer to its owner's connections; a slow client keeps only the newest.
+    fn push_offers(&self, offers: Offers) {
+        for (user, contract, quote) in offers {
+            let Some(conns) = self.users.get(&user) else { continue };
+            let frame = protocol::offer(contract, &quote);
+            for conn in conns {
+                if let Some(entry) = self.conns.get(conn) {
+                    entry.outbox.push_latest(Slot::Offer(contract.into()), frame.clone());
+                }
             }
         }
     }

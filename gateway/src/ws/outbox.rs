@@ -28,6 +28,8 @@ pub enum Slot {
     /// A product's candle of one period; closed and open candles have a slot each, so a
     /// candle's final state is not lost to the next one's first update.
     Candle(Symbol, Period, bool),
+    /// An open contract's offer for early close.
+    Offer(u64),
 }
 
 /// Why and how the server closes a connection.

@@ -581,3 +581,44 @@ mod tests {
         assert!(parse(br#"{"op":"ping","id":1}"#).is_ok());
     }
 }
+
+/// An open contract's offer for early close at the latest tick, or why there is none.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OfferView {
+    contract_id: u64,
+    /// What selling now would pay (USDT).
+    offer: Option<Decimal>,
+    /// Why there is no offer (`near_expiry`, `stale_market`, ...).
+    reason: Option<&'static str>,
+    /// The tick the offer is priced at.
+    price: Option<Decimal>,
+    tick_index: Option<u64>,
+    tick_time: Option<u64>,
+}
+
+/// `order.offer`: the live offer of one open contract.
+pub fn offer(
+    contract: engine::types::ContractId,
+    quote: &Result<engine::sale::Quote, engine::sale::NoOffer>,
+) -> Bytes {
+    let view = match quote {
+        Ok(q) => OfferView {
+            contract_id: contract.into(),
+            offer: Some(q.offer.to_decimal()),
+            reason: None,
+            price: Some(q.tick.price),
+            tick_index: Some(q.tick.index),
+            tick_time: Some(q.tick.time_ms),
+        },
+        Err(reason) => OfferView {
+            contract_id: contract.into(),
+            offer: None,
+            reason: Some(reason.code()),
+            price: None,
+            tick_index: None,
+            tick_time: None,
+        },
+    };
+    frame("order.offer", None, view)
+}

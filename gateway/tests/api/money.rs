@@ -866,6 +866,8 @@ fn a_contract_sells_back_at_the_offer_sent_or_better_and_is_recorded_with_its_fi
     let refused = h.post(&sell_path, Some(&token), json!({"offer": "18.50"}));
     refused.fails(StatusCode::CONFLICT, "OFFER_CHANGED");
     assert!(refused.message().starts_with("The offer changed to "), "{}", refused.message());
+    let now: Decimal = refused.body["data"]["offer"].as_str().unwrap().parse().unwrap();
+    assert!(now < Decimal::new(1850, 2), "the offer of now is below the whole payout");
     assert_eq!(h.get(&format!("/api/trade/contracts/{id}"), Some(&token)).ok()["status"], "open");
 
     let sold = h.post(&sell_path, Some(&token), json!({"offer": "0.01"}));

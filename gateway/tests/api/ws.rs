@@ -876,3 +876,66 @@ fn a_withdrawn_notice_is_announced_to_open_apps() {
         assert_eq!(withdrawn["data"]["id"].as_u64(), Some(id));
     });
 }
+
+/// Early close's live offer: an entered contract of a signed-in trader gets an `order.offer`
+/// frame at its product's ticks, with the offer the engine would pay then; once sold, the
+/// settlement says so.
+#[test]
+fn an_entered_contract_receives_its_live_offer_at_each_tick() {
+    use engine::{Command, Reply};
+    use rust_decimal::Decimal;
+    let h = start();
+    let addr = h.server.http_addr().unwrap();
+    let (uid, token) = h.user("quinn");
+    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
+    let last = loop {
+        if let Some(t) = h.state.handle.query(move |e| e.last_tick(btc)).unwrap() {
+            break t.price;
+        }
+        std::thread::yield_now();
+    };
+    let tick = |price: Decimal| {
+        let command = Command::Tick { symbol: btc, price, quantity: Decimal::ZERO };
+        assert!(matches!(h.state.handle.submit_blocking(command), Ok(Ok(Reply::Clock { .. }))));
+    };
+    for n in 0..=engine::sale::WINDOW_RETURNS_MIN {
+        tick(if n % 2 == 0 { last } else { last * Decimal::new(1001, 3) });
+    }
+    let body = json!({"symbol": "BTCUSDT", "direction": "down", "amount": "10", "duration": 60, "account": "demo"});
+    let id = h.post("/api/trade/orders", Some(&token), body).ok()["contractId"].as_u64().unwrap();
+    tick(last);
+    let (offer, settled) = run(&h, async {
+        let mut c = Client::connect(addr).await;
+        c.send(json!({"op": "auth", "token": token})).await;
+        c.until("authenticated").await;
+        tick(last);
+        let offer = loop {
+            let frame = c.until("order.offer").await;
+            if frame["data"]["contractId"].as_u64() == Some(id)
+                && frame["data"]["offer"].is_string()
+            {
+                break frame;
+            }
+        };
+        let seen: Decimal = offer["data"]["offer"].as_str().unwrap().parse().unwrap();
+        let contract = engine::types::ContractId(id);
+        let expiry_ms =
+            h.state.handle.query_async(move |e| e.contract(contract).map(|c| c.expiry_ms));
+        let expiry_ms = expiry_ms.await.unwrap().unwrap();
+        // Sold at the offer of now if it is still at least a cent.
+        let sale = engine::command::SellContract {
+            user: engine::types::UserId(uid),
+            contract,
+            symbol: btc,
+            expiry_ms,
+            seen: seen.min(Decimal::new(1, 2)),
+        };
+        let sold = h.state.submit(IdempotencyKey::NONE, Command::SellContract(sale)).await;
+        assert!(matches!(sold, Ok(Reply::Sold { .. })), "{sold:?}");
+        (offer, c.until("order.settled").await)
+    });
+    assert!(offer["data"]["tickIndex"].as_u64().is_some());
+    assert_eq!(offer["data"]["reason"], Value::Null);
+    assert_eq!(settled["data"]["contractId"].as_u64(), Some(id));
+    assert_eq!(settled["data"]["outcome"], "sold");
+}
