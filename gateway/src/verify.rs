@@ -13,6 +13,11 @@
 //! - up wins if exit > entry, down wins if exit < entry, equal is a tie; a win pays
 //!   stake × (1 + payout rate) rounded half-even to cents, a tie returns the stake, a void
 //!   returns stake and fee, a loss pays nothing; profit = paid − stake − fee.
+//! - a contract sold back before expiry (decisions §11) entered by the rule above and was
+//!   paid the offer the published early-close rule gives from the archived ticks of its
+//!   volatility window, the sale's tick and time, and the recorded spread (set by the
+//!   back-office, audited). The offer is derived here from the ticks with its own arithmetic
+//!   and its own normal distribution (erfc), not the engine's table.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -33,6 +38,7 @@ const EPOCH_AFTER_MONDAY_MS: u64 = 3 * 24 * 60 * MINUTE_MS;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Tick {
     /// Log index.
+    #[serde(alias = "sequence")]
     pub index: u64,
     /// Sequencer time (ms).
     pub time: u64,
@@ -69,6 +75,30 @@ pub struct Recorded {
     pub credited: Decimal,
     /// Net result.
     pub profit: Decimal,
+    /// When it settled (the sale's time for a sale).
+    #[serde(default)]
+    pub settled_at: u64,
+    /// A sale's recorded figures.
+    #[serde(default)]
+    pub sale: Option<RecordedSale>,
+}
+
+/// A sale as recorded: the inputs the rule takes, and the figures it gave.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedSale {
+    /// The tick the offer was priced at.
+    pub tick: Tick,
+    /// Log index of the volatility window's first tick.
+    pub window_from: u64,
+    /// The spread taken.
+    pub spread: Decimal,
+    /// Price changes in the window.
+    pub returns: u16,
+    /// Φ(z) in millionths.
+    pub probability: u32,
+    /// What the sale paid.
+    pub offer: Decimal,
 }
 
 /// Where ticks come from: the archive files or a server's API.
@@ -82,6 +112,9 @@ pub trait Ticks {
         from_ms: u64,
         to_ms: u64,
     ) -> Result<Option<Tick>, String>;
+    /// The symbol's ticks with log indexes `from..=to`, in order (a sale's window: a few
+    /// hundred).
+    fn by_index(&mut self, symbol: &str, from: u64, to: u64) -> Result<Vec<Tick>, String>;
 }
 
 /// What the rule gives for a contract.
@@ -164,6 +197,9 @@ pub fn derive(
         return Ok(void("void_no_entry", None, None));
     };
     let expiry = entry.time + c.duration * 1_000;
+    if let (Some(sale), "sold") = (&c.sale, c.outcome.as_str()) {
+        return sold(c, entry, expiry, sale, ticks, closed);
+    }
     if closed_at_some_moment(closed, c.accepted_at, expiry) {
         return Ok(void("void_market_closed", Some(entry), None));
     }
@@ -186,6 +222,109 @@ pub fn derive(
         credited,
         profit: credited - c.stake - c.fee,
     })
+}
+
+/// Price changes a sale's window may hold, and must hold at least.
+const SALE_WINDOW_MAX: usize = 240;
+const SALE_WINDOW_MIN: usize = 30;
+/// A sale's price must be at most this old.
+const SALE_TICK_AGE_MS: u64 = 5_000;
+
+/// A price as an integer at `scale` decimals.
+fn at_scale(price: Decimal, scale: u32) -> i128 {
+    let mut n = price.mantissa();
+    for _ in price.scale()..scale {
+        n *= 10;
+    }
+    n
+}
+
+/// `(to - from) / from` in billionths, toward zero, within ±10⁹.
+fn billionths(from: Decimal, to: Decimal) -> i128 {
+    let scale = from.scale().max(to.scale());
+    let (from, to) = (at_scale(from, scale), at_scale(to, scale));
+    ((to - from) * 1_000_000_000 / from).clamp(-1_000_000_000, 1_000_000_000)
+}
+
+/// Φ(z) for z in ten-thousandths, in millionths: the normal distribution at steps of 0.01,
+/// rounded half to even, and linear between steps (rounded down).
+fn normal(z: i128) -> i128 {
+    if z < 0 {
+        return 1_000_000 - normal(-z);
+    }
+    let step = |i: i128| {
+        let x = i as f64 / 100.0;
+        (0.5 * libm::erfc(-x / std::f64::consts::SQRT_2) * 1e6).round_ties_even() as i128
+    };
+    let z = z.min(40_000);
+    let (i, part) = (z / 100, z % 100);
+    if i == 400 {
+        return step(400);
+    }
+    step(i) + (step(i + 1) - step(i)) * part / 100
+}
+
+/// A sale: the entry by the rule, then the offer of the early-close rule from the window's
+/// ticks, the sale's tick and time and the recorded spread. A sale the rule gives no offer
+/// for derives a credit of -1, which no record matches.
+fn sold(
+    c: &Recorded,
+    entry: Tick,
+    expiry: u64,
+    sale: &RecordedSale,
+    ticks: &mut dyn Ticks,
+    closed: &[(u32, u32)],
+) -> Result<Derived, String> {
+    let window = ticks.by_index(&c.symbol, sale.window_from, sale.tick.index)?;
+    let derived = |credited: Decimal| Derived {
+        outcome: "sold",
+        entry: Some(entry),
+        exit: window.last().copied(),
+        credited,
+        profit: credited - c.stake - c.fee,
+    };
+    let returns = window.len().saturating_sub(1);
+    let fresh = c.settled_at.saturating_sub(sale.tick.time) <= SALE_TICK_AGE_MS;
+    let valid = window.last() == Some(&sale.tick)
+        && window.first().map(|t| t.index) == Some(sale.window_from)
+        && (SALE_WINDOW_MIN..=SALE_WINDOW_MAX).contains(&returns)
+        && sale.tick.index >= entry.index
+        && c.settled_at < expiry
+        && fresh
+        && !closed_at_some_moment(closed, c.accepted_at, c.settled_at);
+    if !valid {
+        return Ok(derived(Decimal::NEGATIVE_ONE));
+    }
+    let (mut sum_sq, mut sum_gap) = (0u128, 0u128);
+    for pair in window.windows(2) {
+        let r = billionths(pair[0].price, pair[1].price).unsigned_abs();
+        sum_sq += r * r;
+        sum_gap += u128::from(pair[1].time.saturating_sub(pair[0].time));
+    }
+    let left = u128::from(expiry - c.settled_at);
+    let sd = if sum_gap == 0 { 0 } else { (sum_sq * left / sum_gap).isqrt() as i128 };
+    let mut distance = billionths(entry.price, sale.tick.price);
+    if c.direction != "up" {
+        distance = -distance;
+    }
+    let probability = if sd == 0 {
+        match distance.signum() {
+            1 => 1_000_000,
+            -1 => 0,
+            _ => 500_000,
+        }
+    } else {
+        normal((distance * 10_000 / sd).clamp(-40_000, 40_000))
+    };
+    let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).trunc();
+    let win = (c.stake * (Decimal::ONE + c.payout_rate))
+        .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven);
+    let fair = (cents(win) * Decimal::from(probability as i64) / Decimal::from(1_000_000)).floor();
+    let offer = (fair * (Decimal::ONE - sale.spread)).floor().clamp(Decimal::ZERO, cents(win));
+    if offer.is_zero() {
+        return Ok(derived(Decimal::NEGATIVE_ONE));
+    }
+    Ok(derived(offer / Decimal::ONE_HUNDRED))
 }
 
 fn show(tick: Option<Tick>) -> String {
@@ -293,6 +432,12 @@ impl Ticks for ArchiveTicks<'_> {
             .map_err(|e| e.to_string())?;
         Ok(found.last().map(tick))
     }
+
+    fn by_index(&mut self, symbol: &str, from: u64, to: u64) -> Result<Vec<Tick>, String> {
+        let limit = SALE_WINDOW_MAX + 2;
+        let found = self.0.by_index(code(symbol)?, from, to, limit).map_err(|e| e.to_string())?;
+        Ok(found.iter().map(tick).collect())
+    }
 }
 
 /// Ticks read from a server's public API (`GET /api/ticks/{symbol}`).
@@ -356,6 +501,12 @@ impl Ticks for ApiTicks {
             }
         }
     }
+
+    fn by_index(&mut self, symbol: &str, from: u64, to: u64) -> Result<Vec<Tick>, String> {
+        let limit = SALE_WINDOW_MAX + 2;
+        let path = format!("/api/ticks/{symbol}?from={from}&to={to}&limit={limit}");
+        Ok(get_json::<TickPage>(&self.base, &path)?.items)
+    }
 }
 
 /// Checks every settled contract of a data directory (the server stopped).
@@ -400,6 +551,15 @@ pub fn verify_data_dir(dir: &std::path::Path) -> Result<Report, String> {
                 outcome: row.outcome.map(crate::names::outcome_name).unwrap_or_default().into(),
                 credited: row.credited.unwrap_or_default(),
                 profit: row.profit.unwrap_or_default(),
+                settled_at: row.settled_at.unwrap_or_default(),
+                sale: row.sale.as_ref().map(|s| RecordedSale {
+                    tick: Tick { index: s.tick.sequence, time: s.tick.time, price: s.tick.price },
+                    window_from: s.window_from,
+                    spread: s.spread,
+                    returns: s.returns,
+                    probability: s.probability,
+                    offer: s.offer,
+                }),
             };
             let closed = hours.get(&row.symbol).map_or(&[][..], Vec::as_slice);
             report.check(&recorded, &mut ticks, closed);
@@ -451,6 +611,9 @@ mod tests {
         fn last_between(&mut self, _: &str, from: u64, to: u64) -> Result<Option<Tick>, String> {
             Ok(self.0.iter().rfind(|t| t.time >= from && t.time <= to).copied())
         }
+        fn by_index(&mut self, _: &str, from: u64, to: u64) -> Result<Vec<Tick>, String> {
+            Ok(self.0.iter().filter(|t| (from..=to).contains(&t.index)).copied().collect())
+        }
     }
 
     fn t(index: u64, time: u64, price: Decimal) -> Tick {
@@ -473,6 +636,8 @@ mod tests {
             outcome: String::new(),
             credited: Decimal::ZERO,
             profit: Decimal::ZERO,
+            settled_at: 0,
+            sale: None,
         }
     }
 
@@ -544,5 +709,117 @@ mod tests {
         report.check(&recorded, &mut ticks, &[]);
         let fields: Vec<_> = report.mismatches.iter().map(|m| m.field).collect();
         assert_eq!(fields, vec!["outcome", "exit", "credited", "profit"]);
+    }
+
+    /// A sale priced by the engine over a random walk, and the record the platform keeps.
+    fn engine_sale(seed: u64, up: bool) -> (Recorded, List) {
+        use engine::money::{Money, Rate};
+        use engine::types::{AccountKind, Contract, ContractId, Direction, TickRef, UserId};
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as i64
+        };
+        let mut price = 9_600_000i64; // 96 000.00
+        let mut ticks = Vec::new();
+        for n in 0..60u64 {
+            price += next() % 2_001 - 1_000;
+            ticks.push(t(
+                100 + n,
+                1_000_000 + n * 250 + (next() % 200) as u64,
+                Decimal::new(price, 2),
+            ));
+        }
+        let entry = ticks[20];
+        let sale_tick = ticks[59];
+        let tick_ref = |t: &Tick| TickRef { price: t.price, time_ms: t.time, index: t.index };
+        let mut window = engine::sale::Volatility::default();
+        for pair in ticks[21..].windows(2) {
+            window.record(&tick_ref(&pair[0]), &tick_ref(&pair[1]));
+        }
+        let stake = Money::from_cents(1_000 + next().rem_euclid(50_000));
+        let contract = Contract {
+            id: ContractId(7),
+            user: UserId(1),
+            account: AccountKind::Demo,
+            product: 0,
+            direction: if up { Direction::Up } else { Direction::Down },
+            stake,
+            fee: Money::ZERO,
+            payout_rate: Rate::from_decimal(dec!(0.855)).unwrap(),
+            reserved: Money::ZERO,
+            duration_ms: 60_000,
+            accepted_ms: entry.time - 100,
+            accepted_index: entry.index - 1,
+            entry: Some(tick_ref(&entry)),
+            expiry_ms: entry.time + 60_000,
+        };
+        let settled_at = sale_tick.time + 40;
+        let spread = Rate::from_decimal(dec!(0.05)).unwrap();
+        let quote = engine::sale::price(
+            &contract,
+            entry.price,
+            tick_ref(&sale_tick),
+            contract.expiry_ms - settled_at,
+            &window,
+            spread,
+        );
+        let mut recorded = contract_of(up);
+        recorded.stake = stake.to_decimal();
+        recorded.fee = Decimal::ZERO;
+        recorded.accepted_at = contract.accepted_ms;
+        recorded.accepted_index = contract.accepted_index;
+        recorded.entry = Some(entry);
+        recorded.exit = Some(sale_tick);
+        recorded.outcome = "sold".into();
+        recorded.credited = quote.offer.to_decimal();
+        recorded.profit = quote.offer.to_decimal() - recorded.stake;
+        recorded.settled_at = settled_at;
+        recorded.sale = Some(RecordedSale {
+            tick: sale_tick,
+            window_from: quote.window_from,
+            spread: dec!(0.05),
+            returns: quote.returns,
+            probability: quote.probability,
+            offer: quote.offer.to_decimal(),
+        });
+        (recorded, List(ticks))
+    }
+
+    fn contract_of(up: bool) -> Recorded {
+        contract(if up { "up" } else { "down" })
+    }
+
+    #[test]
+    fn the_verifier_derives_every_sale_the_engine_priced_and_catches_an_altered_tick() {
+        let mut checked = 0;
+        for seed in 0..200 {
+            let (recorded, mut ticks) = engine_sale(seed, seed % 2 == 0);
+            if recorded.credited.is_zero() {
+                continue; // no offer: the engine would have refused the sale
+            }
+            let mut report = Report::default();
+            report.check(&recorded, &mut ticks, &[]);
+            assert!(report.clean(), "seed {seed}: {report}");
+            checked += 1;
+        }
+        assert!(checked > 100, "most random walks leave an offer: {checked}");
+        let (recorded, mut ticks) = engine_sale(7, true);
+        // One price of the window moved a little: the volatility, so the offer, differ.
+        ticks.0[40].price += dec!(300.00);
+        let mut report = Report::default();
+        report.check(&recorded, &mut ticks, &[]);
+        let fields: Vec<_> = report.mismatches.iter().map(|m| m.field).collect();
+        assert_eq!(fields, vec!["credited", "profit"], "{report}");
+        // A recorded spread smaller than the one applied: the offer differs too.
+        let (mut recorded, mut ticks) = engine_sale(7, true);
+        if let Some(sale) = &mut recorded.sale {
+            sale.spread = dec!(0.04);
+        }
+        let mut report = Report::default();
+        report.check(&recorded, &mut ticks, &[]);
+        assert!(!report.clean());
     }
 }

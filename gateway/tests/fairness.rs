@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use engine::command::{AdminAction, Command, PlaceOrder, Register};
+use engine::command::{AdminAction, Command, PlaceOrder, Register, SellContract};
 use engine::types::{AccountKind, AdminId, Direction, Rule, Symbol, UserId};
 use engine::{Engine, Reply};
 use gateway::durable::{Clock, CoreConfig, DurableCore};
@@ -145,6 +145,11 @@ fn run_day(day: &Day) -> u64 {
                 orders += 1;
             }
         }
+        // Now and then the oldest entered BTCUSDT contract is sold back at its offer of the
+        // moment.
+        if second % 181 == 0 && !quiet {
+            sell_one(day, now + 600);
+        }
         day.at(now + 500, Command::Timer).unwrap();
     }
     // Let every contract of the day settle (the longest is an hour): two hours of timers.
@@ -154,8 +159,43 @@ fn run_day(day: &Day) -> u64 {
     orders
 }
 
+/// Sells the oldest entered contract with an offer at `time`, at that offer.
+fn sell_one(day: &Day, time: u64) {
+    // The engine's clock moves with commands: a timer brings it to the sale's time.
+    day.at(time, Command::Timer).unwrap();
+    let found = day
+        .node
+        .handle()
+        .query(move |e: &Engine| {
+            let btc = e.product(symbol("BTCUSDT")).map(|p| p.symbol);
+            let mut open: Vec<_> = (e.open_contracts())
+                .filter(|c| {
+                    c.entry.is_some() && Some(e.products()[usize::from(c.product)].symbol) == btc
+                })
+                .collect();
+            open.sort_by_key(|c| c.id);
+            open.into_iter().find_map(|c| {
+                let quote = e.offer_for(c.id)?.ok()?;
+                let symbol = e.products()[usize::from(c.product)].symbol;
+                Some(SellContract {
+                    user: c.user,
+                    contract: c.id,
+                    symbol,
+                    expiry_ms: c.expiry_ms,
+                    seen: quote.offer.to_decimal(),
+                })
+            })
+        })
+        .unwrap();
+    if let Some(sale) = found {
+        // The clock does not move between the query and the sale: the offer is the same.
+        assert!(matches!(day.at(time, Command::SellContract(sale)), Ok(Reply::Sold { .. })));
+    }
+}
+
 fn check(report: &Report) {
-    for outcome in ["win", "loss", "tie", "void_no_entry", "void_stale_feed", "void_market_closed"]
+    for outcome in
+        ["win", "loss", "tie", "void_no_entry", "void_stale_feed", "void_market_closed", "sold"]
     {
         assert!(
             report.outcomes.get(outcome).copied().unwrap_or(0) > 0,

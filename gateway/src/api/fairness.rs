@@ -181,8 +181,12 @@ pub struct ProofTerms {
     /// credited - stake - fee.
     #[schema(value_type = String)]
     pub profit: Decimal,
-    /// Settled at (sequencer ms).
+    /// Settled at (sequencer ms): the sale's time for a sale.
     pub settled_at: u64,
+    /// A sale before expiry: the offer paid and every figure it came from (the window's
+    /// ticks are `GET /api/ticks/{symbol}?from={windowFrom}&to={tick.sequence}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sale: Option<crate::readmodel::SaleRow>,
 }
 
 fn terms(row: &ContractRow) -> Option<ProofTerms> {
@@ -204,6 +208,7 @@ fn terms(row: &ContractRow) -> Option<ProofTerms> {
         credited: row.credited?,
         profit: row.profit?,
         settled_at: row.settled_at?,
+        sale: row.sale.clone(),
     })
 }
 
