@@ -302,7 +302,7 @@ fn sold(
         sum_gap += u128::from(pair[1].time.saturating_sub(pair[0].time));
     }
     let left = u128::from(expiry - c.settled_at);
-    let sd = if sum_gap == 0 { 0 } else { (sum_sq * left / sum_gap).isqrt() as i128 };
+    let sd = (sum_sq * left).checked_div(sum_gap).map_or(0, |v| v.isqrt() as i128);
     let mut distance = billionths(entry.price, sale.tick.price);
     if c.direction != "up" {
         distance = -distance;
