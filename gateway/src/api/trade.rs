@@ -193,24 +193,106 @@ pub(super) fn rule_views(engine: &engine::Engine) -> Vec<RuleView> {
 
 /// The rules and how contracts settle.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Rules {
     /// One per duration.
     pub rules: Vec<RuleView>,
     /// Entry, exit, tie and void rules as text, shown before confirming.
     pub settlement: Vec<String>,
+    /// Selling a contract back before expiry: the terms in force and the rule.
+    pub early_close: EarlyClose,
+}
+
+/// Early close as published: the terms the back-office set, and the rule that prices it.
+#[derive(Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct EarlyClose {
+    /// Offered at all.
+    pub enabled: bool,
+    /// No offer in the last this many seconds before expiry.
+    pub cutoff_secs: u32,
+    /// The spread of a duration without one of its own (fraction, e.g. 0.05).
+    pub spread: String,
+    /// Durations with a spread of their own.
+    pub durations: Vec<DurationSpreadView>,
+    /// Products with a spread added, or without early close.
+    pub products: Vec<ProductSaleView>,
+    /// Price changes the volatility is estimated from, and the fewest that give an offer.
+    pub window_returns: u32,
+    /// See `windowReturns`.
+    pub window_returns_min: u32,
+    /// The rule in words, step by step, with its formula.
+    pub rule: Vec<String>,
+}
+
+/// One duration's early-close spread.
+#[derive(Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DurationSpreadView {
+    /// Duration in seconds.
+    pub duration: u32,
+    /// Spread (fraction).
+    pub spread: String,
+}
+
+/// One product's early close.
+#[derive(Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductSaleView {
+    /// Product code.
+    pub symbol: String,
+    /// Its contracts may be sold back.
+    pub enabled: bool,
+    /// Added to the duration's spread (fraction).
+    pub spread: String,
+}
+
+/// The early-close rule in words (the engine's `sale` module says the same).
+const EARLY_CLOSE_RULE: [&str; 6] = [
+    "An entered contract may be sold back before expiry at the offer of the moment; you never get less than the offer you confirmed.",
+    "Volatility: for each of the product's last price changes (up to the window), r = (p - q) x 10^9 / q rounded toward zero; variance per ms = sum of r^2 / sum of the gaps between the ticks (ms).",
+    "sd = floor(sqrt(sum of r^2 x time left in ms / sum of gaps)); distance x = (current price - entry price) x 10^9 / entry price, toward zero, negated for a down contract.",
+    "z = x x 10 000 / sd (within +/-4); probability P = the standard normal distribution at z from the published table at steps of 0.01, linear between steps; with sd = 0, P is 1 above the entry, 0 below, 1/2 at it.",
+    "Win payout W = stake x (1 + payout rate) in cents; fair = floor(W x P); offer = floor(fair x (1 - spread)) in cents, between 0 and W; spread = the duration's + the product's.",
+    "No offer before the entry tick, in the last seconds before expiry, on a price older than 5 s or a market closed since acceptance, with too few price changes, for a frozen or self-excluded account, or when the offer is zero.",
+];
+
+pub(crate) fn early_close(engine: &engine::Engine) -> EarlyClose {
+    let t = engine.sale_terms();
+    EarlyClose {
+        enabled: t.enabled,
+        cutoff_secs: t.cutoff_secs,
+        spread: t.spread.normalize().to_string(),
+        durations: (t.durations.iter())
+            .map(|d| DurationSpreadView {
+                duration: d.duration_secs,
+                spread: d.spread.normalize().to_string(),
+            })
+            .collect(),
+        products: (t.products.iter())
+            .map(|p| ProductSaleView {
+                symbol: p.symbol.to_string(),
+                enabled: p.enabled,
+                spread: p.spread.normalize().to_string(),
+            })
+            .collect(),
+        window_returns: engine::sale::WINDOW_RETURNS as u32,
+        window_returns_min: u32::from(engine::sale::WINDOW_RETURNS_MIN),
+        rule: EARLY_CLOSE_RULE.iter().map(|s| (*s).to_owned()).collect(),
+    }
 }
 
 /// Trading rules (durations, payout rates, stake limits) and settlement rules.
 #[utoipa::path(get, path = "/api/trade/rules", tag = "trade", responses((status = 200, body = Envelope<Rules>)))]
 async fn rules(State(state): State<AppState>) -> Answer<Rules> {
-    let rules = state.query(rule_views).await?;
+    let (rules, early_close) = state.query(|e| (rule_views(e), early_close(e))).await?;
     let settlement = vec![
         "Entry spot: the first price tick after your order is accepted.".into(),
         "Exit spot: the last tick at or before expiry (entry time + duration).".into(),
         "Buy up wins if exit > entry; buy down wins if exit < entry; equal prices return the stake.".into(),
         "No entry tick within 5 s, no tick in the 5 s before expiry, or a market closure voids the contract and refunds stake and fee.".into(),
     ];
-    ok(Rules { rules, settlement })
+    ok(Rules { rules, settlement, early_close })
 }
 
 /// Buy up or buy down.

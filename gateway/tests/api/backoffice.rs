@@ -93,6 +93,31 @@ fn admin_roles_actions_and_audit() {
         "{}",
         refused.message()
     );
+    // Early close: the published terms change with an audited action; bad input changes nothing.
+    let early = h.get("/api/admin/rules/early-close", Some(&admin)).ok().clone();
+    assert_eq!((early["enabled"].as_bool(), early["spread"].as_str()), (Some(true), Some("0.05")));
+    let terms = json!({"enabled": true, "cutoffSecs": 8, "spread": "0.04",
+        "durations": [{"duration": 60, "spread": "0.03"}],
+        "products": [{"symbol": "eurusd", "enabled": false, "spread": "0"}]});
+    let set = h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(terms));
+    assert_eq!(set.ok()["products"][0]["symbol"], "EURUSD");
+    let public = h.get("/api/trade/rules", None).ok()["earlyClose"].clone();
+    assert_eq!((public["cutoffSecs"].as_u64(), public["spread"].as_str()), (Some(8), Some("0.04")));
+    assert_eq!(public["durations"][0], json!({"duration": 60, "spread": "0.03"}));
+    assert!(public["rule"].as_array().unwrap().len() >= 5);
+    let bad = json!({"enabled": true, "cutoffSecs": 5, "spread": "1.5"});
+    h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(bad))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    let twice = json!({"enabled": true, "cutoffSecs": 5, "spread": "0.05",
+        "durations": [{"duration": 60, "spread": "0.03"}, {"duration": 60, "spread": "0.02"}]});
+    h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(twice))
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    assert_eq!(h.get("/api/trade/rules", None).ok()["earlyClose"], public);
+    // Audited, the engine's refusal too.
+    let audited = h.get("/api/admin/audit?action=set_sale_terms", Some(&admin));
+    let refused: Vec<_> =
+        audited.ok()["items"].as_array().unwrap().iter().map(|i| i["refused"].clone()).collect();
+    assert_eq!(refused, vec![json!("VALIDATION"), Value::Null], "{:?}", audited.body);
     let mut config = h.get("/api/admin/system/config", Some(&admin)).ok().clone();
     config["basic"]["siteName"] = json!("Rise Fall");
     config["basic"]["walletLogin"] = json!(false);

@@ -954,6 +954,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/rules/early-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Early close's terms in force. */
+        get: operations["early_close"];
+        /** Replace early close's terms. */
+        put: operations["set_early_close"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/rules/{duration}": {
         parameters: {
             query?: never;
@@ -3740,6 +3758,87 @@ export interface components {
              */
             disabled: boolean;
         };
+        /** @description One duration's spread. */
+        DurationSpreadBody: {
+            /**
+             * Format: int32
+             * @description Duration in seconds.
+             * @default 0
+             */
+            duration: number;
+            /**
+             * @description Spread (0-1).
+             * @default
+             */
+            spread: string;
+        };
+        /** @description One duration's early-close spread. */
+        DurationSpreadView: {
+            /**
+             * Format: int32
+             * @description Duration in seconds.
+             */
+            duration: number;
+            /** @description Spread (fraction). */
+            spread: string;
+        };
+        /** @description Early close as published: the terms the back-office set, and the rule that prices it. */
+        EarlyClose: {
+            /**
+             * Format: int32
+             * @description No offer in the last this many seconds before expiry.
+             */
+            cutoffSecs: number;
+            /** @description Durations with a spread of their own. */
+            durations: components["schemas"]["DurationSpreadView"][];
+            /** @description Offered at all. */
+            enabled: boolean;
+            /** @description Products with a spread added, or without early close. */
+            products: components["schemas"]["ProductSaleView"][];
+            /** @description The rule in words, step by step, with its formula. */
+            rule: string[];
+            /** @description The spread of a duration without one of its own (fraction, e.g. 0.05). */
+            spread: string;
+            /**
+             * Format: int32
+             * @description Price changes the volatility is estimated from, and the fewest that give an offer.
+             */
+            windowReturns: number;
+            /**
+             * Format: int32
+             * @description See `windowReturns`.
+             */
+            windowReturnsMin: number;
+        };
+        /** @description Early close's terms to set (audited; they apply to sales from now on). */
+        EarlyCloseBody: {
+            /**
+             * Format: int32
+             * @description No offer in the last this many seconds before expiry.
+             * @default 0
+             */
+            cutoffSecs: number;
+            /**
+             * @description Durations with a spread of their own.
+             * @default []
+             */
+            durations: components["schemas"]["DurationSpreadBody"][];
+            /**
+             * @description Offered at all.
+             * @default false
+             */
+            enabled: boolean;
+            /**
+             * @description Products with a spread added, or without early close.
+             * @default []
+             */
+            products: components["schemas"]["ProductSaleBody"][];
+            /**
+             * @description The spread of a duration without one of its own (0-1).
+             * @default
+             */
+            spread: string;
+        };
         /** @description `{email}`. */
         EmailBody: {
             /**
@@ -4076,6 +4175,41 @@ export interface components {
                 maxAmount: string;
                 /** @description Smallest amount. */
                 minAmount: string;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
+        Envelope_EarlyClose: {
+            /** @description Early close as published: the terms the back-office set, and the rule that prices it. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description No offer in the last this many seconds before expiry.
+                 */
+                cutoffSecs: number;
+                /** @description Durations with a spread of their own. */
+                durations: components["schemas"]["DurationSpreadView"][];
+                /** @description Offered at all. */
+                enabled: boolean;
+                /** @description Products with a spread added, or without early close. */
+                products: components["schemas"]["ProductSaleView"][];
+                /** @description The rule in words, step by step, with its formula. */
+                rule: string[];
+                /** @description The spread of a duration without one of its own (fraction, e.g. 0.05). */
+                spread: string;
+                /**
+                 * Format: int32
+                 * @description Price changes the volatility is estimated from, and the fewest that give an offer.
+                 */
+                windowReturns: number;
+                /**
+                 * Format: int32
+                 * @description See `windowReturns`.
+                 */
+                windowReturnsMin: number;
             };
             /** @description "OK". */
             message: string;
@@ -4780,6 +4914,8 @@ export interface components {
         Envelope_Rules: {
             /** @description The rules and how contracts settle. */
             data: {
+                /** @description Selling a contract back before expiry: the terms in force and the rule. */
+                earlyClose: components["schemas"]["EarlyClose"];
                 /** @description One per duration. */
                 rules: components["schemas"]["RuleView"][];
                 /** @description Entry, exit, tie and void rules as text, shown before confirming. */
@@ -5326,9 +5462,10 @@ export interface components {
                 payoutRate: string;
                 /** @description credited - stake - fee. */
                 profit: string;
+                sale?: null | components["schemas"]["SaleRow"];
                 /**
                  * Format: int64
-                 * @description Settled at (sequencer ms).
+                 * @description Settled at (sequencer ms): the sale's time for a sale.
                  */
                 settledAt: number;
                 /** @description Stake (USDT). */
@@ -5442,7 +5579,10 @@ export interface components {
         ErrorEnvelope: {
             /** @description Stable machine code, e.g. `USERNAME_EXISTS`. */
             code: string;
-            /** @description Always null. */
+            /**
+             * @description The refusal's figures for the codes that carry them (`OFFER_CHANGED`: `offer`, the
+             *     offer of now; `SALE_UNAVAILABLE`: `reason`); null otherwise.
+             */
             data?: Record<string, never> | null;
             /** @description The request field at fault, for validation errors. */
             field?: string | null;
@@ -5988,6 +6128,33 @@ export interface components {
              */
             name: string;
         };
+        /** @description One product's early close. */
+        ProductSaleBody: {
+            /**
+             * @description Its contracts may be sold back.
+             * @default false
+             */
+            enabled: boolean;
+            /**
+             * @description Added to the duration's spread (0-1).
+             * @default
+             */
+            spread: string;
+            /**
+             * @description Product code.
+             * @default
+             */
+            symbol: string;
+        };
+        /** @description One product's early close. */
+        ProductSaleView: {
+            /** @description Its contracts may be sold back. */
+            enabled: boolean;
+            /** @description Added to the duration's spread (fraction). */
+            spread: string;
+            /** @description Product code. */
+            symbol: string;
+        };
         /** @description Editable profile fields. */
         ProfileBody: {
             /**
@@ -6063,9 +6230,10 @@ export interface components {
             payoutRate: string;
             /** @description credited - stake - fee. */
             profit: string;
+            sale?: null | components["schemas"]["SaleRow"];
             /**
              * Format: int64
-             * @description Settled at (sequencer ms).
+             * @description Settled at (sequencer ms): the sale's time for a sale.
              */
             settledAt: number;
             /** @description Stake (USDT). */
@@ -6221,6 +6389,8 @@ export interface components {
         };
         /** @description The rules and how contracts settle. */
         Rules: {
+            /** @description Selling a contract back before expiry: the terms in force and the rule. */
+            earlyClose: components["schemas"]["EarlyClose"];
             /** @description One per duration. */
             rules: components["schemas"]["RuleView"][];
             /** @description Entry, exit, tie and void rules as text, shown before confirming. */
@@ -7963,6 +8133,126 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Vec_RuleView"];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    early_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EarlyClose"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    set_early_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EarlyCloseBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EarlyClose"];
+                };
+            };
+            /** @description VALIDATION */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -4,22 +4,112 @@ use axum::extract::State;
 use engine::types::{Area, Rule};
 use engine::AdminAction;
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::api::auth::{Admin, Body, PathValue};
 use crate::api::dto::{self};
-use crate::api::trade::{rule_views, RuleView};
+use crate::api::trade::{self, rule_views, EarlyClose, RuleView};
 use crate::api::{
     ok, Answer, ApiError, ApiResult, AppState, Envelope, ErrorEnvelope, IdempotencyKey,
 };
+use engine::sale::{DurationSpread, ProductSale, SaleTerms};
 
 use super::act;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(rules, set_rule)).routes(routes!(remove_rule))
+    OpenApiRouter::new()
+        .routes(routes!(rules, set_rule))
+        .routes(routes!(remove_rule))
+        .routes(routes!(early_close, set_early_close))
+}
+
+/// Early close's terms in force.
+#[utoipa::path(get, path = "/api/admin/rules/early-close", tag = "admin", security(("admin" = [])),
+    responses((status = 200, body = Envelope<EarlyClose>), (status = 401, body = ErrorEnvelope)))]
+async fn early_close(State(state): State<AppState>, admin: Admin) -> Answer<EarlyClose> {
+    admin.reads(Area::Rules)?;
+    ok(state.query(trade::early_close).await?)
+}
+
+/// Early close's terms to set (audited; they apply to sales from now on).
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EarlyCloseBody {
+    /// Offered at all.
+    pub enabled: bool,
+    /// No offer in the last this many seconds before expiry.
+    #[schema(required = true)]
+    pub cutoff_secs: u32,
+    /// The spread of a duration without one of its own (0-1).
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
+    pub spread: String,
+    /// Durations with a spread of their own.
+    pub durations: Vec<DurationSpreadBody>,
+    /// Products with a spread added, or without early close.
+    pub products: Vec<ProductSaleBody>,
+}
+
+/// One duration's spread.
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(default)]
+pub struct DurationSpreadBody {
+    /// Duration in seconds.
+    #[schema(required = true)]
+    pub duration: u32,
+    /// Spread (0-1).
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
+    pub spread: String,
+}
+
+/// One product's early close.
+#[derive(Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(default)]
+pub struct ProductSaleBody {
+    /// Product code.
+    #[schema(required = true, pattern = "^[A-Za-z0-9]{3,16}$")]
+    pub symbol: String,
+    /// Its contracts may be sold back.
+    pub enabled: bool,
+    /// Added to the duration's spread (0-1).
+    #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
+    pub spread: String,
+}
+
+/// Replace early close's terms.
+#[utoipa::path(put, path = "/api/admin/rules/early-close", tag = "admin", security(("admin" = [])), request_body = EarlyCloseBody,
+    responses((status = 200, body = Envelope<EarlyClose>), (status = 400, description = "VALIDATION", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
+async fn set_early_close(
+    State(state): State<AppState>,
+    key: IdempotencyKey,
+    admin: Admin,
+    Body(body): Body<EarlyCloseBody>,
+) -> Answer<EarlyClose> {
+    admin.writes(Area::Rules)?;
+    let durations = (body.durations.iter())
+        .map(|d| {
+            let spread = rate("durations", &d.spread)?;
+            Ok(DurationSpread { duration_secs: d.duration, spread })
+        })
+        .collect::<ApiResult<Vec<_>>>()?;
+    let products = (body.products.iter())
+        .map(|p| {
+            let symbol = engine::types::Symbol::new(&p.symbol.to_uppercase())
+                .ok_or_else(|| ApiError::invalid("products", "symbol"))?;
+            Ok(ProductSale { symbol, enabled: p.enabled, spread: rate("products", &p.spread)? })
+        })
+        .collect::<ApiResult<Vec<_>>>()?;
+    let terms = SaleTerms {
+        enabled: body.enabled,
+        cutoff_secs: body.cutoff_secs,
+        spread: rate("spread", &body.spread)?,
+        durations,
+        products,
+    };
+    act(&state, &admin, key, AdminAction::SetSaleTerms(Box::new(terms))).await?;
+    ok(state.query(trade::early_close).await?)
 }
 
 /// Game rules (the published trading rules).
