@@ -280,6 +280,7 @@ pub fn rule_applied(outcome: &str, direction: &str) -> RuleApplied {
         ("loss", _) => ("down_loses_exit_not_below_entry", "Buy Down loses when the exit price is above the entry price: the stake goes to the house."),
         ("tie", _) => ("tie_exit_equals_entry", "When the exit price equals the entry price the stake is returned."),
         ("void_no_entry", _) => ("void_no_entry_within_5s", "No tick of the symbol within 5 s after acceptance: the contract is void, stake and fee are refunded."),
+        ("sold", _) => ("sold_at_published_offer", "Sold back before expiry at the offer of the early-close rule (GET /api/trade/rules): the sale's tick, the volatility of the ticks from windowFrom to it, the time left and the spread give the amount paid."),
         ("void_stale_feed", _) => ("void_no_tick_in_5s_before_expiry", "The last tick at or before expiry is more than 5 s older than expiry (the feed went quiet): void, stake and fee refunded."),
         _ => ("void_market_closed", "The market was closed at some moment between acceptance and expiry: void, stake and fee refunded."),
     };
