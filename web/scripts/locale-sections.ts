@@ -9,13 +9,13 @@ import { basename, join } from 'node:path';
 
 import type { Plugin } from 'vite';
 
-/** Which top-level keys of `web` each section carries. */
+/** Which top-level keys of `web` each section carries (`sale`: the sell action both contract screens show). */
 export const SECTIONS: Record<string, readonly string[]> = {
   common: ['app', 'languages', 'nav', 'header', 'connection', 'errors', 'time'],
   auth: ['auth'],
   markets: ['markets'],
-  trade: ['trade'],
-  records: ['records'],
+  trade: ['trade', 'sale'],
+  records: ['records', 'sale'],
   account: ['account'],
   wallet: ['wallet'],
   invite: ['invite'],

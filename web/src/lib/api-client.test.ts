@@ -43,6 +43,17 @@ test('a refusal carries the server message, its code and field', async () => {
   expect(error).toMatchObject({ code: 'USERNAME_EXISTS', message: 'Username already exists', status: 400, field: 'username' });
 });
 
+test("a refusal's figures (the envelope's data) are kept on the error", async () => {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn().mockResolvedValue(respond(409, { success: false, data: { offer: '8.50' }, message: 'The offer changed to 8.50 USDT: nothing was sold', code: 'OFFER_CHANGED' })),
+  );
+  const error = await setup().client.post('/trade/contracts/1/sell', { offer: '8.78' }).catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: 'OFFER_CHANGED', status: 409, data: { offer: '8.50' } });
+  vi.stubGlobal('fetch', vi.fn().mockResolvedValue(respond(400, { success: false, data: null, message: 'Bad', code: 'VALIDATION' })));
+  expect(await setup().client.get('/x').catch((e: unknown) => e)).toMatchObject({ data: null });
+});
+
 test('a 401 on a request with a token ends the session; without a token it does not', async () => {
   const expired = () => respond(401, { success: false, data: null, message: 'Login expired, please log in again', code: 'SESSION_EXPIRED' });
   vi.stubGlobal('fetch', vi.fn().mockImplementation(async () => expired()));

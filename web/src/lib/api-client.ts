@@ -15,13 +15,16 @@ export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
   readonly field: string | undefined;
+  /** The refusal's figures, for the codes that carry them (`OFFER_CHANGED`: `{offer}`), else null. */
+  readonly data: Readonly<Record<string, unknown>> | null;
 
-  constructor(code: string, message: string, status: number, field?: string) {
+  constructor(code: string, message: string, status: number, field?: string, data?: Readonly<Record<string, unknown>> | null) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = status;
     this.field = field;
+    this.data = data ?? null;
   }
 }
 
@@ -144,7 +147,8 @@ export function createApiClient(options: ApiClientOptions) {
     if (isEnvelope(payload)) {
       if (payload.success && ok) return payload.data as T;
       const message = payload.message || statusMessage(status);
-      throw new ApiError(payload.code ?? 'FAILED', message, status, payload.field ?? undefined);
+      const data = typeof payload.data === 'object' && payload.data !== null ? (payload.data as Record<string, unknown>) : null;
+      throw new ApiError(payload.code ?? 'FAILED', message, status, payload.field ?? undefined, data);
     }
     throw new ApiError(ok ? 'BAD_RESPONSE' : `HTTP_${status}`, statusMessage(status), status);
   }

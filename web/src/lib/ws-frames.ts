@@ -85,19 +85,39 @@ export interface SettledFrame {
   symbol: string;
   account: AccountKind;
   direction: 'up' | 'down';
-  /** win, loss, tie or a void reason (`void_...`). */
+  /** win, loss, tie, sold (sold back before expiry) or a void reason (`void_...`). */
   outcome: string;
   result: 'profit' | 'loss' | 'even';
   /** The size of the profit or loss (never negative). */
   amount: string;
   /** Signed net result: credited - stake - fee. */
   profit: string;
+  /** What was paid into the wallet (for `sold`: the sale's amount). */
   credited: string;
   stake: string;
   entryPrice: string | null;
   exitPrice: string | null;
   exitTime: number | null;
   settledAt: number;
+}
+
+/**
+ * `order.offer`: an entered open contract's early-close offer (decisions §11) at a tick of its
+ * product, pushed at every tick while it is open; the latest frame per contract wins.
+ */
+export interface OfferFrame {
+  contractId: number;
+  /** What selling now would pay (USDT), or null when it cannot be sold now. */
+  offer: string | null;
+  /**
+   * Why there is no offer: not_entered, unavailable, near_expiry, stale_market, market_closed,
+   * few_ticks, account_frozen, account_limited or no_value; null with an offer.
+   */
+  reason: string | null;
+  /** The tick the offer is priced at (null without an offer). */
+  price: string | null;
+  tickIndex: number | null;
+  tickTime: number | null;
 }
 
 /** `balance`: a wallet change with the new balance. */

@@ -27,7 +27,7 @@ export function mockApi(handlers: Record<string, Handler>) {
     const payload =
       status < 400
         ? { success: true, data: answer.data ?? {}, message: 'OK' }
-        : { success: false, data: null, message: answer.message ?? 'refused', code: answer.code ?? 'VALIDATION' };
+        : { success: false, data: answer.data ?? null, message: answer.message ?? 'refused', code: answer.code ?? 'VALIDATION' };
     return new Response(JSON.stringify(payload), { status, headers: { 'content-type': 'application/json' } });
   });
   vi.stubGlobal('fetch', fetch);

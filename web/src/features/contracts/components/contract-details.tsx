@@ -1,7 +1,9 @@
 /**
  * One contract in full: order number, amount, opening and closing price and time, duration,
  * direction, state, profit or loss, and the log indexes of the entry and exit ticks, so the
- * result can be checked against the stored prices.
+ * result can be checked against the stored prices. A contract sold back before expiry also
+ * lists the sale's figures: the offer paid, the chance of winning it was priced at, the payout
+ * a win would have paid, the spread and the tick used.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,7 +12,8 @@ import { type DetailRow, DetailList } from '@/components/detail-list';
 import { Dialog } from '@/components/dialog';
 import { ErrorState, Spinner } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
-import { formatDateTime, formatDuration, formatMoney, formatRate } from '@/lib/format';
+import { formatCountdown, formatDateTime, formatDuration, formatMoney, formatRate } from '@/lib/format';
+import { millionths } from '@/lib/sale';
 
 import { type ContractRecord, recordsApi } from '../api';
 import { outcomeKey } from './contract-records';
@@ -60,6 +63,21 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
       ]
     : [];
 
+  const sale = record?.sale ?? null;
+  const saleRows: DetailRow[] = sale
+    ? [
+        { label: t('records.sale.offer'), value: `${formatMoney(sale.offer, lang)} USDT`, tone: 'up' },
+        { label: t('records.sale.probability'), value: formatRate(millionths(sale.probability), lang) },
+        { label: t('records.sale.winCredit'), value: `${formatMoney(sale.winCredit, lang)} USDT` },
+        { label: t('records.sale.fair'), value: `${formatMoney(sale.fair, lang)} USDT` },
+        { label: t('records.sale.spread'), value: formatRate(sale.spread, lang) },
+        { label: t('records.sale.price'), value: sale.tick.price },
+        { label: t('records.sale.time'), value: formatDateTime(sale.tick.time, lang), text: true },
+        { label: t('records.sale.tick'), value: `#${sale.tick.sequence}` },
+        { label: t('records.sale.timeLeft'), value: formatCountdown(sale.timeLeftMs) },
+      ]
+    : [];
+
   return (
     <Dialog open title={t('records.details')} onClose={onClose}>
       {error ? (
@@ -69,6 +87,12 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
       ) : (
         <>
           <DetailList rows={rows} testId="contract-details" />
+          {sale && (
+            <>
+              <h3 className="confirm-rules-title">{t('records.sale.title')}</h3>
+              <DetailList rows={saleRows} testId="sale-details" />
+            </>
+          )}
           {record.outcome && (
             <p className="proof-link">
               <a href={`/api/proofs/${record.id}`} target="_blank" rel="noopener noreferrer">

@@ -101,3 +101,81 @@ test('a click on a tab shows its list and keeps the choice in the address', asyn
   expect(router.state.location.search).toBe('?tab=open');
   expect(statuses(api)).toEqual(['open', 'settled', 'open']);
 });
+
+const SALE = {
+  tick: tick(130, '96505.00', 1_700_000_003_000),
+  windowFrom: 70,
+  returns: 58,
+  sumSq: '123456789',
+  sumGapMs: 60_000,
+  timeLeftMs: 2_100,
+  sd: 123_456,
+  distance: 51_808,
+  z: 4_196,
+  probability: 662_620,
+  winCredit: '18.50',
+  fair: '12.25',
+  spread: '0.05',
+  offer: '8.78',
+};
+const SOLD = contract(9, {
+  status: 'settled',
+  outcome: 'sold',
+  exit: tick(130, '96505.00', 1_700_000_003_000),
+  credited: '8.78',
+  profit: '-1.22',
+  settledAt: 1_700_000_003_000,
+  sale: SALE,
+});
+
+test('a contract sold early reads "Sold early" with what the sale paid, and its details list the sale figures', async () => {
+  const handlers = mockApi({
+    'GET /api/trade/contracts': (_body, url) => {
+      const items = url.searchParams.get('status') === 'settled' ? [SOLD] : [];
+      return { data: { items, total: items.length } };
+    },
+    'GET /api/trade/contracts/9': () => ({ data: SOLD }),
+  });
+  const { user } = renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record' });
+  const row = await screen.findByRole('button', { name: 'Contract 9, show details' });
+  expect(row).toHaveTextContent('Sold early for 8.78 USDT');
+  expect(row).toHaveTextContent('-1.22');
+  // A settled contract has nothing to sell.
+  expect(screen.queryByRole('button', { name: /Sell contract/ })).toBeNull();
+
+  await user.click(row);
+  const details = await screen.findByTestId('sale-details');
+  const figure = (label: string) => within(details).getByText(label).nextElementSibling?.textContent;
+  expect(figure('Offer paid')).toBe('8.78 USDT');
+  expect(figure('Chance of winning at the sale')).toBe('66.26%');
+  expect(figure('Payout if it had won')).toBe('18.50 USDT');
+  expect(figure('Spread')).toBe('5%');
+  expect(figure('Price at the sale')).toBe('96505.00');
+  expect(figure('Sale tick (log index)')).toBe('#130');
+  expect(within(screen.getByTestId('contract-details')).getByText('Sold early')).toBeInTheDocument();
+  expect(handlers.count('GET /api/trade/contracts/9')).toBe(1);
+});
+
+test('an entered open contract can be sold at its offer, asked once when no frame came yet', async () => {
+  const api = mockApi({
+    'GET /api/trade/contracts': (_body, url) => {
+      const items = url.searchParams.get('status') === 'settled' ? [] : [RUNNING, contract(10, { entry: null, expiryAt: null, status: 'waiting_entry' })];
+      return { data: { items, total: items.length } };
+    },
+    'GET /api/trade/contracts/8/offer': () => ({ data: { contractId: 8, offer: '8.78', reason: null, quote: null } }),
+    'POST /api/trade/contracts/8/sell': () => ({ data: { contractId: 8, credited: '8.78' } }),
+  });
+  const { user } = renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record' });
+  const sell = await screen.findByRole('button', { name: 'Sell contract 8 for 8.78 USDT' });
+  expect(sell).toHaveTextContent('Sell 8.78');
+  // Not entered yet: nothing to sell, nothing asked.
+  expect(screen.queryByRole('button', { name: /Sell contract 10/ })).toBeNull();
+  expect(api.count('GET /api/trade/contracts/10/offer')).toBe(0);
+
+  await user.click(sell);
+  const dialog = screen.getByRole('dialog', { name: 'Sell before expiry' });
+  await user.click(within(dialog).getByRole('button', { name: 'Sell for 8.78 USDT' }));
+  await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  expect(api.calls.filter((c) => c.key === 'POST /api/trade/contracts/8/sell').map((c) => c.body)).toEqual([{ offer: '8.78' }]);
+  expect(api.count('GET /api/trade/contracts/8/offer')).toBe(1);
+});

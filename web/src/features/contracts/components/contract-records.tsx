@@ -5,12 +5,16 @@
  * The page opens on the list that has something to show: the open contracts, or the settled
  * ones when nothing is open but something has settled (a contract that just ended). A tab in
  * the URL (`?tab=open|settled`, which a click on a tab writes) is always respected.
+ *
+ * An entered open contract can be sold back at its live offer (decisions §11); a contract sold
+ * early shows it, with what the sale paid.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 
 import { Pager } from '@/components/pager';
+import { SellAction } from '@/components/sell-contract';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { ExportButton } from '@/components/export-button';
 import { Tabs } from '@/components/tabs';
@@ -20,6 +24,7 @@ import { useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
 
 import { type ContractRecord, RECORDS_PAGE_SIZE, recordsApi } from '../api';
+import { useLiveOffers } from '../hooks/use-live-offers';
 import { ContractDetails } from './contract-details';
 
 type Tab = 'open' | 'settled';
@@ -45,6 +50,12 @@ export const REFRESH_DEBOUNCE_MS = 300;
 export function outcomeKey(record: Pick<ContractRecord, 'status' | 'outcome'>): string {
   if (record.outcome) return `records.outcome.${record.outcome}`;
   return `records.status.${record.status}`;
+}
+
+/** The record's state in words; a sale says what it paid. */
+export function stateText(record: ContractRecord, t: (key: string, options?: Record<string, unknown>) => string, language: string): string {
+  if (record.outcome === 'sold' && record.credited) return t('records.soldFor', { amount: formatMoney(record.credited, language) });
+  return t(outcomeKey(record));
 }
 
 function ProfitCell({ record }: { record: ContractRecord }) {
@@ -82,6 +93,8 @@ export function ContractRecords() {
   const [selected, setSelected] = useState<number | null>(null);
   const request = useRef(0);
   const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const sellable = (data?.items ?? []).filter((r) => r.status === 'open' && r.entry).map((r) => r.id);
+  const offers = useLiveOffers(tab === 'open' ? sellable : []);
 
   // The list the chooser has just read, so that showing its tab does not read it again.
   const chosenAnswer = useRef<Page<ContractRecord> | null>(null);
@@ -173,10 +186,13 @@ export function ContractRecords() {
                 <span className="record-amount num">{formatMoney(record.stake, i18n.language)} USDT</span>
                 <span className="record-time muted">{formatDateTime(record.acceptedAt, i18n.language)}</span>
                 <span className="record-result">
-                  <span className="record-state">{t(outcomeKey(record))}</span>
+                  <span className="record-state">{stateText(record, t, i18n.language)}</span>
                   <ProfitCell record={record} />
                 </span>
               </button>
+              {tab === 'open' && record.status === 'open' && record.entry && (
+                <SellAction contractId={record.id} offer={offers[record.id]} onLost={() => void load()} />
+              )}
             </li>
           ))}
         </ul>

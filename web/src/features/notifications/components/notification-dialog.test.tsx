@@ -49,6 +49,27 @@ test('settlements: a win is high priority, a loss medium, with the amount and sy
   expect(tie.priority).toBe('low');
 });
 
+test('a contract sold early reads as sold early, with what the sale paid', async () => {
+  const sold = settlementNotification({
+    contractId: 44,
+    symbol: 'BTCUSDT',
+    outcome: 'sold',
+    result: 'loss',
+    amount: '1.22',
+    profit: '-1.22',
+    credited: '8.78',
+    exitPrice: '96505',
+    settledAt: Date.now() - 60_000,
+  });
+  expect(sold).toMatchObject({ id: 'settled-44', type: 'trade', priority: 'medium', titleKey: 'notifications.settled.sold', params: { amount: '8.78' } });
+  await useNotifications.getState().add(sold);
+  const { user } = shell();
+  await user.click(screen.getByRole('button', { name: 'Notifications, 1 unread' }));
+  const dialog = screen.getByRole('dialog', { name: 'Notifications' });
+  expect(within(dialog).getByText('Sold early')).toBeInTheDocument();
+  expect(within(dialog).getByText('BTCUSDT #44: 8.78 USDT')).toBeInTheDocument();
+});
+
 test('the bell shows the unread count, 99+ at most', async () => {
   expect(badgeText(7)).toBe('7');
   expect(badgeText(99)).toBe('99');

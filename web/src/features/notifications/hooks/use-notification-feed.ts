@@ -92,17 +92,25 @@ function markSeen(key: SeenKey, uid: number, id: number): void {
 }
 
 /** Bills already announced by their own notification (settlements, decisions). */
-const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'deposit', 'withdraw']);
+const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'sale', 'deposit', 'withdraw']);
 
-export function settlementNotification(f: Pick<SettledFrame, 'contractId' | 'symbol' | 'outcome' | 'result' | 'amount' | 'profit' | 'exitPrice' | 'settledAt'>): StoredNotification {
-  const kind = f.outcome.startsWith('void') ? 'void' : f.result;
+/**
+ * A settlement in words: profit, loss, tie or void with the result's size, or a contract sold
+ * back before expiry ("Sold early") with what the sale paid.
+ */
+export function settlementNotification(
+  f: Pick<SettledFrame, 'contractId' | 'symbol' | 'outcome' | 'result' | 'amount' | 'profit' | 'exitPrice' | 'settledAt'> & Partial<Pick<SettledFrame, 'credited'>>,
+): StoredNotification {
+  const sold = f.outcome === 'sold';
+  const kind = sold ? 'sold' : f.outcome.startsWith('void') ? 'void' : f.result;
   return {
     id: `settled-${f.contractId}`,
     type: 'trade',
-    priority: f.result === 'profit' ? 'high' : f.result === 'loss' ? 'medium' : 'low',
+    // A sale is the trader's own act, announced where it was made: no desktop notification.
+    priority: sold ? 'medium' : f.result === 'profit' ? 'high' : f.result === 'loss' ? 'medium' : 'low',
     titleKey: `notifications.settled.${kind}`,
     messageKey: 'notifications.settledMessage',
-    params: { symbol: f.symbol, amount: f.amount, id: f.contractId },
+    params: { symbol: f.symbol, amount: sold ? (f.credited ?? f.amount) : f.amount, id: f.contractId },
     time: f.settledAt,
     read: false,
     data: { symbol: f.symbol, price: f.exitPrice ?? undefined, amount: f.amount, profit: f.profit },

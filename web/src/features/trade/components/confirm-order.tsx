@@ -1,7 +1,8 @@
 /**
  * The confirm step before an order (decisions §2): what is bought, and how it settles
  * (entry = the next tick, exit = the last tick at or before expiry, a tie refunds, the void
- * cases), with the payout rate and the fee, before anything is sent.
+ * cases, and selling back before expiry), with the payout rate and the fee, before anything is
+ * sent.
  */
 import { useTranslation } from 'react-i18next';
 
@@ -45,6 +46,7 @@ export function ConfirmOrder({ draft, symbol, account, sending, onCancel, onConf
         <li>{t('trade.confirm.ruleWin')}</li>
         <li>{t('trade.confirm.ruleTie')}</li>
         <li>{t('trade.confirm.ruleVoid')}</li>
+        <li>{t('trade.confirm.ruleSale')}</li>
       </ul>
       <div className="dialog-actions">
         <button type="button" className="btn btn-secondary" onClick={onCancel} disabled={sending}>

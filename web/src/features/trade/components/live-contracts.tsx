@@ -2,13 +2,16 @@
  * The user's contracts on this market as they live (spec §4): waiting for entry, in progress
  * with a countdown on the server's clock and the running result against the current price,
  * waiting for settlement, then "Order settled: Profit" or "Loss" with the amount in USDT.
+ * While it runs, its early-close offer (decisions §11) as a Sell button, or why there is none.
  */
 import { useTranslation } from 'react-i18next';
 
 import { CloseIcon } from '@/components/icons';
+import { SellAction } from '@/components/sell-contract';
 import { compare, multiply } from '@/lib/decimal';
 import { formatCountdown, formatDecimal, formatMoney } from '@/lib/format';
 
+import { refreshContracts } from '../hooks/use-contract-feed';
 import { useServerNow } from '../hooks/use-server-now';
 import type { LiveContract } from '../stores/contracts';
 import { useContracts } from '../stores/contracts';
@@ -25,6 +28,7 @@ function runningResult(c: LiveContract, price: string | null) {
 function ContractCard({ contract, price, precision, now }: { contract: LiveContract; price: string | null; precision: number; now: number }) {
   const { t, i18n } = useTranslation();
   const dismiss = useContracts((s) => s.dismiss);
+  const offer = useContracts((s) => s.offers[contract.id]);
   const money = (v: string) => formatMoney(v, i18n.language);
   const settled = contract.status === 'settled' || contract.status === 'void';
   const remaining = contract.expiresAt !== null ? contract.expiresAt - now : null;
@@ -34,6 +38,7 @@ function ContractCard({ contract, price, precision, now }: { contract: LiveContr
   else if (!settled && remaining !== null && remaining <= 0) state = t('trade.live.waitingSettlement');
   else if (!settled) state = t('trade.live.inProgress');
   else if (contract.status === 'void') state = t('trade.live.settledVoid');
+  else if (contract.outcome === 'sold') state = t('trade.live.settledSold', { amount: money(contract.credited ?? '0') });
   else if (contract.result === 'profit') state = t('trade.live.settledProfit', { amount: money(contract.resultAmount ?? '0') });
   else if (contract.result === 'loss') state = t('trade.live.settledLoss', { amount: money(contract.resultAmount ?? '0') });
   else state = t('trade.live.settledTie');
@@ -85,6 +90,7 @@ function ContractCard({ contract, price, precision, now }: { contract: LiveContr
               </div>
             )}
           </dl>
+          {remaining > 0 && <SellAction contractId={contract.id} offer={offer} onLost={refreshContracts} />}
         </>
       )}
     </li>

@@ -102,6 +102,7 @@ test('the confirm step states the rules, payout and fee; one click sends one ord
     'Entry spot: the first price tick after your order is accepted.',
     'Exit spot: the last tick at or before expiry (entry time + duration).',
     'If the exit equals the entry, your stake is returned.',
+    "You may sell an entered contract back before expiry at the published offer: the chance of winning from the current price, the time left and the product's recent volatility, times the payout, less a spread. No offer in the last seconds before expiry, on a stale or closed market, or for a frozen or self-excluded account. You never get less than the offer you confirmed. Every sale's figures are in its settlement proof.",
   ]) {
     expect(within(dialog).getByText(text)).toBeInTheDocument();
   }

@@ -1,12 +1,12 @@
 /**
  * Keeps the contracts store in step with the server while the trade screen is open: the open
  * contracts are read at start, at sign-in and after every reconnect (never an order re-sent),
- * and the private stream moves them.
+ * and the private stream moves them and brings their early-close offers.
  */
 import { useEffect } from 'react';
 
 import { useWsEvent } from '@/lib/ws';
-import type { AcceptedFrame, EnteredFrame, SettledFrame } from '@/lib/ws-frames';
+import type { AcceptedFrame, EnteredFrame, OfferFrame, SettledFrame } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
 
 import { useContracts } from '../stores/contracts';
@@ -29,4 +29,5 @@ export function useContractFeed(): void {
   useWsEvent<AcceptedFrame>('order.accepted', (f) => useContracts.getState().accepted(f.data));
   useWsEvent<EnteredFrame>('order.entered', (f) => useContracts.getState().entered(f.data));
   useWsEvent<SettledFrame>('order.settled', (f) => useContracts.getState().settled(f.data));
+  useWsEvent<OfferFrame>('order.offer', (f) => useContracts.getState().offer(f.data));
 }

@@ -2,10 +2,15 @@
  * The user's contracts on the trade screen: open ones from the contract list (at start and
  * after every reconnect), then moved by the private stream: accepted, entered, settled.
  * A settled contract stays on screen with its result until dismissed (the newest 10).
+ *
+ * Beside them, each entered open contract's early-close offer (decisions §11): the latest
+ * `order.offer` frame per contract, or, for one that has had no frame since the list was read
+ * (a reconnect), the answer of one `GET .../offer`. An offer leaves when its contract settles.
  */
 import { create } from 'zustand';
 
-import type { AcceptedFrame, EnteredFrame, SettledFrame } from '@/lib/ws-frames';
+import { type SaleOffer, fetchOffer, saleOffer } from '@/lib/sale';
+import type { AcceptedFrame, EnteredFrame, OfferFrame, SettledFrame } from '@/lib/ws-frames';
 
 import { type ContractRow, tradeApi } from '../api';
 
@@ -36,6 +41,8 @@ export interface LiveContract {
   result: 'profit' | 'loss' | 'even' | null;
   /** Size of the profit or loss (never negative). */
   resultAmount: string | null;
+  /** What was paid into the wallet once settled (a sale's amount). */
+  credited: string | null;
   exitPrice: string | null;
 }
 
@@ -58,6 +65,7 @@ function fromRow(row: ContractRow): LiveContract {
     outcome: row.outcome ?? null,
     result: null,
     resultAmount: null,
+    credited: row.credited ?? null,
     exitPrice: row.exit?.price ?? null,
   };
 }
@@ -68,10 +76,13 @@ function isOpen(c: LiveContract): boolean {
 
 interface ContractsState {
   byId: Record<number, LiveContract>;
+  /** Early-close offers of open contracts, by contract. */
+  offers: Record<number, SaleOffer>;
   load(): Promise<void>;
   accepted(frame: AcceptedFrame): void;
   entered(frame: EnteredFrame): void;
   settled(frame: SettledFrame): void;
+  offer(frame: OfferFrame): void;
   dismiss(id: number): void;
   clear(): void;
 }
@@ -86,15 +97,37 @@ function trim(byId: Record<number, LiveContract>): Record<number, LiveContract> 
   return next;
 }
 
+/** The offers of `offers` whose contract is open in `byId`. */
+function openOffers(offers: Record<number, SaleOffer>, byId: Record<number, LiveContract>): Record<number, SaleOffer> {
+  const kept: Record<number, SaleOffer> = {};
+  for (const [id, offer] of Object.entries(offers)) {
+    const contract = byId[Number(id)];
+    if (contract && isOpen(contract)) kept[Number(id)] = offer;
+  }
+  return kept;
+}
+
 export const useContracts = create<ContractsState>()((set, get) => ({
   byId: {},
+  offers: {},
   async load() {
     const page = await tradeApi.openContracts();
     const next: Record<number, LiveContract> = {};
     // Settled ones shown now stay; open ones are replaced by the server's list.
     for (const c of Object.values(get().byId)) if (!isOpen(c)) next[c.id] = c;
     for (const row of page.items) if (!next[row.id] || isOpen(next[row.id]!)) next[row.id] = fromRow(row);
-    set({ byId: next });
+    // Offers from before the list was read may be old (frames missed while away): forgotten,
+    // then asked once for each entered contract unless a frame comes first.
+    set({ byId: next, offers: {} });
+    for (const c of Object.values(next)) {
+      if (c.status !== 'open') continue;
+      void fetchOffer(c.id).then((offer) => {
+        const { byId, offers } = get();
+        const contract = byId[c.id];
+        if (!offer || offers[c.id] || !contract || !isOpen(contract)) return;
+        set({ offers: { ...offers, [c.id]: offer } });
+      });
+    }
   },
   accepted(frame) {
     if (get().byId[frame.contractId]) return;
@@ -116,6 +149,7 @@ export const useContracts = create<ContractsState>()((set, get) => ({
       outcome: null,
       result: null,
       resultAmount: null,
+      credited: null,
       exitPrice: null,
     };
     set({ byId: { ...get().byId, [contract.id]: contract } });
@@ -157,6 +191,7 @@ export const useContracts = create<ContractsState>()((set, get) => ({
       outcome: null,
       result: null,
       resultAmount: null,
+      credited: null,
       exitPrice: null,
     };
     const settled: LiveContract = {
@@ -165,17 +200,25 @@ export const useContracts = create<ContractsState>()((set, get) => ({
       outcome: frame.outcome,
       result: frame.result,
       resultAmount: frame.amount,
+      credited: frame.credited,
       entryPrice: frame.entryPrice ?? base.entryPrice,
       exitPrice: frame.exitPrice,
     };
-    set({ byId: trim({ ...get().byId, [frame.contractId]: settled }) });
+    const byId = trim({ ...get().byId, [frame.contractId]: settled });
+    set({ byId, offers: openOffers(get().offers, byId) });
+  },
+  offer(frame) {
+    const current = get().byId[frame.contractId];
+    // A frame for a contract not (or no longer) open here is late: it changes nothing.
+    if (!current || !isOpen(current)) return;
+    set({ offers: { ...get().offers, [frame.contractId]: saleOffer(frame.offer, frame.reason) } });
   },
   dismiss(id) {
     const next = { ...get().byId };
     delete next[id];
-    set({ byId: next });
+    set({ byId: next, offers: openOffers(get().offers, next) });
   },
   clear() {
-    set({ byId: {} });
+    set({ byId: {}, offers: {} });
   },
 }));

@@ -33,6 +33,8 @@ test('totals, a type filter and local-day dates go to the server; an end before 
   expect(screen.getByTestId('history-opening')).toHaveTextContent('0.00');
   expect(screen.getByTestId('history-closing')).toHaveTextContent('400.00');
 
+  // Every bill type is a choice, early-close sales too.
+  expect(within(screen.getByLabelText('Type')).getByRole('option', { name: 'Early close' })).toHaveValue('sale');
   await user.selectOptions(screen.getByLabelText('Type'), 'reward');
   expect(await screen.findByText('No transactions match these filters')).toBeInTheDocument();
   const last = () => api.calls.filter((c) => c.key === 'GET /api/wallet/bills').at(-1)!.url.searchParams;
