@@ -63,7 +63,7 @@ for (const [language, viewport] of [
       const toggle = page.getByRole('button', { name: web.trade.panel.toggle });
       if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
       await page.getByLabel(web.trade.panel.amount).fill('10');
-      const duration = web.time.seconds.replace('{{count}}', String(DURATION_S));
+      const duration = web.time.minutes.replace('{{count}}', String(DURATION_S / 60));
       await page.getByRole('radio', { name: new RegExp(`^${escape(duration)}`) }).click();
       await page.getByRole('button', { name: web.trade.panel.buyUp, exact: true }).click();
       const confirm = page.getByRole('dialog', { name: web.trade.confirm.title });
