@@ -28,7 +28,9 @@
 
 use rust_decimal::Decimal;
 
-use crate::constants::{DURATION_MAX_SECS, EXIT_TICK_AGE_MAX_MS, PRODUCTS_MAX, RULES_MAX};
+use crate::constants::{
+    DURATION_MAX_SECS, DURATION_MIN_SECS, EXIT_TICK_AGE_MAX_MS, PRODUCTS_MAX, RULES_MAX,
+};
 use crate::engine::Book;
 use crate::event::{CommandResult, Event, Reply};
 use crate::money::{is_valid_rate, Money, Rate, RkyvDecimal};
@@ -174,7 +176,11 @@ impl SaleTerms {
         let mut symbols: Vec<&str> = self.products.iter().map(|p| p.symbol.as_str()).collect();
         symbols.sort_unstable();
         symbols.dedup();
-        if durations.len() != self.durations.len() || durations.len() > RULES_MAX {
+        let unknown = |d: &u32| !(DURATION_MIN_SECS..=DURATION_MAX_SECS).contains(d);
+        if durations.len() != self.durations.len()
+            || durations.len() > RULES_MAX
+            || durations.iter().any(unknown)
+        {
             return Err(EngineError::Invalid("durations"));
         }
         if symbols.len() != self.products.len() || symbols.len() > PRODUCTS_MAX {

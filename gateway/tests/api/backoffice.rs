@@ -105,9 +105,14 @@ fn admin_roles_actions_and_audit() {
     assert_eq!((public["cutoffSecs"].as_u64(), public["spread"].as_str()), (Some(8), Some("0.04")));
     assert_eq!(public["durations"][0], json!({"duration": 60, "spread": "0.03"}));
     assert!(public["rule"].as_array().unwrap().len() >= 5);
-    let bad = json!({"enabled": true, "cutoffSecs": 5, "spread": "1.5"});
-    h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(bad))
-        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    for bad in [
+        json!({"enabled": true, "cutoffSecs": 5, "spread": "1.5"}),
+        json!({"enabled": true, "spread": "0.05"}),
+        json!({"enabled": true, "cutoffSecs": 5, "spread": "0.05", "durations": [{"spread": "0.01"}]}),
+    ] {
+        h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(bad))
+            .fails(StatusCode::BAD_REQUEST, "VALIDATION");
+    }
     let twice = json!({"enabled": true, "cutoffSecs": 5, "spread": "0.05",
         "durations": [{"duration": 60, "spread": "0.03"}, {"duration": 60, "spread": "0.02"}]});
     h.call(Method::PUT, "/api/admin/rules/early-close", Some(&admin), Some(twice))

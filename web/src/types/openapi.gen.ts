@@ -3763,7 +3763,7 @@ export interface components {
             /**
              * Format: int32
              * @description Duration in seconds.
-             * @default 0
+             * @default null
              */
             duration: number;
             /**
@@ -3815,7 +3815,7 @@ export interface components {
             /**
              * Format: int32
              * @description No offer in the last this many seconds before expiry.
-             * @default 0
+             * @default null
              */
             cutoffSecs: number;
             /**

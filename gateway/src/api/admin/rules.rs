@@ -41,8 +41,8 @@ pub struct EarlyCloseBody {
     /// Offered at all.
     pub enabled: bool,
     /// No offer in the last this many seconds before expiry.
-    #[schema(required = true)]
-    pub cutoff_secs: u32,
+    #[schema(required = true, value_type = u32)]
+    pub cutoff_secs: Option<u32>,
     /// The spread of a duration without one of its own (0-1).
     #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub spread: String,
@@ -57,8 +57,8 @@ pub struct EarlyCloseBody {
 #[serde(default)]
 pub struct DurationSpreadBody {
     /// Duration in seconds.
-    #[schema(required = true)]
-    pub duration: u32,
+    #[schema(required = true, value_type = u32, minimum = 1)]
+    pub duration: Option<u32>,
     /// Spread (0-1).
     #[schema(required = true, pattern = "^[0-9](\\.[0-9]{1,4})?$")]
     pub spread: String,
@@ -91,7 +91,9 @@ async fn set_early_close(
     let durations = (body.durations.iter())
         .map(|d| {
             let spread = rate("durations", &d.spread)?;
-            Ok(DurationSpread { duration_secs: d.duration, spread })
+            let duration_secs =
+                d.duration.ok_or_else(|| ApiError::invalid("durations", "duration"))?;
+            Ok(DurationSpread { duration_secs, spread })
         })
         .collect::<ApiResult<Vec<_>>>()?;
     let products = (body.products.iter())
@@ -103,7 +105,7 @@ async fn set_early_close(
         .collect::<ApiResult<Vec<_>>>()?;
     let terms = SaleTerms {
         enabled: body.enabled,
-        cutoff_secs: body.cutoff_secs,
+        cutoff_secs: body.cutoff_secs.ok_or_else(|| ApiError::invalid("cutoffSecs", "settings"))?,
         spread: rate("spread", &body.spread)?,
         durations,
         products,
