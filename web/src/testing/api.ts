@@ -1,13 +1,14 @@
 /**
  * A stand-in for the server's HTTP API in component tests: `fetch` answers from handlers
- * keyed by "METHOD /api/path", in the server's envelope; every request is recorded.
+ * keyed by "METHOD /api/path", in the server's envelope (a refusal with its `field` when the
+ * handler names one); every request is recorded.
  */
 import { vi } from 'vitest';
 
 export type Handler = (
   body: unknown,
   url: URL,
-) => { status?: number; data?: unknown; code?: string; message?: string; file?: { text: string; name: string } } | Promise<never>;
+) => { status?: number; data?: unknown; code?: string; message?: string; field?: string; file?: { text: string; name: string } } | Promise<never>;
 
 export function mockApi(handlers: Record<string, Handler>) {
   const calls: Array<{ key: string; body: unknown; url: URL }> = [];
@@ -27,7 +28,7 @@ export function mockApi(handlers: Record<string, Handler>) {
     const payload =
       status < 400
         ? { success: true, data: answer.data ?? {}, message: 'OK' }
-        : { success: false, data: answer.data ?? null, message: answer.message ?? 'refused', code: answer.code ?? 'VALIDATION' };
+        : { success: false, data: answer.data ?? null, message: answer.message ?? 'refused', code: answer.code ?? 'VALIDATION', ...(answer.field ? { field: answer.field } : {}) };
     return new Response(JSON.stringify(payload), { status, headers: { 'content-type': 'application/json' } });
   });
   vi.stubGlobal('fetch', fetch);

@@ -2,11 +2,15 @@
 import { adminApi } from '@/lib/admin-api';
 import type { Page } from '@/lib/api-client';
 import type { Schemas } from '@/types/api';
+import type { operations } from '@/types/openapi.gen';
 
 /** One admin action: `refused` is the error code when it was refused. */
 export type AuditRow = Schemas['AuditRow'];
 
-/** The engine's action names (`AdminAction::NAMES`). */
+/**
+ * The engine's action names (`AdminAction::NAMES`), in the filter's order: every admin action,
+ * and `two_factor_locked`, the engine's own record of an admin's two-factor pause.
+ */
 export const AUDIT_ACTIONS = [
   'create_admin',
   'set_user_frozen',
@@ -21,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'upsert_product',
   'set_rule',
   'remove_rule',
+  'set_sale_terms',
   'update_settings',
   'set_deposit_accounts',
   'broadcast_notice',
@@ -28,7 +33,14 @@ export const AUDIT_ACTIONS = [
   'set_admin_disabled',
   'change_own_password',
   'set_own_totp',
+  'two_factor_locked',
 ] as const;
+
+/** An action the server's audit filter takes (its OpenAPI document lists them). */
+type ServerAction = NonNullable<NonNullable<operations['audit']['parameters']['query']>['action']>;
+/** Fails to compile when the server names an action the filter does not list, or the other way round. */
+const _everyAction: [Exclude<ServerAction, (typeof AUDIT_ACTIONS)[number]>, Exclude<(typeof AUDIT_ACTIONS)[number], ServerAction>] extends [never, never] ? true : never = true;
+void _everyAction;
 
 export interface AuditFilter {
   admin: number | null;

@@ -1,2 +1,2 @@
-/** The back-office's game rules: the published trading rules, edited with a preview. */
+/** The back-office's game rules: the published trading rules, edited with a preview, and early close's terms. */
 export { RulesPage } from './components/rules-page';

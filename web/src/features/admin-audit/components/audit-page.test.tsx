@@ -34,6 +34,24 @@ describe('audit log', () => {
     expect(Number(query.get('end')) - Number(query.get('start'))).toBe(2 * 86_400_000 - 1);
   });
 
+  it('names the early-close terms and the two-factor pause, in the list and the filter', async () => {
+    const more = [
+      { index: 11, admin: 2, action: 'two_factor_locked', detail: 'failures=5 until=1700000900000', refused: null, time: 1_700_000_300_000 },
+      { index: 10, admin: 1, action: 'set_sale_terms', detail: 'enabled=true cutoff=5s spread=0.05 durations=0 products=0', refused: null, time: 1_700_000_200_000 },
+    ];
+    const api = mockApi({ 'GET /api/admin/audit': () => ({ data: { items: more, total: 2 } }) });
+    const { user } = renderAt(<AuditPage />);
+    const table = await screen.findByRole('table');
+    expect(within(table).getByText('Set early-close terms')).toBeInTheDocument();
+    expect(within(table).getByText('Two-factor paused')).toBeInTheDocument();
+    const action = screen.getByLabelText('Action');
+    expect(within(action).getByRole('option', { name: 'Set early-close terms' })).toHaveValue('set_sale_terms');
+    expect(within(action).getByRole('option', { name: 'Two-factor paused' })).toHaveValue('two_factor_locked');
+    await user.selectOptions(action, 'set_sale_terms');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    await waitFor(() => expect(api.calls.at(-1)?.url.searchParams.get('action')).toBe('set_sale_terms'));
+  });
+
   it('refuses a bad filter without calling the server', async () => {
     const api = mockApi({ 'GET /api/admin/audit': () => ({ data: { items: [], total: 0 } }) });
     const { user } = renderAt(<AuditPage />);

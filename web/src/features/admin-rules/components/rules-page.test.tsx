@@ -5,7 +5,7 @@ import { type AdminInfo, useAdminSession } from '@/stores/admin-session';
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
 
-import type { Rule } from '../api';
+import type { EarlyClose, Rule } from '../api';
 import { checkRule, example } from '../form';
 import { RulesPage } from './rules-page';
 
@@ -14,6 +14,8 @@ const READER: AdminInfo = { id: 2, username: 'reader', role: 'viewer', permissio
 
 const minute: Rule = { duration: 60, payoutRate: '0.85', minAmount: '1', maxAmount: '5000', feeRate: '0', enabled: true };
 const hour: Rule = { duration: 3600, payoutRate: '0.8', minAmount: '1', maxAmount: '5000', feeRate: '0', enabled: true };
+const early: EarlyClose = { enabled: true, cutoffSecs: 5, spread: '0.05', durations: [], products: [], windowReturns: 120, windowReturnsMin: 20, rule: [] };
+const EARLY = { 'GET /api/admin/rules/early-close': () => ({ data: early }), 'GET /api/admin/products': () => ({ data: [] }) };
 
 describe('game rules', () => {
   beforeEach(() => useAdminSession.getState().signIn('t', SUPER));
@@ -33,6 +35,7 @@ describe('game rules', () => {
   it('says what rules are, previews a change and saves it for new contracts', async () => {
     let rules = [hour, minute];
     const api = mockApi({
+      ...EARLY,
       'GET /api/admin/rules': () => ({ data: rules }),
       'PUT /api/admin/rules': (body) => {
         rules = [body as Rule, hour];
@@ -63,6 +66,7 @@ describe('game rules', () => {
 
   it('refuses a bad rule before calling the server and removes one after confirming', async () => {
     const api = mockApi({
+      ...EARLY,
       'GET /api/admin/rules': () => ({ data: [minute, hour] }),
       'DELETE /api/admin/rules/3600': () => ({ data: [minute] }),
     });
@@ -83,9 +87,18 @@ describe('game rules', () => {
 
   it('shows a reader the rules without actions', async () => {
     useAdminSession.getState().signIn('t', READER);
-    mockApi({ 'GET /api/admin/rules': () => ({ data: [minute] }) });
+    mockApi({ ...EARLY, 'GET /api/admin/rules': () => ({ data: [minute] }) });
     renderAt(<RulesPage />);
     await screen.findByText('1 min');
+    expect(await screen.findByRole('switch', { name: 'Offer early close' })).toBeDisabled();
     expect(screen.queryByRole('button')).toBeNull();
+  });
+
+  it("offers early close's spread for each rule's duration, below the rules", async () => {
+    mockApi({ ...EARLY, 'GET /api/admin/rules': () => ({ data: [hour, minute] }) });
+    renderAt(<RulesPage />);
+    const section = await screen.findByRole('form', { name: 'Early close' });
+    const fields = await within(section).findAllByLabelText(/^Spread for /);
+    expect(fields.map((f) => f.getAttribute('name'))).toEqual(['duration-60', 'duration-3600']);
   });
 });

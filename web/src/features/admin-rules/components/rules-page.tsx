@@ -1,7 +1,8 @@
 /**
  * Game rules (decisions §1, §2): the published trading rules, one per duration: payout rate,
  * stake limits, fee, offered or not. A change applies to new contracts only; outcomes come
- * from market prices alone, and nothing on this page can choose one.
+ * from market prices alone, and nothing on this page can choose one. Below them, early close's
+ * terms (decisions §11), with a spread for each of the rules' durations.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,6 +15,7 @@ import { adminCan, useAdminSession } from '@/stores/admin-session';
 import { toast } from '@/stores/toast';
 
 import { type Rule, fetchRules, removeRule } from '../api';
+import { EarlyCloseSection } from './early-close-section';
 import { RuleDialog } from './rule-dialog';
 
 export function RulesPage() {
@@ -113,6 +115,7 @@ export function RulesPage() {
           </table>
         </div>
       )}
+      <EarlyCloseSection durations={sorted?.map((rule) => rule.duration) ?? []} />
       {editing && <RuleDialog rule={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={saved} />}
       {removing && (
         <Dialog open title={t('admin.rules.removeTitle', { duration: formatDuration(removing.duration, t) })} onClose={() => setRemoving(null)}>
