@@ -290,6 +290,39 @@ impl Authenticator {
     }
 }
 
+/// BTCUSDT, whose ticks the early-close tests sequence themselves.
+pub fn btc() -> engine::types::Symbol {
+    engine::types::Symbol::new("BTCUSDT").unwrap()
+}
+
+/// BTCUSDT's latest price, once the simulated feed has given one.
+pub fn btc_last(h: &Harness) -> rust_decimal::Decimal {
+    loop {
+        if let Some(t) = h.state.handle.query(|e| e.last_tick(btc())).unwrap() {
+            return t.price;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Sequences a BTCUSDT tick at `price` (beside the simulated feed's).
+pub fn btc_tick(h: &Harness, price: rust_decimal::Decimal) {
+    let quantity = rust_decimal::Decimal::ZERO;
+    let command = engine::Command::Tick { symbol: btc(), price, quantity };
+    let applied = h.state.handle.submit_blocking(command).unwrap();
+    assert!(matches!(applied, Ok(engine::Reply::Clock { .. })), "{applied:?}");
+}
+
+/// Enough BTCUSDT price changes for early close's volatility estimate, whatever the feed adds;
+/// returns the price they alternate from.
+pub fn warm_up_btc(h: &Harness) -> rust_decimal::Decimal {
+    let last = btc_last(h);
+    for n in 0..=engine::sale::WINDOW_RETURNS_MIN {
+        btc_tick(h, if n % 2 == 0 { last } else { last * rust_decimal::Decimal::new(1001, 3) });
+    }
+    last
+}
+
 #[path = "api/auth.rs"]
 mod auth;
 #[path = "api/backoffice.rs"]

@@ -723,13 +723,8 @@ fn a_price_alert_fires_once_live_and_is_kept_in_the_fired_list() {
     let h = start();
     let addr = h.server.http_addr().unwrap();
     let (_, token) = h.user("paula");
-    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
-    let last = loop {
-        if let Some(t) = h.state.handle.query(move |e| e.last_tick(btc)).unwrap() {
-            break t.price;
-        }
-        std::thread::yield_now();
-    };
+    let btc = btc();
+    let last = btc_last(&h);
     let set = |price: String| {
         h.post(
             "/api/user/price-alerts",
@@ -887,20 +882,8 @@ fn an_entered_contract_receives_its_live_offer_at_each_tick() {
     let h = start();
     let addr = h.server.http_addr().unwrap();
     let (uid, token) = h.user("quinn");
-    let btc = engine::types::Symbol::new("BTCUSDT").unwrap();
-    let last = loop {
-        if let Some(t) = h.state.handle.query(move |e| e.last_tick(btc)).unwrap() {
-            break t.price;
-        }
-        std::thread::yield_now();
-    };
-    let tick = |price: Decimal| {
-        let command = Command::Tick { symbol: btc, price, quantity: Decimal::ZERO };
-        assert!(matches!(h.state.handle.submit_blocking(command), Ok(Ok(Reply::Clock { .. }))));
-    };
-    for n in 0..=engine::sale::WINDOW_RETURNS_MIN {
-        tick(if n % 2 == 0 { last } else { last * Decimal::new(1001, 3) });
-    }
+    let last = warm_up_btc(&h);
+    let tick = |price| btc_tick(&h, price);
     let body = json!({"symbol": "BTCUSDT", "direction": "down", "amount": "10", "duration": 60, "account": "demo"});
     let id = h.post("/api/trade/orders", Some(&token), body).ok()["contractId"].as_u64().unwrap();
     tick(last);
@@ -926,7 +909,7 @@ fn an_entered_contract_receives_its_live_offer_at_each_tick() {
         let sale = engine::command::SellContract {
             user: engine::types::UserId(uid),
             contract,
-            symbol: btc,
+            symbol: btc(),
             expiry_ms,
             seen: seen.min(Decimal::new(1, 2)),
         };

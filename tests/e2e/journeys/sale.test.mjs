@@ -92,8 +92,16 @@ for (const [language, viewport] of [
       await card.getByRole('button', { name: new RegExp(escape(prefix(web.sale.sellLabel))) }).click();
       const dialog = page.getByRole('dialog', { name: web.sale.title });
       await dialog.getByText(web.sale.receive).waitFor();
-      await dialog.getByRole('button', { name: new RegExp(escape(prefix(web.sale.confirm))) }).click();
-      await page.getByText(prefix(web.sale.sold)).first().waitFor({ timeout: 10_000 });
+      // The market moves four times a second: when the offer fell before the sale was applied,
+      // nothing is sold and the dialog shows the new offer, which the trader confirms again.
+      const sold = page.getByText(prefix(web.sale.sold)).first();
+      const changed = dialog.getByRole('alert').filter({ hasText: prefix(web.sale.changed) });
+      for (let attempt = 0; ; attempt += 1) {
+        await dialog.getByRole('button', { name: new RegExp(escape(prefix(web.sale.confirm))) }).click();
+        await sold.or(changed).first().waitFor({ timeout: 10_000 });
+        if (await sold.isVisible()) break;
+        assert.ok(attempt < 10, 'sold within ten confirmations');
+      }
       const record = await server.api('GET', `/trade/contracts/${contractId}`, { token: login.token });
       assert.equal(record.outcome, 'sold');
       credited = record.credited;

@@ -39,6 +39,9 @@ test('the confirm step shows what the trader receives; confirming sells at that 
   const dialog = screen.getByRole('dialog', { name: 'Sell before expiry' });
   expect(within(dialog).getByText('8.78 USDT')).toBeInTheDocument();
   expect(within(dialog).getByText('#123')).toBeInTheDocument();
+  // The published formula is one click away, in the trader's language.
+  expect(within(dialog).getByText('How the offer is computed')).toBeInTheDocument();
+  expect(within(dialog).getByText(/^Offer = ⌊W × P × \(1 − spread\)⌋/)).toBeInTheDocument();
 
   await user.click(within(dialog).getByRole('button', { name: 'Sell for 8.78 USDT' }));
   const busy = within(dialog).getByRole('button', { name: 'Selling…' });

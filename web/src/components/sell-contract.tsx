@@ -127,6 +127,10 @@ export function SellDialog({ contractId, offer: seen, onClose, onLost }: SellDia
       )}
       <FormError text={error} />
       <p className="muted sale-note">{t('sale.note')}</p>
+      <details className="sale-formula">
+        <summary>{t('sale.formulaTitle')}</summary>
+        <p className="muted">{t('sale.formula')}</p>
+      </details>
       <div className="dialog-actions">
         <button type="button" className="btn btn-secondary" onClick={onClose} disabled={sending}>
           {t('app.cancel')}
