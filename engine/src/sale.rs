@@ -516,7 +516,7 @@ impl Engine {
             return Err(EngineError::OfferChanged { offer: quote.offer.to_decimal() });
         }
         let credited = quote.offer;
-        self.close(at, Some(quote.tick), Outcome::Sold, credited, Some(Box::new(quote)), events);
+        self.close(at, Some(quote.tick), Outcome::Sold, Some(Box::new(quote)), events);
         Ok(Reply::Sold { contract: s.contract, credited })
     }
 

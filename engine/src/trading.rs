@@ -320,34 +320,32 @@ impl Engine {
         outcome: Outcome,
         events: &mut Vec<Event>,
     ) {
-        let Some(contract) = self.contracts.get(at) else { return };
-        let (stake, fee) = (contract.stake, contract.fee);
-        let credited = match outcome {
-            Outcome::Win => stake.times(Rate::ONE + contract.payout_rate),
-            Outcome::Loss => Money::ZERO,
-            Outcome::Tie => stake,
-            Outcome::VoidNoEntry | Outcome::VoidStaleFeed | Outcome::VoidMarketClosed => {
-                stake + fee
-            }
-            Outcome::Sold => unreachable!("a sale is closed with its offer"),
-        };
-        self.close(at, exit, outcome, credited, None, events);
+        self.close(at, exit, outcome, None, events);
     }
 
-    /// Closes an open contract with `outcome`, crediting `credited`: moves the money, pays
-    /// rewards, emits events.
+    /// Closes an open contract with `outcome` (a sale with its quote, whose offer it pays):
+    /// moves the money, pays rewards, emits events.
     pub(crate) fn close(
         &mut self,
         at: SlotRef,
         exit: Option<TickRef>,
         outcome: Outcome,
-        credited: Money,
         sale: Option<Box<crate::sale::Quote>>,
         events: &mut Vec<Event>,
     ) {
         let Some(contract) = self.contracts.remove(at) else { return };
         let id = contract.id;
-        let stake = contract.stake;
+        let (stake, fee) = (contract.stake, contract.fee);
+        let credited = match (outcome, &sale) {
+            (Outcome::Sold, Some(quote)) => quote.offer,
+            (Outcome::Win, _) => stake.times(Rate::ONE + contract.payout_rate),
+            (Outcome::Tie, _) => stake,
+            (Outcome::VoidNoEntry | Outcome::VoidStaleFeed | Outcome::VoidMarketClosed, _) => {
+                stake + fee
+            }
+            // A sale without its quote cannot be built; it would pay nothing.
+            (Outcome::Loss | Outcome::Sold, _) => Money::ZERO,
+        };
         self.count_settled(&contract, credited);
         let account = self.account_mut(contract.user);
         *account.open_mut(contract.account) -= 1;
