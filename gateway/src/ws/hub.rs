@@ -39,6 +39,10 @@ const EVENT_SUBSCRIPTION_BATCHES_MAX: usize = 65_536;
 /// pass this is skipped (the next tick brings new ones).
 const OFFER_QUERIES_MAX: usize = 64;
 
+/// Open contracts of one user priced at each tick, at most (the newest): a trader sees the
+/// others' offers when they sell, and one user's contracts cannot fill a tick's query.
+const OFFERS_PER_USER_MAX: usize = 50;
+
 /// An open contract the hub prices for its owner while they are online.
 #[derive(Debug, Clone, Copy)]
 struct Held {
@@ -46,6 +50,9 @@ struct Held {
     symbol: Symbol,
     /// Once entered.
     expiry_ms: Option<u64>,
+    /// No offer will come again: it is in its last seconds, or its market closed since it was
+    /// accepted. Its owner was told once; it is not priced again.
+    priced_out: bool,
 }
 
 /// One tick's offers, back from the engine.
@@ -316,7 +323,12 @@ impl Hub {
                 Event::ContractOpened { contract, symbol } => {
                     let held = self.held.entry(contract.user).or_default();
                     if !held.iter().any(|h| h.contract == contract.id) {
-                        held.push(Held { contract: contract.id, symbol: *symbol, expiry_ms: None });
+                        held.push(Held {
+                            contract: contract.id,
+                            symbol: *symbol,
+                            expiry_ms: None,
+                            priced_out: false,
+                        });
                     }
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
                     self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
@@ -401,7 +413,7 @@ impl Hub {
                 .map(|c| {
                     let symbol = e.products()[usize::from(c.product)].symbol;
                     let expiry_ms = c.entry.map(|_| c.expiry_ms);
-                    (c.user, Held { contract: c.id, symbol, expiry_ms })
+                    (c.user, Held { contract: c.id, symbol, expiry_ms, priced_out: false })
                 })
                 .collect::<Vec<_>>()
         });
@@ -411,13 +423,16 @@ impl Hub {
                 for (user, held) in open {
                     self.held.entry(user).or_default().push(held);
                 }
+                // Newest last, as the events add them.
+                self.held.values_mut().for_each(|held| held.sort_by_key(|h| h.contract));
             }
             Err(error) => tracing::warn!(%error, "live offers: open contracts not read"),
         }
     }
 
     /// For each product this batch ticked, asks the engine for the offers of the entered
-    /// contracts of every user online; the answer comes back to [`Hub::push_offers`].
+    /// contracts of every user online (the newest [`OFFERS_PER_USER_MAX`] of each, not
+    /// priced out); the answer comes back to [`Hub::push_offers`].
     fn ask_offers(&self, state: &AppState, batch: &EventBatch<Event>) {
         let Some(answers) = &self.offers else { return };
         if self.users.is_empty() {
@@ -436,8 +451,10 @@ impl Hub {
                 .filter_map(|user| self.held.get(user).map(|held| (user, held)))
                 .flat_map(|(user, held)| {
                     held.iter()
-                        .filter(|h| h.symbol == symbol)
+                        .rev()
+                        .filter(|h| h.symbol == symbol && !h.priced_out)
                         .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
+                        .take(OFFERS_PER_USER_MAX)
                 })
                 .collect();
             if wanted.is_empty() {
@@ -460,8 +477,14 @@ impl Hub {
     }
 
     /// Sends each offer to its owner's connections; a slow client keeps only the newest.
-    fn push_offers(&self, offers: Offers) {
+    fn push_offers(&mut self, offers: Offers) {
         for (user, contract, quote) in offers {
+            if matches!(quote, Err(NoOffer::NearExpiry | NoOffer::MarketClosed)) {
+                let held = self.held.get_mut(&user).into_iter().flatten();
+                if let Some(h) = held.into_iter().find(|h| h.contract == contract) {
+                    h.priced_out = true;
+                }
+            }
             let Some(conns) = self.users.get(&user) else { continue };
             let frame = protocol::offer(contract, &quote);
             for conn in conns {
