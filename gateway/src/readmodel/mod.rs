@@ -1,23 +1,20 @@
 //! The read model: history the engine does not keep (bills, contract records, deposit and
 //! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
-//! one fjall keyspace by one thread.
+//! one redb file by one thread.
 //!
-//! It is a `wal::Follower`: each group of event batches is written with the index it reaches
-//! in one atomic batch; after a flush (the journal synced) the pipeline is told that index, so
-//! snapshots stay behind it and a restart hands over exactly the events after it (none lost,
-//! none twice).
+//! It is a `wal::Follower`: each event batch is written with the index it reaches in one
+//! transaction; after a flush (a durable commit) the pipeline is told that index, so snapshots
+//! stay behind it and a restart hands over exactly the events after it (none lost, none twice).
 //!
-//! Why fjall (an LSM tree): every order writes a handful of rows under its trader's keys, so
-//! in a B-tree (redb, before) each landed on a page of its own that the transaction copied
-//! and the flush wrote back; an LSM appends them to its journal and memtable and sorts them
-//! later in the background, at a third of the CPU per order (BENCHMARKS.md, "Websockets").
-//! Its memory is bounded (memtables, write buffer, block cache), unlike sled's (sled#1410).
+//! Why redb and not sled (which keeps the snapshots and candles): sled's memory grows with the
+//! size of its database (sled#1410), and history grows without end; redb's memory is its page
+//! cache, bounded by [`READ_MODEL_CACHE_BYTES`] (BENCHMARKS.md, "Soak").
 //!
 //! - [`rows`]: the rows as stored (JSON) and answered.
 //! - [`queries`]: the lists and lookups the API reads; [`search`]: the back-office's user
 //!   search (a trigram index); [`uploads`]: the upload index and per-user quota.
 //! - [`projector`]: the thread that writes rows from engine events.
-//! - [`migration`]: moving a read model of an older version (sled, redb) over.
+//! - [`migration`]: moving a read model of an older version (sled) over.
 
 mod migration;
 mod projector;
@@ -28,10 +25,10 @@ mod uploads;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fjall::Readable;
+use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{de::DeserializeOwned, Serialize};
 use utoipa::ToSchema;
 
@@ -42,27 +39,18 @@ pub use rows::{
     OrderKind, OrderRow, SaleRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
 };
 
-use migration::migrate;
+use migration::migrate_from_sled;
 
-/// One keyspace, rows told apart by a one-byte prefix.
-const ROWS: &str = "rows";
-/// The store's directory inside the read model's directory.
-const STORE: &str = "history";
-/// The file of a read model written by redb (moved over on open).
-const REDB_FILE: &str = "history.redb";
-/// The table of rows in that file.
-const REDB_ROWS: redb::TableDefinition<'_, &[u8], &[u8]> = redb::TableDefinition::new("readmodel");
+/// One table, rows told apart by a one-byte prefix.
+const ROWS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("readmodel");
+/// The database file inside the read model's directory.
+const FILE: &str = "history.redb";
 /// The name of sled's tree in a read model written before redb (moved over on open).
 const SLED_TREE: &str = "readmodel";
-/// The store's block cache (history, uploads index): recent rows are the hot ones; the rest
-/// is read from disk.
-pub const READ_MODEL_CACHE_BYTES: u64 = 64 << 20;
-/// Rows written but not yet sorted onto disk (one memtable) before they are: with the cache,
-/// what bounds the read model's memory (BENCHMARKS.md, "Soak").
-const MEMTABLE_BYTES: u64 = 16 << 20;
-/// Files the store keeps open at most: descriptors are shared with every client socket.
-const STORE_FILES_OPEN_MAX: usize = 256;
-/// How long opening waits for a previous holder of the store in this process to let go.
+/// redb's page cache of the read model (history, uploads index): recent rows are the hot
+/// ones; the rest is read from disk. Bounded so that memory stays flat.
+pub const READ_MODEL_CACHE_BYTES: usize = 128 << 20;
+/// How long opening waits for a previous holder of the file in this process to let go.
 const OPEN_WAIT: Duration = Duration::from_secs(5);
 /// Rows copied per transaction when moving a sled read model over.
 const MIGRATE_CHUNK_ROWS: usize = 10_000;
@@ -102,12 +90,9 @@ pub const SCAN_ROWS_MAX: usize = 100_000;
 /// Why the read model could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadModelError {
-    /// The store failed (I/O error, corrupt file).
+    /// redb failed (I/O error, corrupt file).
     #[error("read model storage: {0}")]
-    Storage(#[from] fjall::Error),
-    /// The redb file of an older version could not be read to move it over.
-    #[error("read model migration from redb: {0}")]
-    Redb(#[from] redb::Error),
+    Storage(#[from] redb::Error),
     /// A stored row did not decode.
     #[error("read model row: {0}")]
     Decode(#[from] serde_json::Error),
@@ -119,12 +104,12 @@ pub enum ReadModelError {
     Io(#[from] std::io::Error),
 }
 
-/// redb reports each step's failure in its own type; all are migration errors here.
+/// redb reports each step's failure in its own type; all are storage errors here.
 macro_rules! storage_errors {
     ($($error:ty),*) => {$(
         impl From<$error> for ReadModelError {
             fn from(error: $error) -> Self {
-                ReadModelError::Redb(error.into())
+                ReadModelError::Storage(error.into())
             }
         }
     )*};
@@ -134,56 +119,26 @@ storage_errors!(
     redb::TransactionError,
     redb::TableError,
     redb::StorageError,
-    redb::CommitError
+    redb::CommitError,
+    redb::SetDurabilityError
 );
 
 /// A scan over rows in key order (reversible).
-type Rows = fjall::Iter;
-
-/// The rows as a reader sees them: one consistent version for all of the caller's reads.
-struct RowsTable {
-    snapshot: fjall::Snapshot,
-    rows: fjall::Keyspace,
-}
-
-impl RowsTable {
-    fn get(&self, key: &[u8]) -> Result<Option<fjall::Slice>, ReadModelError> {
-        Ok(self.snapshot.get(&self.rows, key)?)
-    }
-
-    /// Rows with keys from `start` to `end`, both included, in key order.
-    fn range(&self, start: &[u8], end: &[u8]) -> Rows {
-        self.snapshot.range(&self.rows, start..=end)
-    }
-}
-
-/// One row of a scan: its key and value.
-fn entry(guard: fjall::Guard) -> Result<(fjall::Slice, fjall::Slice), ReadModelError> {
-    Ok(guard.into_inner()?)
-}
+type Rows = redb::Range<'static, &'static [u8], &'static [u8]>;
+/// The rows table as a reader sees it (one consistent version).
+type RowsTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
 
 /// Read access to the projection; cheap to clone.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct ReadModel {
-    /// The store.
-    db: fjall::Database,
-    /// Its one keyspace of rows.
-    rows: fjall::Keyspace,
-    /// Writers outside the projector that read a row before they write it (upload quotas)
-    /// take turns here, so two uploads cannot both take the last place.
-    usage: Arc<Mutex<()>>,
+    /// The database file.
+    db: Arc<redb::Database>,
     /// Last index projected (in memory, maybe not yet flushed).
     applied: Arc<AtomicU64>,
     /// Set when the pipeline dropped the projector: history stops until a restart.
     pub stalled: Arc<AtomicBool>,
     /// Publishes `applied` so readers can await a position (read-your-writes).
     progress: Arc<tokio::sync::watch::Sender<u64>>,
-}
-
-impl std::fmt::Debug for ReadModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadModel").field("applied", &self.applied_index()).finish_non_exhaustive()
-    }
 }
 
 fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
@@ -216,22 +171,22 @@ pub struct Page<T> {
 
 impl ReadModel {
     /// Opens (or creates) the read model under `dir`.
-    /// A read model of an older version (sled or redb files in `dir`) is moved over first.
+    /// A read model of an older version (a sled database in `dir`) is moved over first.
     pub fn open(dir: &Path) -> Result<ReadModel, ReadModelError> {
         std::fs::create_dir_all(dir)?;
-        let path = dir.join(STORE);
-        migrate(dir, &path)?;
-        let db = open_store(&path)?;
-        let rows = open_rows(&db)?;
+        let path = dir.join(FILE);
+        migrate_from_sled(dir, &path)?;
+        let db = open_file(&path)?;
+        let txn = db.begin_write()?;
+        txn.open_table(ROWS)?; // created on first open, so readers always find it
+        txn.commit()?;
         let model = ReadModel {
-            db,
-            rows,
-            usage: Arc::new(Mutex::new(())),
+            db: Arc::new(db),
             applied: Arc::new(AtomicU64::new(0)),
             stalled: Arc::new(AtomicBool::new(false)),
             progress: Arc::new(tokio::sync::watch::Sender::new(0)),
         };
-        let applied = model.rows.get(META_APPLIED)?.map_or(0, |v| u64_of(&v));
+        let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
         model.applied.store(applied, Ordering::Release);
         model.progress.send_replace(applied);
         Ok(model)
@@ -254,23 +209,31 @@ impl ReadModel {
     /// Makes everything projected so far durable; returns the index it covers.
     pub fn flush(&self) -> Result<u64, ReadModelError> {
         let applied = self.applied_index();
-        // Every batch committed so far is in the journal: syncing it makes them durable.
-        self.db.persist(fjall::PersistMode::SyncData)?;
+        // An empty durable commit persists the non-durable ones before it.
+        self.begin_durable()?.commit()?;
         Ok(applied)
+    }
+
+    /// A write transaction whose commit is durable and saves the allocator state, so that
+    /// opening after a crash loads it instead of walking the whole file (seconds per GB).
+    fn begin_durable(&self) -> Result<redb::WriteTransaction, ReadModelError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_quick_repair(true);
+        Ok(txn)
     }
 
     /// The rows as they are now (one consistent version for the caller's reads).
     fn rows(&self) -> Result<RowsTable, ReadModelError> {
-        Ok(RowsTable { snapshot: self.db.snapshot(), rows: self.rows.clone() })
+        Ok(self.db.begin_read()?.open_table(ROWS)?)
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
-        decode(self.rows.get(key)?)
+        get_row(&self.rows()?, key)
     }
 
     /// Decoded rows of a scan, newest first, at most [`SCAN_ROWS_MAX`].
     fn decoded<T: DeserializeOwned>(scan: Rows) -> impl Iterator<Item = Result<T, ReadModelError>> {
-        scan.rev().take(SCAN_ROWS_MAX).map(|guard| Ok(serde_json::from_slice(&entry(guard)?.1)?))
+        scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(entry?.1.value())?))
     }
 
     /// Rows under `prefix ++ owner`, newest first, filtered, paged.
@@ -294,11 +257,11 @@ impl ReadModel {
     ) -> Result<Page<T>, ReadModelError> {
         let table = self.rows()?;
         let rows =
-            scan_prefix(&table, &[owner_prefix])?.rev().take(SCAN_ROWS_MAX).filter_map(|guard| {
+            scan_prefix(&table, &[owner_prefix])?.rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
                 let lookup = || {
-                    let (owner_key, owner) = entry(guard)?;
-                    let id = u64_of(&owner_key[1..]);
-                    get_row::<T>(&table, &key(row_prefix, owner_of(&owner), id))
+                    let (owner_key, owner) = entry?;
+                    let id = u64_of(&owner_key.value()[1..]);
+                    get_row::<T>(&table, &key(row_prefix, owner_of(owner.value()), id))
                 };
                 lookup().transpose()
             });
@@ -351,20 +314,30 @@ impl Paging {
 
 /// A row decoded, if there is one under `key`.
 fn get_row<T: DeserializeOwned>(
-    table: &RowsTable,
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
     key: &[u8],
 ) -> Result<Option<T>, ReadModelError> {
-    decode(table.get(key)?)
-}
-
-/// A stored row decoded.
-fn decode<T: DeserializeOwned>(bytes: Option<fjall::Slice>) -> Result<Option<T>, ReadModelError> {
-    Ok(bytes.map(|b| serde_json::from_slice(&b)).transpose()?)
+    match table.get(key)? {
+        Some(bytes) => Ok(Some(serde_json::from_slice(bytes.value())?)),
+        None => Ok(None),
+    }
 }
 
 /// Every row whose key starts with `prefix`, in key order.
 fn scan_prefix(table: &RowsTable, prefix: &[u8]) -> Result<Rows, ReadModelError> {
-    Ok(table.snapshot.prefix(&table.rows, prefix))
+    // The first key after the prefix's range: the prefix with its last byte below 0xff
+    // raised by one and the rest dropped (none if it is all 0xff).
+    let mut end = prefix.to_vec();
+    while end.last() == Some(&0xff) {
+        end.pop();
+    }
+    Ok(match end.last_mut() {
+        Some(last) => {
+            *last += 1;
+            table.range::<&[u8]>(prefix..end.as_slice())?
+        }
+        None => table.range::<&[u8]>(prefix..)?,
+    })
 }
 
 fn day_key(day: u64) -> [u8; 5] {
@@ -379,31 +352,18 @@ fn owner_of(bytes: &[u8]) -> u32 {
     u32::from_be_bytes(bytes.try_into().unwrap_or_default())
 }
 
-/// Opens (or creates) the store, waiting a moment for a previous holder in this process (a
-/// node being restarted) to close it.
-fn open_store(path: &Path) -> Result<fjall::Database, ReadModelError> {
+/// Opens (or creates) the database file, waiting a moment for a previous holder in this
+/// process (a node being restarted) to close it.
+fn open_file(path: &Path) -> Result<redb::Database, ReadModelError> {
     let deadline = Instant::now() + OPEN_WAIT;
     loop {
-        let opened = fjall::Database::builder(path)
-            .cache_size(READ_MODEL_CACHE_BYTES)
-            .max_cached_files(Some(STORE_FILES_OPEN_MAX))
-            // The projector syncs every flush period; a commit only writes the journal.
-            .manual_journal_persist(true)
-            .open();
-        match opened {
-            Err(fjall::Error::Locked) if Instant::now() < deadline => {
+        match redb::Database::builder().set_cache_size(READ_MODEL_CACHE_BYTES).create(path) {
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(5));
             }
             other => return Ok(other?),
         }
     }
-}
-
-/// The keyspace of rows, created on first open.
-fn open_rows(db: &fjall::Database) -> Result<fjall::Keyspace, ReadModelError> {
-    Ok(db.keyspace(ROWS, || {
-        fjall::KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES)
-    })?)
 }
 
 #[cfg(test)]
@@ -489,47 +449,20 @@ mod tests {
     }
 
     #[test]
-    fn a_redb_read_model_of_an_older_version_is_moved_over_once() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let db = redb::Database::create(dir.path().join(REDB_FILE)).unwrap();
-            let txn = db.begin_write().unwrap();
-            {
-                let mut table = txn.open_table(REDB_ROWS).unwrap();
-                let row = NoticeRow {
-                    id: 7,
-                    title: "kept".into(),
-                    body: "b".into(),
-                    time: 5,
-                    lang: String::new(),
-                    withdrawn_at: None,
-                };
-                let json = serde_json::to_vec(&row).unwrap();
-                table.insert(&global_key(NOTICE, 7)[..], json.as_slice()).unwrap();
-                table.insert(META_APPLIED, &70u64.to_be_bytes()[..]).unwrap();
-            }
-            txn.commit().unwrap();
-        }
-        let model = ReadModel::open(dir.path()).unwrap();
-        assert_eq!(model.applied_index(), 70);
-        assert_eq!(titles(&model), ["kept"]);
-        assert!(!dir.path().join(REDB_FILE).exists(), "the redb file is removed");
-        model.apply(&notice(71, "new")).unwrap();
-        assert_eq!(model.flush().unwrap(), 71);
-        drop(model);
-        assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
-    }
-
-    #[test]
     fn a_prefix_scan_stops_at_the_prefix_whatever_its_last_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let model = ReadModel::open(dir.path()).unwrap();
-        for k in [&[1u8, 0xff][..], &[1, 0xff, 0], &[2], &[2, 0], &[0xff], &[0xff, 0xff, 1]] {
-            model.rows.insert(k, &b"x"[..]).unwrap();
+        let txn = model.db.begin_write().unwrap();
+        {
+            let mut table = txn.open_table(ROWS).unwrap();
+            for k in [&[1u8, 0xff][..], &[1, 0xff, 0], &[2], &[2, 0], &[0xff], &[0xff, 0xff, 1]] {
+                table.insert(k, &b"x"[..]).unwrap();
+            }
         }
+        txn.commit().unwrap();
         let keys = |prefix: &[u8]| -> Vec<Vec<u8>> {
             let table = model.rows().unwrap();
-            scan_prefix(&table, prefix).unwrap().map(|g| g.key().unwrap().to_vec()).collect()
+            scan_prefix(&table, prefix).unwrap().map(|e| e.unwrap().0.value().to_vec()).collect()
         };
         assert_eq!(keys(&[1, 0xff]), [vec![1, 0xff], vec![1, 0xff, 0]]);
         assert_eq!(keys(&[1]), [vec![1, 0xff], vec![1, 0xff, 0]]);

@@ -27,7 +27,7 @@ impl ReadModel {
         self.apply_many(&[batch])
     }
 
-    /// Projects several batches, in order, as one atomic batch: under load the
+    /// Projects several batches, in order, as one atomic sled batch: under load the
     /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
     pub fn apply_many<B: std::borrow::Borrow<EventBatch<Event>>>(
         &self,
@@ -43,27 +43,31 @@ impl ReadModel {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
         };
         // Not durable yet: `flush` makes every commit so far durable at once.
-        let mut writer = Writer::new(self, first.time_ms)?;
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::None)?;
         let mut last_index = applied;
-        for batch in fresh {
-            writer.time_ms = batch.time_ms;
-            for event in &batch.events {
-                writer.event(event)?;
+        {
+            let mut rows = txn.open_table(ROWS)?;
+            let mut writer = Writer::new(&mut rows, first.time_ms)?;
+            for batch in fresh {
+                writer.time_ms = batch.time_ms;
+                for event in &batch.events {
+                    writer.event(event)?;
+                }
+                last_index = batch.last_index;
             }
-            last_index = batch.last_index;
+            writer.finish(last_index)?;
         }
-        writer.finish(last_index)?;
+        txn.commit()?;
         self.applied.store(last_index, Ordering::Release);
         self.progress.send_replace(last_index);
         Ok(())
     }
 }
 
-/// Writes one projection step as one atomic batch; its reads see its own earlier writes.
-struct Writer<'a> {
-    model: &'a ReadModel,
-    /// Rows written in this step, by key: the newest version of each goes into the batch.
-    pending: rustc_hash::FxHashMap<Vec<u8>, Vec<u8>>,
+/// Writes one projection step inside a write transaction; reads see its own earlier writes.
+struct Writer<'a, 't> {
+    rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
     time_ms: u64,
     seq: u64,
     totals: Totals,
@@ -71,11 +75,14 @@ struct Writer<'a> {
     today: Option<DayRow>,
 }
 
-impl<'a> Writer<'a> {
-    fn new(model: &'a ReadModel, time_ms: u64) -> Result<Self, ReadModelError> {
-        let seq = model.rows.get(META_SEQ)?.map_or(0, |v| u64_of(&v));
-        let totals = model.get(META_TOTALS)?.unwrap_or_default();
-        Ok(Writer { model, pending: Default::default(), time_ms, seq, totals, today: None })
+impl<'a, 't> Writer<'a, 't> {
+    fn new(
+        rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
+        time_ms: u64,
+    ) -> Result<Self, ReadModelError> {
+        let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
+        let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
+        Ok(Writer { rows, time_ms, seq, totals, today: None })
     }
 
     /// The figures of the day of the event being projected.
@@ -85,7 +92,7 @@ impl<'a> Writer<'a> {
             self.write_day()?;
         }
         if self.today.is_none() {
-            let stored = self.get::<DayRow>(&day_key(start / DAY_MS))?;
+            let stored = get_row::<DayRow>(&*self.rows, &day_key(start / DAY_MS))?;
             self.today = Some(stored.unwrap_or(DayRow { day: start, ..DayRow::default() }));
         }
         Ok(self.today.get_or_insert_with(DayRow::default))
@@ -99,20 +106,17 @@ impl<'a> Writer<'a> {
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
-        self.pending.insert(key.to_vec(), serde_json::to_vec(row)?);
+        self.rows.insert(key, serde_json::to_vec(row)?.as_slice())?;
         Ok(())
     }
 
     fn put_raw(&mut self, key: &[u8], value: &[u8]) -> Result<(), ReadModelError> {
-        self.pending.insert(key.to_vec(), value.to_vec());
+        self.rows.insert(key, value)?;
         Ok(())
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
-        match self.pending.get(key) {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
-            None => self.model.get(key),
-        }
+        get_row(&*self.rows, key)
     }
 
     fn update<T: Serialize + DeserializeOwned>(
@@ -407,25 +411,19 @@ impl<'a> Writer<'a> {
         self.put(&key(ORDER, row.user, row.id), &row)
     }
 
-    /// Writes the step's rows with the index they reach, atomically.
     fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
         self.write_day()?;
         self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
         self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
         let totals = serde_json::to_vec(&self.totals)?;
-        self.put_raw(META_TOTALS, &totals)?;
-        let mut batch = self.model.db.batch();
-        for (key, value) in self.pending {
-            batch.insert(&self.model.rows, key, value);
-        }
-        Ok(batch.commit()?)
+        self.put_raw(META_TOTALS, &totals)
     }
 }
 
 /// How often archived days past the retention are removed.
 const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
 
-/// Most event batches projected as one atomic batch.
+/// Most event batches projected as one sled batch.
 const PROJECT_BATCHES_MAX: usize = 256;
 
 /// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells

@@ -65,7 +65,7 @@ impl ReadModel {
         let (mut after_end, mut oldest_within): (Option<BillRow>, Option<BillRow>) = (None, None);
         let mut closed = false;
         for row in self.user_scan(BILL, user)?.rev() {
-            let row: BillRow = serde_json::from_slice(&entry(row)?.1)?;
+            let row: BillRow = serde_json::from_slice(row?.1.value())?;
             if row.account != account {
                 continue;
             }
@@ -123,8 +123,8 @@ impl ReadModel {
         let Some(first) = after.checked_add(1) else { return Ok(Vec::new()) };
         let (start, end) = (key(prefix, user, first), key(prefix, user, u64::MAX));
         let table = self.rows()?;
-        let rows = table.range(&start, &end).take(limit);
-        rows.map(|guard| Ok(serde_json::from_slice(&entry(guard)?.1)?)).collect()
+        let rows = table.range::<&[u8]>(&start[..]..=&end[..])?.take(limit);
+        rows.map(|entry| Ok(serde_json::from_slice(entry?.1.value())?)).collect()
     }
 
     /// A user's contracts, newest first.
@@ -140,8 +140,8 @@ impl ReadModel {
     /// One contract by id.
     pub fn contract(&self, id: u64) -> Result<Option<ContractRow>, ReadModelError> {
         let table = self.rows()?;
-        let Some(owner) = table.get(&global_key(CONTRACT_OWNER, id))? else { return Ok(None) };
-        get_row(&table, &key(CONTRACT, owner_of(&owner), id))
+        let Some(owner) = table.get(&global_key(CONTRACT_OWNER, id)[..])? else { return Ok(None) };
+        get_row(&table, &key(CONTRACT, owner_of(owner.value()), id))
     }
 
     /// Contracts with an id above `after_id` that `keep` accepts, oldest first, at most `limit`
@@ -156,10 +156,11 @@ impl ReadModel {
         let end = global_key(CONTRACT_OWNER, u64::MAX);
         let table = self.rows()?;
         let mut rows = Vec::new();
-        for guard in table.range(&start, &end).take(SCAN_ROWS_MAX) {
-            let (owner_key, owner) = entry(guard)?;
-            let id = u64_of(&owner_key[1..]);
-            if let Some(row) = get_row::<ContractRow>(&table, &key(CONTRACT, owner_of(&owner), id))?
+        for entry in table.range::<&[u8]>(&start[..]..=&end[..])?.take(SCAN_ROWS_MAX) {
+            let (owner_key, owner) = entry?;
+            let id = u64_of(&owner_key.value()[1..]);
+            if let Some(row) =
+                get_row::<ContractRow>(&table, &key(CONTRACT, owner_of(owner.value()), id))?
             {
                 if keep(&row) {
                     rows.push(row);

@@ -17,7 +17,7 @@ impl ReadModel {
             scan_prefix(&table, &[USER])?
                 .rev()
                 .take(SCAN_ROWS_MAX)
-                .map(|guard| Ok(owner_of(&entry(guard)?.0[1..])))
+                .map(|entry| Ok(owner_of(&entry?.0.value()[1..])))
                 .collect::<Result<_, ReadModelError>>()?
         } else {
             rarest_gram(&table, needle.as_bytes())?
@@ -86,11 +86,11 @@ fn rarest_gram(table: &RowsTable, needle: &[u8]) -> Result<Vec<u32>, ReadModelEr
         let mut prefix = vec![USER_GRAM];
         prefix.extend_from_slice(gram);
         let mut uids = Vec::new();
-        for guard in scan_prefix(table, &prefix)?.rev() {
+        for entry in scan_prefix(table, &prefix)?.rev() {
             if uids.len() >= limit {
                 break;
             }
-            uids.push(owner_of(&guard.key()?[4..]));
+            uids.push(owner_of(&entry?.0.value()[4..]));
         }
         if uids.len() < limit || best.is_none() {
             best = Some(uids);

@@ -9,9 +9,9 @@ impl ReadModel {
     pub fn put_upload(&self, name: &str, row: &UploadRow) -> Result<(), ReadModelError> {
         let mut k = vec![UPLOAD];
         k.extend_from_slice(name.as_bytes());
-        self.rows.insert(k, serde_json::to_vec(row)?)?;
-        // The file is already on disk: its index entry is made durable with it.
-        self.db.persist(fjall::PersistMode::SyncData)?;
+        let txn = self.begin_durable()?; // the file is already on disk
+        txn.open_table(ROWS)?.insert(k.as_slice(), serde_json::to_vec(row)?.as_slice())?;
+        txn.commit()?;
         Ok(())
     }
 
@@ -29,25 +29,33 @@ impl ReadModel {
         })
     }
 
-    /// Reads and changes `owner`'s upload usage (files, bytes) while holding the usage lock
+    /// Reads and changes `owner`'s upload usage (files, bytes) in one write transaction
     /// (writers take turns, so two uploads cannot both take the last place); `change` returns
-    /// the new usage, or `None` to leave it. True if changed. Made durable with the next flush.
+    /// the new usage, or `None` to leave it. True if changed.
     fn change_upload_usage(
         &self,
         owner: u32,
         change: impl FnOnce(u64, u64) -> Option<(u64, u64)>,
     ) -> Result<bool, ReadModelError> {
         let key = [&[UPLOAD_USAGE][..], &owner.to_be_bytes()].concat();
-        let _turn = self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let old = self.rows.get(&key)?;
-        let (files, used) = old.as_deref().map_or((0, 0), |v| (u64_of(&v[..8]), u64_of(&v[8..])));
-        Ok(match change(files, used) {
-            Some((files, used)) => {
-                self.rows.insert(key, [files.to_be_bytes(), used.to_be_bytes()].concat())?;
-                true
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::None)?; // made durable with the next flush
+        let changed = {
+            let mut table = txn.open_table(ROWS)?;
+            let old = table.get(key.as_slice())?.map(|v| v.value().to_vec());
+            let (files, used) =
+                old.as_deref().map_or((0, 0), |v| (u64_of(&v[..8]), u64_of(&v[8..])));
+            match change(files, used) {
+                Some((files, used)) => {
+                    let new = [files.to_be_bytes(), used.to_be_bytes()].concat();
+                    table.insert(key.as_slice(), new.as_slice())?;
+                    true
+                }
+                None => false,
             }
-            None => false,
-        })
+        };
+        txn.commit()?;
+        Ok(changed)
     }
 
     /// Gives back what [`ReadModel::reserve_upload`] took, when the file could not be stored.
