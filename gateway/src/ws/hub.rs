@@ -447,16 +447,7 @@ impl Hub {
             }
         }
         for symbol in ticked {
-            let wanted: Vec<(UserId, ContractId, u64)> = (self.users.keys())
-                .filter_map(|user| self.held.get(user).map(|held| (user, held)))
-                .flat_map(|(user, held)| {
-                    held.iter()
-                        .rev()
-                        .filter(|h| h.symbol == symbol && !h.priced_out)
-                        .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
-                        .take(OFFERS_PER_USER_MAX)
-                })
-                .collect();
+            let wanted = self.to_price(symbol);
             if wanted.is_empty() {
                 continue;
             }
@@ -474,6 +465,21 @@ impl Hub {
                 }
             });
         }
+    }
+
+    /// The contracts on `symbol` to price at its tick: entered, not priced out, of users
+    /// online, the newest [`OFFERS_PER_USER_MAX`] of each.
+    fn to_price(&self, symbol: Symbol) -> Vec<(UserId, ContractId, u64)> {
+        (self.users.keys())
+            .filter_map(|user| self.held.get(user).map(|held| (user, held)))
+            .flat_map(|(user, held)| {
+                held.iter()
+                    .rev()
+                    .filter(|h| h.symbol == symbol && !h.priced_out)
+                    .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
+                    .take(OFFERS_PER_USER_MAX)
+            })
+            .collect()
     }
 
     /// Sends each offer to its owner's connections; a slow client keeps only the newest.
@@ -569,5 +575,57 @@ fn remove_from(topics: &mut FxHashMap<Topic, FxHashSet<ConnId>>, topic: Topic, c
         if set.is_empty() {
             topics.remove(&topic);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(contract: u64, symbol: Symbol, entered: bool) -> Held {
+        Held {
+            contract: ContractId(contract),
+            symbol,
+            expiry_ms: entered.then_some(60_000 + contract),
+            priced_out: false,
+        }
+    }
+
+    #[test]
+    fn a_tick_prices_the_newest_entered_contracts_of_users_online_until_they_are_priced_out() {
+        let btc = Symbol::new("BTCUSDT").unwrap();
+        let eth = Symbol::new("ETHUSDT").unwrap();
+        let (online, away) = (UserId(1), UserId(2));
+        let mut hub = Hub::default();
+        hub.users.insert(online, vec![7]);
+        let mut mine: Vec<Held> = (1..=60).map(|id| held(id, btc, true)).collect();
+        mine.extend([held(61, btc, false), held(62, eth, true)]);
+        hub.held.insert(online, mine);
+        hub.held.insert(away, vec![held(100, btc, true)]);
+
+        let ids = |hub: &Hub| -> Vec<u64> {
+            hub.to_price(btc)
+                .iter()
+                .map(|(user, id, _)| {
+                    assert_eq!(*user, online, "only users online are priced");
+                    id.0
+                })
+                .collect()
+        };
+        // The newest 50 entered on the ticked product: not the unentered one, nor ETH's.
+        assert_eq!(ids(&hub), (11..=60).rev().collect::<Vec<_>>());
+
+        // One told it is in its last seconds, one whose market closed: never priced again;
+        // one without value now may have one at the next tick.
+        let no = |id, why| (online, ContractId(id), Err(why));
+        hub.push_offers(vec![
+            no(60, NoOffer::NearExpiry),
+            no(59, NoOffer::MarketClosed),
+            no(58, NoOffer::NoValue),
+        ]);
+        let priced = ids(&hub);
+        assert_eq!(priced.len(), OFFERS_PER_USER_MAX);
+        assert!(!priced.contains(&60) && !priced.contains(&59));
+        assert!(priced.contains(&58) && priced.contains(&10), "the next newest takes the place");
     }
 }
