@@ -55,6 +55,13 @@ struct Held {
     priced_out: bool,
 }
 
+impl Held {
+    /// An open contract not yet priced.
+    fn waiting(contract: ContractId, symbol: Symbol, expiry_ms: Option<u64>) -> Held {
+        Held { contract, symbol, expiry_ms, priced_out: false }
+    }
+}
+
 /// One tick's offers, back from the engine.
 type Offers = Vec<(UserId, ContractId, Result<Quote, NoOffer>)>;
 
@@ -323,12 +330,7 @@ impl Hub {
                 Event::ContractOpened { contract, symbol } => {
                     let held = self.held.entry(contract.user).or_default();
                     if !held.iter().any(|h| h.contract == contract.id) {
-                        held.push(Held {
-                            contract: contract.id,
-                            symbol: *symbol,
-                            expiry_ms: None,
-                            priced_out: false,
-                        });
+                        held.push(Held::waiting(contract.id, *symbol, None));
                     }
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
                     self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
@@ -413,7 +415,7 @@ impl Hub {
                 .map(|c| {
                     let symbol = e.products()[usize::from(c.product)].symbol;
                     let expiry_ms = c.entry.map(|_| c.expiry_ms);
-                    (c.user, Held { contract: c.id, symbol, expiry_ms, priced_out: false })
+                    (c.user, Held::waiting(c.id, symbol, expiry_ms))
                 })
                 .collect::<Vec<_>>()
         });
@@ -583,12 +585,7 @@ mod tests {
     use super::*;
 
     fn held(contract: u64, symbol: Symbol, entered: bool) -> Held {
-        Held {
-            contract: ContractId(contract),
-            symbol,
-            expiry_ms: entered.then_some(60_000 + contract),
-            priced_out: false,
-        }
+        Held::waiting(ContractId(contract), symbol, entered.then_some(60_000 + contract))
     }
 
     #[test]
