@@ -1,9 +1,7 @@
 import { act, screen, within } from '@testing-library/react';
-import { useState } from 'react';
 import { beforeEach, vi } from 'vitest';
 
 import { useToasts } from '@/stores/toast';
-import type { SaleOffer } from '@/lib/sale';
 import { mockApi } from '@/testing/api';
 import { renderAt } from '@/testing/render';
 
@@ -116,33 +114,4 @@ test('a sale whose answer was lost is never retried: the contract is read again 
   expect(onLost).toHaveBeenCalledTimes(1);
   expect(within(dialog).queryByRole('button', { name: /Sell for/ })).toBeNull();
   expect(api.count(SELL)).toBe(1);
-});
-
-/** The sell action with its live offer kept in state, as the store keeps it; `push` sends the next. */
-function liveAction(first: SaleOffer) {
-  let push: (offer: SaleOffer) => void = () => undefined;
-  function Live() {
-    const [offer, setOffer] = useState(first);
-    push = setOffer;
-    return <SellAction contractId={123} offer={offer} />;
-  }
-  const rendered = renderAt(<Live />);
-  return { ...rendered, push: (offer: SaleOffer) => act(() => push(offer)) };
-}
-
-test('the confirm step follows the live offer: confirming sends the newest, and waits while there is none', async () => {
-  const api = mockApi({ [SELL]: () => ({ data: { contractId: 123, credited: '9.10' } }) });
-  const { user, push } = liveAction({ offer: '8.78', reason: null });
-  await user.click(screen.getByRole('button', { name: 'Sell contract 123 for 8.78 USDT' }));
-  const dialog = screen.getByRole('dialog');
-
-  push({ offer: null, reason: 'stale_market' });
-  expect(within(dialog).getByRole('button', { name: 'Sell for 8.78 USDT' })).toBeDisabled();
-  expect(within(dialog).getByText('No offer: prices are not updating')).toBeInTheDocument();
-
-  push({ offer: '9.10', reason: null });
-  expect(within(dialog).getByText('9.10 USDT')).toBeInTheDocument();
-  await user.click(within(dialog).getByRole('button', { name: 'Sell for 9.10 USDT' }));
-  await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-  expect(api.calls.filter((c) => c.key === SELL).map((c) => c.body)).toEqual([{ offer: '9.10' }]);
 });

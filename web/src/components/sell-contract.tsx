@@ -1,13 +1,12 @@
 /**
  * Early close (decisions §11), for every screen that lists open contracts: the contract's live
  * offer as a "Sell 8.78" button (or why there is none), and the confirm step that sells it at
- * the offer shown. The confirm step follows the live offer while it is open (prices move four
- * times a second; confirming an offer from seconds ago would mostly be refused). The sale is
- * sent once per click on Confirm: a changed offer (`OFFER_CHANGED`) is shown in the dialog and
- * waits for another confirmation, a lost connection is never retried (the caller reads the
- * contract again), and every other refusal shows the server's message.
+ * the offer shown. The sale is sent once per click on Confirm: a changed offer (`OFFER_CHANGED`)
+ * is shown in the dialog and waits for another confirmation, a lost connection is never
+ * retried (the caller reads the contract again), and every other refusal shows the server's
+ * message.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ApiError, errorMessage } from '@/lib/api-client';
@@ -37,7 +36,7 @@ interface SellActionProps {
 /** The sell button with the live offer, or the reason there is none; it opens the confirm step. */
 export function SellAction({ contractId, offer, onLost }: SellActionProps) {
   const { t, i18n } = useTranslation();
-  // The offer as it was when the button was pressed: the dialog opens with it.
+  // The offer as it was when the button was pressed: the dialog confirms that one.
   const [confirming, setConfirming] = useState<string | null>(null);
   const amount = offer?.offer ? formatMoney(offer.offer, i18n.language) : null;
   // The dialog stays while it is open, whatever the offers do meanwhile (a reconnect forgets them).
@@ -56,28 +55,24 @@ export function SellAction({ contractId, offer, onLost }: SellActionProps) {
       ) : (
         offer && <span className="sale-reason muted">{noOfferText(offer.reason, t)}</span>
       )}
-      {confirming !== null && <SellDialog contractId={contractId} offer={confirming} live={offer} onClose={() => setConfirming(null)} onLost={onLost} />}
+      {confirming !== null && <SellDialog contractId={contractId} offer={confirming} onClose={() => setConfirming(null)} onLost={onLost} />}
     </div>
   );
 }
 
 interface SellDialogProps {
   contractId: number;
-  /** The offer the trader saw (USDT) when opening the dialog. */
+  /** The offer the trader saw (USDT): confirming sends this one. */
   offer: string;
-  /** The live offer: the dialog shows (and confirming sends) the newest one. */
-  live?: SaleOffer;
   onClose(): void;
   onLost?(): void;
 }
 
 /** The confirm step: what the trader will receive, then one sale per click on Confirm. */
-export function SellDialog({ contractId, offer: seen, live, onClose, onLost }: SellDialogProps) {
+export function SellDialog({ contractId, offer: seen, onClose, onLost }: SellDialogProps) {
   const { t, i18n } = useTranslation();
   const [offer, setOffer] = useState(seen);
   const [changed, setChanged] = useState(false);
-  // Why the live offer went away while the dialog was open (confirming waits for a new one).
-  const [gone, setGone] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   // After a refusal other than a changed offer, the offer shown is no longer one to confirm.
   const [closed, setClosed] = useState(false);
@@ -86,20 +81,8 @@ export function SellDialog({ contractId, offer: seen, live, onClose, onLost }: S
   const out = useRef(false);
   const money = (value: string) => formatMoney(value, i18n.language);
 
-  // Each new live offer replaces the one shown, unless a sale is on its way.
-  useEffect(() => {
-    if (!live || out.current) return;
-    if (live.offer) {
-      setOffer(live.offer);
-      setChanged(false);
-      setGone(null);
-    } else {
-      setGone(live.reason);
-    }
-  }, [live]);
-
   const confirm = async () => {
-    if (out.current || closed || gone !== null) return;
+    if (out.current || closed) return;
     out.current = true;
     setSending(true);
     setError(null);
@@ -143,7 +126,6 @@ export function SellDialog({ contractId, offer: seen, live, onClose, onLost }: S
         </p>
       )}
       <FormError text={error} />
-      {gone !== null && !closed && <p className="notice notice-warning">{noOfferText(gone, t)}</p>}
       <p className="muted sale-note">{t('sale.note')}</p>
       <details className="sale-formula">
         <summary>{t('sale.formulaTitle')}</summary>
@@ -154,7 +136,7 @@ export function SellDialog({ contractId, offer: seen, live, onClose, onLost }: S
           {t('app.cancel')}
         </button>
         {!closed && (
-          <button type="button" className="btn btn-primary" onClick={() => void confirm()} disabled={sending || gone !== null}>
+          <button type="button" className="btn btn-primary" onClick={() => void confirm()} disabled={sending}>
             {sending ? t('sale.selling') : t('sale.confirm', { amount: money(offer) })}
           </button>
         )}
