@@ -53,17 +53,26 @@ struct Held {
     /// No offer will come again: it is in its last seconds, or its market closed since it was
     /// accepted. Its owner was told once; it is not priced again.
     priced_out: bool,
+    /// In a query not answered yet: the next ticks leave it out, so that a busy engine,
+    /// slower than the ticks, never prices one contract for several queries at once.
+    asking: bool,
 }
 
 impl Held {
     /// An open contract not yet priced.
     fn waiting(contract: ContractId, symbol: Symbol, expiry_ms: Option<u64>) -> Held {
-        Held { contract, symbol, expiry_ms, priced_out: false }
+        Held { contract, symbol, expiry_ms, priced_out: false, asking: false }
     }
 }
 
 /// One tick's offers, back from the engine.
-type Offers = Vec<(UserId, ContractId, Result<Quote, NoOffer>)>;
+#[derive(Debug, Default)]
+struct Offers {
+    /// Every contract the query asked for (answered or not: settled since, or the query failed).
+    asked: Vec<(UserId, ContractId)>,
+    /// The offers of those still open.
+    answered: Vec<(UserId, ContractId, Result<Quote, NoOffer>)>,
+}
 
 /// What the hub knows of a connection.
 #[derive(Debug)]
@@ -435,8 +444,8 @@ impl Hub {
     /// For each product this batch ticked, asks the engine for the offers of the entered
     /// contracts of every user online (the newest [`OFFERS_PER_USER_MAX`] of each, not
     /// priced out); the answer comes back to [`Hub::push_offers`].
-    fn ask_offers(&self, state: &AppState, batch: &EventBatch<Event>) {
-        let Some(answers) = &self.offers else { return };
+    fn ask_offers(&mut self, state: &AppState, batch: &EventBatch<Event>) {
+        let Some(answers) = self.offers.clone() else { return };
         if self.users.is_empty() {
             return;
         }
@@ -458,13 +467,14 @@ impl Hub {
                 in_flight.fetch_sub(1, Ordering::AcqRel);
                 continue;
             }
+            let asked: Vec<(UserId, ContractId)> = wanted.iter().map(|&(u, c, _)| (u, c)).collect();
+            self.mark_asking(&asked, true);
             let (handle, answers) = (state.handle.clone(), answers.clone());
             tokio::spawn(async move {
-                let asked = handle.query_async(move |e: &Engine| e.offers(symbol, &wanted)).await;
+                let query = handle.query_async(move |e: &Engine| e.offers(symbol, &wanted));
+                let answered = query.await.unwrap_or_default();
                 in_flight.fetch_sub(1, Ordering::AcqRel);
-                if let Ok(offers) = asked {
-                    let _ = answers.send(offers).await;
-                }
+                let _ = answers.send(Offers { asked, answered }).await;
             });
         }
     }
@@ -477,19 +487,32 @@ impl Hub {
             .flat_map(|(user, held)| {
                 held.iter()
                     .rev()
-                    .filter(|h| h.symbol == symbol && !h.priced_out)
+                    .filter(|h| h.symbol == symbol && !h.priced_out && !h.asking)
                     .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
                     .take(OFFERS_PER_USER_MAX)
             })
             .collect()
     }
 
+    /// Marks contracts as in a query (or no longer).
+    fn mark_asking(&mut self, contracts: &[(UserId, ContractId)], asking: bool) {
+        for &(user, contract) in contracts {
+            if let Some(h) = self.held_mut(user, contract) {
+                h.asking = asking;
+            }
+        }
+    }
+
+    fn held_mut(&mut self, user: UserId, contract: ContractId) -> Option<&mut Held> {
+        self.held.get_mut(&user)?.iter_mut().find(|h| h.contract == contract)
+    }
+
     /// Sends each offer to its owner's connections; a slow client keeps only the newest.
     fn push_offers(&mut self, offers: Offers) {
-        for (user, contract, quote) in offers {
+        self.mark_asking(&offers.asked, false);
+        for (user, contract, quote) in offers.answered {
             if matches!(quote, Err(NoOffer::NearExpiry | NoOffer::MarketClosed)) {
-                let held = self.held.get_mut(&user).into_iter().flatten();
-                if let Some(h) = held.into_iter().find(|h| h.contract == contract) {
+                if let Some(h) = self.held_mut(user, contract) {
                     h.priced_out = true;
                 }
             }
@@ -612,14 +635,21 @@ mod tests {
         // The newest 50 entered on the ticked product: not the unentered one, nor ETH's.
         assert_eq!(ids(&hub), (11..=60).rev().collect::<Vec<_>>());
 
+        // While a query is out, the next ticks leave its contracts out.
+        let asked: Vec<_> = hub.to_price(btc).iter().map(|&(user, id, _)| (user, id)).collect();
+        hub.mark_asking(&asked, true);
+        assert_eq!(ids(&hub), (1..=10).rev().collect::<Vec<_>>());
+        hub.mark_asking(&asked[10..], false); // their query failed: asked again
+
         // One told it is in its last seconds, one whose market closed: never priced again;
         // one without value now may have one at the next tick.
         let no = |id, why| (online, ContractId(id), Err(why));
-        hub.push_offers(vec![
+        let answered = vec![
             no(60, NoOffer::NearExpiry),
             no(59, NoOffer::MarketClosed),
             no(58, NoOffer::NoValue),
-        ]);
+        ];
+        hub.push_offers(Offers { asked: asked[..10].to_vec(), answered });
         let priced = ids(&hub);
         assert_eq!(priced.len(), OFFERS_PER_USER_MAX);
         assert!(!priced.contains(&60) && !priced.contains(&59));
