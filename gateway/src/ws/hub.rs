@@ -66,7 +66,7 @@ impl Held {
 }
 
 /// One tick's offers, back from the engine.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Offers {
     /// Every contract the query asked for (answered or not: settled since, or the query failed).
     asked: Vec<(UserId, ContractId)>,
@@ -95,7 +95,8 @@ struct Hub {
     users: FxHashMap<UserId, Vec<ConnId>>,
     /// Connections of admins watching trades.
     admins: FxHashSet<ConnId>,
-    /// Every open contract by owner, kept from the engine's events, for live offers.
+    /// Every open contract by owner, in id order (newest last), kept from the engine's events,
+    /// for live offers.
     held: FxHashMap<UserId, Vec<Held>>,
     /// Where answered offer queries come back.
     offers: Option<mpsc::Sender<Offers>>,
@@ -338,15 +339,14 @@ impl Hub {
             match event {
                 Event::ContractOpened { contract, symbol } => {
                     let held = self.held.entry(contract.user).or_default();
-                    if !held.iter().any(|h| h.contract == contract.id) {
-                        held.push(Held::waiting(contract.id, *symbol, None));
+                    if let Err(at) = held.binary_search_by_key(&contract.id, |h| h.contract) {
+                        held.insert(at, Held::waiting(contract.id, *symbol, None));
                     }
                     self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
                     self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
-                    let held = self.held.get_mut(user).into_iter().flatten();
-                    if let Some(h) = held.into_iter().find(|h| h.contract == *contract) {
+                    if let Some(h) = self.held_mut(*user, *contract) {
                         h.expiry_ms = Some(*expiry_ms);
                     }
                     self.to_user(*user, || {
@@ -364,7 +364,10 @@ impl Hub {
                 Event::ContractSettled(settlement) => {
                     let user = settlement.contract.user;
                     if let Some(held) = self.held.get_mut(&user) {
-                        held.retain(|h| h.contract != settlement.contract.id);
+                        let id = settlement.contract.id;
+                        if let Ok(at) = held.binary_search_by_key(&id, |h| h.contract) {
+                            held.remove(at);
+                        }
                         if held.is_empty() {
                             self.held.remove(&user);
                         }
@@ -434,7 +437,7 @@ impl Hub {
                 for (user, held) in open {
                     self.held.entry(user).or_default().push(held);
                 }
-                // Newest last, as the events add them.
+                // In id order, newest last, as the events keep them.
                 self.held.values_mut().for_each(|held| held.sort_by_key(|h| h.contract));
             }
             Err(error) => tracing::warn!(%error, "live offers: open contracts not read"),
@@ -503,8 +506,11 @@ impl Hub {
         }
     }
 
+    /// A user's open contract; each user's are kept in id order, so it is a bisection.
     fn held_mut(&mut self, user: UserId, contract: ContractId) -> Option<&mut Held> {
-        self.held.get_mut(&user)?.iter_mut().find(|h| h.contract == contract)
+        let held = self.held.get_mut(&user)?;
+        let at = held.binary_search_by_key(&contract, |h| h.contract).ok()?;
+        Some(&mut held[at])
     }
 
     /// Sends each offer to its owner's connections; a slow client keeps only the newest.
