@@ -832,8 +832,8 @@ fn a_contract_sells_back_at_the_offer_sent_or_better_and_is_recorded_with_its_fi
     let id = h.post("/api/trade/orders", Some(&token), body).ok()["contractId"].as_u64().unwrap();
     let offer_path = format!("/api/trade/contracts/{id}/offer");
     let sell_path = format!("/api/trade/contracts/{id}/sell");
-    // (Before its entry tick a contract has no offer: the engine's tests show it, as the
-    // simulated feed here may enter it at any moment.)
+    // That a contract has no offer before its entry tick is the engine's tests' to show: the
+    // simulated feed here may enter it at any moment.
     tick(last);
     tick(last);
     let offer = h.get(&offer_path, Some(&token));
