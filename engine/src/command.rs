@@ -180,6 +180,23 @@ pub enum Command {
     },
     /// Sell an entered contract back at the current offer (see [`crate::sale`]).
     SellContract(SellContract),
+    /// Start or stop sharing one's real trades to be copied.
+    SetCopyable {
+        user: UserId,
+        copyable: bool,
+    },
+    /// Copy a leader's real trades, or change how.
+    Follow {
+        follower: UserId,
+        leader: UserId,
+        settings: Box<crate::copy::CopySettings>,
+    },
+    /// End a copy: by its follower or by its leader (`by`).
+    EndCopy {
+        by: UserId,
+        follower: UserId,
+        leader: UserId,
+    },
 }
 }
 

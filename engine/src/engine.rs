@@ -226,6 +226,8 @@ pub struct Engine {
     pub(crate) chart_history: Option<(u64, u64)>,
     /// Early close's cut-off and spreads.
     pub(crate) sale_terms: crate::sale::SaleTerms,
+    /// Copy trading: leaders, followers, and the leader of each open copy.
+    pub(crate) copy: crate::copy::CopyBook,
     /// Derived lookups.
     pub(crate) idx: Indexes,
     /// While true, trading builds no events (replay discards them anyway). Not state: never
@@ -267,6 +269,7 @@ impl Engine {
             invite_key: 0,
             chart_history: None,
             sale_terms: crate::sale::SaleTerms::default(),
+            copy: crate::copy::CopyBook::default(),
             idx: Indexes::default(),
             quiet: false,
         }
@@ -372,6 +375,13 @@ impl Engine {
             Command::SetInviteKey { key } => self.set_invite_key(key),
             Command::SetChartHistory { seed, end_ms } => self.set_chart_history(seed, end_ms),
             Command::SellContract(sale) => self.sell_contract(sale, events),
+            Command::SetCopyable { user, copyable } => self.set_copyable(user, copyable, events),
+            Command::Follow { follower, leader, settings } => {
+                self.follow(follower, leader, *settings, events)
+            }
+            Command::EndCopy { by, follower, leader } => {
+                self.end_copy(by, follower, leader, events)
+            }
         }
     }
 

@@ -186,6 +186,18 @@ pub enum EngineError {
     /// them, so changing them would let an operator void running contracts (decisions §1).
     #[error("product has open contracts")]
     ProductHasOpenContracts,
+    /// The trader does not share their trades.
+    #[error("this trader cannot be copied")]
+    NotCopyable,
+    /// The leader has the most followers allowed.
+    #[error("this trader has the most followers allowed")]
+    FollowersFull,
+    /// The follower copies the most leaders allowed.
+    #[error("you copy the most traders allowed")]
+    FollowingFull,
+    /// No such running copy.
+    #[error("no such copy")]
+    CopyNotFound,
 }
 
 impl EngineError {
@@ -241,6 +253,10 @@ impl EngineError {
             EngineError::ProductHasOpenContracts => "PRODUCT_HAS_OPEN_CONTRACTS",
             EngineError::SaleUnavailable(_) => "SALE_UNAVAILABLE",
             EngineError::OfferChanged { .. } => "OFFER_CHANGED",
+            EngineError::NotCopyable => "NOT_COPYABLE",
+            EngineError::FollowersFull => "FOLLOWERS_FULL",
+            EngineError::FollowingFull => "FOLLOWING_FULL",
+            EngineError::CopyNotFound => "COPY_NOT_FOUND",
         }
     }
 }

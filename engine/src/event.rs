@@ -128,6 +128,15 @@ pub struct SettledContract {
     pub credited: Money,
     /// Sequencer time of settlement (ms).
     pub settled_ms: u64,
+    /// The leader this contract copied, if it is a copy (four bytes: no user has id 0).
+    pub(crate) leader: Option<std::num::NonZeroU32>,
+}
+
+impl SettledContract {
+    /// The leader this contract copied, if it is a copy.
+    pub fn leader(&self) -> Option<UserId> {
+        self.leader.map(|u| UserId(u.get()))
+    }
 }
 
 impl std::ops::Deref for Settlement {
@@ -209,6 +218,8 @@ pub enum Event {
         contract: Box<Contract>,
         /// Its product's code, so readers need no catalogue lookup.
         symbol: Symbol,
+        /// The leader whose order this contract copies, if it is a copy.
+        leader: Option<UserId>,
     },
     /// A contract received its entry tick.
     ContractEntered {
@@ -285,6 +296,56 @@ pub enum Event {
     CatalogueChanged,
     /// An admin acted; one per admin command, successful or refused.
     Audit(Box<AuditRecord>),
+    /// A trader started or stopped sharing their real trades.
+    CopyableChanged { user: UserId, copyable: bool },
+    /// A follower started copying a leader, changed how, or stopped.
+    CopyChanged { follower: UserId, leader: UserId, change: CopyChange },
+    /// A leader's order was not copied for one follower (their balance, limits or the rules
+    /// refused it); the leader's order stands.
+    CopyRefused {
+        follower: UserId,
+        leader: UserId,
+        /// The leader's contract.
+        contract: ContractId,
+        /// The refusal's stable code.
+        code: &'static str,
+    },
+}
+
+/// What happened to a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyChange {
+    /// The follower started copying.
+    Started,
+    /// The follower changed their settings.
+    Updated,
+    /// The copying ended.
+    Ended(CopyEnd),
+}
+
+/// Why a copy ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyEnd {
+    /// The follower ended it.
+    ByFollower,
+    /// The leader removed the follower.
+    ByLeader,
+    /// The leader stopped sharing their trades.
+    LeaderStopped,
+    /// The follower's balance fell below their stop.
+    StopReached,
+}
+
+impl CopyEnd {
+    /// Stable name, as the API sends it.
+    pub fn code(self) -> &'static str {
+        match self {
+            CopyEnd::ByFollower => "by_follower",
+            CopyEnd::ByLeader => "by_leader",
+            CopyEnd::LeaderStopped => "leader_stopped",
+            CopyEnd::StopReached => "stop_reached",
+        }
+    }
 }
 
 /// One line of the audit log.

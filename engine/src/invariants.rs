@@ -22,7 +22,42 @@ impl Engine {
             pending: Some(&self.idx.pending),
             ledger: &self.ledger,
         }
-        .check()
+        .check()?;
+        self.check_copy_book()
+    }
+
+    /// Copy trading's book agrees with itself: a leader's flag is set exactly when someone
+    /// copies them, the index of whom each follower copies matches the leaders' lists, and
+    /// every mark is on an open contract.
+    fn check_copy_book(&self) -> Result<(), String> {
+        let mut following: FxHashMap<UserId, Vec<UserId>> = FxHashMap::default();
+        for leader in self.copy.leaders.values() {
+            for f in &leader.followers {
+                following.entry(f.follower).or_default().push(leader.user);
+            }
+        }
+        for (slot, account) in self.accounts.iter().enumerate() {
+            let user = UserId::from_slot(slot);
+            let followed = self.copy.leaders.get(&user).is_some_and(|l| !l.followers.is_empty());
+            if account.leads != followed {
+                return Err(format!(
+                    "user {user}: leads {} but followed {followed}",
+                    account.leads
+                ));
+            }
+            let mut indexed = self.copy.following.get(&user).cloned().unwrap_or_default();
+            let mut listed = following.remove(&user).unwrap_or_default();
+            indexed.sort_unstable();
+            listed.sort_unstable();
+            if indexed != listed {
+                return Err(format!("user {user} copies {listed:?}, indexed as {indexed:?}"));
+            }
+        }
+        let open: std::collections::HashSet<_> = self.contracts.iter().map(|c| c.id).collect();
+        match self.copy.marks.keys().find(|id| !open.contains(id)) {
+            Some(id) => Err(format!("copy mark on contract {id}, which is not open")),
+            None => Ok(()),
+        }
     }
 }
 

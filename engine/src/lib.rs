@@ -9,6 +9,7 @@
 //! - [`types`]: users, wallets, products, rules, contracts, orders.
 //! - [`engine`]: the state and the `apply` dispatch, plus read accessors.
 //! - `identity`, `two_factor`, `trading`, `funds`, `admin`: the handlers, one area each.
+//! - [`copy`]: copy trading, whose copies the leader's own order places.
 //! - [`snapshot`]: canonical rkyv snapshots, restore, and the state hash.
 //! - `invariants`: conservation and consistency checks used by the tests.
 //! - [`constants`]: every bound; [`defaults`]: the embedded rules and settings.
@@ -16,6 +17,7 @@
 
 pub mod command;
 pub mod constants;
+pub mod copy;
 pub mod defaults;
 pub mod engine;
 pub mod error;
@@ -45,6 +47,7 @@ pub use command::{
 pub use engine::{Engine, Ledger, Stamp};
 pub use error::EngineError;
 pub use event::{
-    AuditRecord, CommandResult, Event, Reply, SettledContract, Settlement, WalletChange,
+    AuditRecord, CommandResult, CopyChange, CopyEnd, Event, Reply, SettledContract, Settlement,
+    WalletChange,
 };
 pub use identity::invite_code_for;

@@ -234,6 +234,11 @@ impl Rate {
     pub const fn millionths(self) -> i64 {
         self.0
     }
+
+    /// The rate of this many millionths (above one as well: a copy's share of a stake).
+    pub(crate) const fn from_millionths(millionths: i64) -> Rate {
+        Rate(millionths)
+    }
 }
 
 impl Add for Rate {

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use rkyv::with::{Inline, Map};
 use rustc_hash::FxHashMap;
 
+use crate::copy::{ArchivedCopyState, CopyBook, CopyState};
 use crate::cow::CowVec;
 use crate::engine::{Book, Due, Indexes, Ledger, Pending};
 use crate::sale::{SaleTerms, Volatility};
@@ -29,16 +30,29 @@ pub(crate) fn snapshot_hash(bytes: &[u8]) -> u64 {
 }
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 6;
+pub const SNAPSHOT_VERSION: u32 = 7;
+
+/// The version of snapshots from before copy trading: a [`Base`] and early close's state.
+/// They still restore, with nobody sharing or copying trades.
+const SNAPSHOT_VERSION_BEFORE_COPY: u32 = 6;
 
 /// The version of snapshots from before early close: a [`Base`] alone at the root. They still
 /// restore, with the default early-close terms and empty volatility windows (which fill again
 /// as ticks come).
 const SNAPSHOT_VERSION_BEFORE_SALES: u32 = 5;
 
-/// The persisted part of the engine: what version 5 held, then early close's state.
+/// The persisted part of the engine: what version 5 held, then early close's state, then
+/// copy trading's.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
 struct Snapshot {
+    base: Base,
+    sale: SaleState,
+    copy: CopyState,
+}
+
+/// The root of a version-6 snapshot.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+struct SnapshotBeforeCopy {
     base: Base,
     sale: SaleState,
 }
@@ -106,6 +120,8 @@ struct SnapshotRef<'a> {
     base: BaseRef<'a>,
     #[rkyv(with = Inline)]
     sale: &'a SaleState,
+    #[rkyv(with = Inline)]
+    copy: &'a CopyState,
 }
 
 /// [`Base`] from borrowed state.
@@ -277,6 +293,7 @@ pub struct Frozen {
     invite_key: u64,
     chart_history: Option<(u64, u64)>,
     sale: SaleState,
+    copy: CopyState,
 }
 
 impl Frozen {
@@ -322,7 +339,7 @@ impl Frozen {
             invite_key: self.invite_key,
             chart_history: self.chart_history,
         };
-        let snapshot = SnapshotRef { base, sale: &self.sale };
+        let snapshot = SnapshotRef { base, sale: &self.sale, copy: &self.copy };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
         let estimate = 512 * self.users.len() + 192 * snapshot.base.contracts.len() + (1 << 16);
@@ -374,6 +391,7 @@ impl Engine {
                 terms: self.sale_terms.clone(),
                 windows: self.books.iter().map(|b| b.volatility.clone()).collect(),
             },
+            copy: self.copy.state(),
         }
     }
 
@@ -392,23 +410,7 @@ impl Engine {
             copy = buffer;
             &copy[..]
         };
-        let (s, sale) = match rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned) {
-            Ok(snapshot) if snapshot.base.version == SNAPSHOT_VERSION => {
-                (&snapshot.base, Some(&snapshot.sale))
-            }
-            Ok(snapshot) => {
-                let found = snapshot.base.version.to_native();
-                return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
-            }
-            Err(error) => match rkyv::access::<ArchivedBase, rkyv::rancor::Error>(aligned) {
-                Ok(base) if base.version == SNAPSHOT_VERSION_BEFORE_SALES => (base, None),
-                Ok(base) => {
-                    let found = base.version.to_native();
-                    return Err(SnapshotError::Version { found, expected: SNAPSHOT_VERSION });
-                }
-                Err(_) => return Err(SnapshotError::Invalid(error.to_string())),
-            },
-        };
+        let (s, sale, copy) = Self::parts(aligned)?;
         // The lookups by name and e-mail are two million string inserts at a million users,
         // the largest part of a restore: a second thread builds them straight from the
         // validated archive while this one deserialises the state beside it.
@@ -416,7 +418,7 @@ impl Engine {
             let names = std::thread::Builder::new()
                 .name("restore-names".into())
                 .spawn_scoped(scope, || names_of(&s.users));
-            let mut engine = Engine::from_archive(s, sale)?;
+            let mut engine = Engine::from_archive(s, sale, copy)?;
             (engine.idx.username, engine.idx.email) = match names {
                 Ok(thread) => thread.join().expect("building the name lookups does not panic"),
                 // No thread to spare: built here instead.
@@ -426,11 +428,50 @@ impl Engine {
         })
     }
 
+    /// The parts of a snapshot of this version or an older one: the base, and early close's
+    /// and copy trading's state where the version has them.
+    #[allow(clippy::type_complexity)]
+    fn parts(
+        aligned: &[u8],
+    ) -> Result<
+        (&ArchivedBase, Option<&ArchivedSaleState>, Option<&ArchivedCopyState>),
+        SnapshotError,
+    > {
+        let newest = match rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned) {
+            Ok(snapshot) if snapshot.base.version == SNAPSHOT_VERSION => {
+                return Ok((&snapshot.base, Some(&snapshot.sale), Some(&snapshot.copy)));
+            }
+            Ok(snapshot) => Err(snapshot.base.version.to_native()),
+            Err(error) => Ok(error),
+        };
+        let version = |found: u32| SnapshotError::Version { found, expected: SNAPSHOT_VERSION };
+        match rkyv::access::<ArchivedSnapshotBeforeCopy, rkyv::rancor::Error>(aligned) {
+            Ok(s) if s.base.version == SNAPSHOT_VERSION_BEFORE_COPY => {
+                return Ok((&s.base, Some(&s.sale), None));
+            }
+            Ok(s) => return Err(version(s.base.version.to_native())),
+            Err(_) => {}
+        }
+        match rkyv::access::<ArchivedBase, rkyv::rancor::Error>(aligned) {
+            Ok(base) if base.version == SNAPSHOT_VERSION_BEFORE_SALES => Ok((base, None, None)),
+            Ok(base) => Err(version(base.version.to_native())),
+            Err(_) => Err(match newest {
+                Ok(error) => SnapshotError::Invalid(error.to_string()),
+                Err(found) => version(found),
+            }),
+        }
+    }
+
     /// The engine an archive holds, with every derived lookup but the names rebuilt.
     fn from_archive(
         s: &ArchivedBase,
         sale: Option<&ArchivedSaleState>,
+        copy: Option<&ArchivedCopyState>,
     ) -> Result<Engine, SnapshotError> {
+        let copy = match copy {
+            Some(copy) => CopyBook::of(de::<CopyState>(copy)?),
+            None => CopyBook::default(),
+        };
         let sale = match sale {
             Some(sale) => de::<SaleState>(sale)?,
             None => SaleState { terms: SaleTerms::default(), windows: Vec::new() },
@@ -469,6 +510,7 @@ impl Engine {
             invite_key: de(&s.invite_key)?,
             chart_history: de(&s.chart_history)?,
             sale_terms: sale.terms,
+            copy,
             idx: Indexes::default(),
             quiet: false,
         };
@@ -476,6 +518,15 @@ impl Engine {
             book.volatility = window;
         }
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
+        let leaders: Vec<UserId> = (engine.copy.leaders.values())
+            .filter(|l| !l.followers.is_empty())
+            .map(|l| l.user)
+            .collect();
+        for leader in leaders {
+            if engine.accounts.get(leader.index()).is_some() {
+                engine.account_mut(leader).leads = true;
+            }
+        }
         engine.rebuild_indexes(de(&s.contracts)?);
         engine.restore_alerts(de(&s.alerts)?);
         // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
@@ -612,7 +663,7 @@ mod tests {
             terms: engine.sale_terms.clone(),
             windows: engine.books.iter().map(|b| b.volatility.clone()).collect(),
         };
-        let owned = Snapshot { base, sale };
+        let owned = Snapshot { base, sale, copy: engine.copy.state() };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);
     }

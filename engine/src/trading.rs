@@ -28,7 +28,7 @@ const PREFETCH_CONTRACTS_MAX: usize = 16;
 const RESERVE_SLACK: Money = Money::from_cents(3);
 
 /// What an order that passed every check will open.
-struct CheckedOrder {
+pub(crate) struct CheckedOrder {
     /// Index of the product in the catalogue.
     product: u16,
     stake: Money,
@@ -42,11 +42,18 @@ struct CheckedOrder {
 impl Engine {
     pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Vec<Event>) -> CommandResult {
         let checked = self.check_order(&o)?;
-        Ok(self.open_contract(&o, checked, events))
+        let (stake, fee) = (checked.stake, checked.fee);
+        let contract = self.open_contract(&o, checked, None, events);
+        // One byte of the account already in cache: orders of traders nobody copies never
+        // look further.
+        if self.accounts[o.user.index()].leads {
+            self.copy_order(&o, stake, contract, events);
+        }
+        Ok(Reply::OrderAccepted { contract, fee })
     }
 
     /// Every check an order must pass, in the order the refusals are given; changes nothing.
-    fn check_order(&self, o: &PlaceOrder) -> Result<CheckedOrder, EngineError> {
+    pub(crate) fn check_order(&self, o: &PlaceOrder) -> Result<CheckedOrder, EngineError> {
         let account = self.active_account(o.user)?;
         let product = *self.idx.symbol.get(&o.symbol).ok_or(EngineError::ProductNotFound)?;
         let listed = &self.products[usize::from(product)];
@@ -103,13 +110,15 @@ impl Engine {
         Ok(CheckedOrder { product, stake, fee, payout_rate, reserved })
     }
 
-    /// Opens the contract of an order that passed [`Engine::check_order`]: nothing can fail.
-    fn open_contract(
+    /// Opens the contract of an order that passed [`Engine::check_order`] (a copy of
+    /// `leader`'s order, if one is named): nothing can fail.
+    pub(crate) fn open_contract(
         &mut self,
         o: &PlaceOrder,
         CheckedOrder { product, stake, fee, payout_rate, reserved }: CheckedOrder,
+        leader: Option<UserId>,
         events: &mut Vec<Event>,
-    ) -> Reply {
+    ) -> ContractId {
         let id = self.next_contract;
         self.next_contract = self.next_contract.next();
         let wallet = self.account_mut(o.user).wallet_mut(o.account);
@@ -143,6 +152,7 @@ impl Engine {
             events.push(Event::ContractOpened {
                 contract: Box::new(contract.clone()),
                 symbol: o.symbol,
+                leader,
             });
         }
         self.count_accepted(&contract);
@@ -150,7 +160,7 @@ impl Engine {
         self.books[usize::from(product)].waiting.push_back(at);
         let bill = (!fee.is_zero()).then_some(BillType::Fee);
         self.wallet_event(o.user, o.account, bill, -fee, id.get(), events);
-        Reply::OrderAccepted { contract: id, fee }
+        id
     }
 
     pub(crate) fn tick(
@@ -335,6 +345,7 @@ impl Engine {
     ) {
         let Some(contract) = self.contracts.remove(at) else { return };
         let id = contract.id;
+        let leader = if self.copy.marks.is_empty() { None } else { self.copy.marks.remove(&id) };
         let (stake, fee) = (contract.stake, contract.fee);
         let credited = match (outcome, &sale) {
             (Outcome::Sold, Some(quote)) => quote.offer,
@@ -382,6 +393,7 @@ impl Engine {
                     outcome,
                     credited,
                     settled_ms,
+                    leader: leader.and_then(|u| std::num::NonZeroU32::new(u.get())),
                 }),
                 exit,
                 wallet: after,

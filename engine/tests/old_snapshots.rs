@@ -48,7 +48,7 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
 /// they freeze) and its hash is the one the engine before the one-line account gave. A
 /// layout change that alters it must bump the snapshot version and keep old snapshots loading
 /// (version 6 added early close's terms and volatility windows: 12 291 314 822 722 620 967
-/// before it).
+/// before it; version 7 copy trading's leaders and marks: 187 226 354 554 008 428 before it).
 #[test]
 fn the_state_hash_of_a_fixed_history_is_stable_across_builds() {
     use engine::command::{Command, RequestDeposit};
@@ -83,5 +83,48 @@ fn the_state_hash_of_a_fixed_history_is_stable_across_builds() {
     let restored = Engine::restore(&h.engine.snapshot_bytes()).expect("restores");
     restored.check_invariants().expect("restored state is consistent");
     assert_eq!(restored.state_hash(), h.engine.state_hash());
-    assert_eq!(h.engine.state_hash(), 187_226_354_554_008_428);
+    assert_eq!(h.engine.state_hash(), 7_487_574_017_874_329_425);
+}
+
+/// A snapshot of version 6, from before copy trading, restores with nobody sharing or copying,
+/// its open contracts settle, and copying then works. The fixture was written by that engine
+/// (commit 61699c2) after these commands: alice and bob sign up with 500 and 300; bob buys up
+/// 12.34 and alice buys down 5, both real, for 60 s, with no tick yet.
+#[test]
+fn a_snapshot_from_before_copy_trading_restores_and_copies_after() {
+    use engine::command::Command;
+    use engine::types::Direction;
+
+    let bytes = include_bytes!("fixtures/before-copy.snapshot");
+    let engine = Engine::restore(bytes).expect("version 6 loads");
+    engine.check_invariants().expect("restored state is consistent");
+    assert!(engine.copy_leaders().is_empty());
+    let (alice, bob) = (UserId(1), UserId(2));
+    assert_eq!(engine.open_contract_count(), 2);
+    let index = engine.applied_index();
+    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    h.now_ms = h.engine.now_ms() + 1_000;
+    h.ok(Command::SetCopyable { user: alice, copyable: true });
+    h.ok(Command::Follow {
+        follower: bob,
+        leader: alice,
+        settings: Box::new(engine::copy::CopySettings {
+            account: Real,
+            percent: 100,
+            min_stake: usdt("1"),
+            max_stake: usdt("50"),
+            stop_below: usdt("0"),
+        }),
+    });
+    h.tick(btc(), "100"); // both old contracts enter
+    h.order(alice, Real, btc(), Direction::Up, "7", 60).unwrap();
+    assert_eq!(h.engine.open_contract_count(), 4, "alice's order and bob's copy");
+    h.advance(120_000);
+    h.tick(btc(), "101");
+    h.advance(2_000);
+    h.tick(btc(), "102");
+    assert_eq!(h.engine.open_contract_count(), 0);
+    let copies = h.settlements().iter().filter(|s| s.leader() == Some(alice)).count();
+    assert_eq!(copies, 1);
+    h.check();
 }

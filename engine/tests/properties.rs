@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use common::{btc, dec, eurusd, Harness, MONDAY_MS};
 use engine::command::{AdminAction, Command, PlaceOrder, RequestDeposit};
+use engine::money::Money;
 use engine::types::{
     AccountKind, AdminId, Chain, ContractId, Destination, Direction, Outcome, PayMethod, Symbol,
     TickRef, UserId,
@@ -107,6 +108,27 @@ enum Op {
         above: bool,
     },
     Snapshot,
+    /// Start (or stop) sharing one's trades.
+    SetCopyable {
+        user: u32,
+        copyable: bool,
+    },
+    /// Copy a leader: percent of the stake, bounds in cents, a stop in cents, demo or real.
+    Follow {
+        follower: u32,
+        leader: u32,
+        percent: u16,
+        min_cents: i64,
+        max_cents: i64,
+        stop_cents: i64,
+        demo: bool,
+    },
+    /// End a copy, by the follower (or the leader).
+    EndCopy {
+        follower: u32,
+        leader: u32,
+        by_leader: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -132,6 +154,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (user.clone(), 0usize..3).prop_map(|(user, nth)| Op::CancelAlert { user, nth }),
         1 => Just(Op::Snapshot),
         3 => (user.clone(), 0usize..3, prop::bool::weighted(0.2)).prop_map(|(user, nth, above)| Op::Sell { user, nth, above }),
+        1 => (user.clone(), prop::bool::weighted(0.8)).prop_map(|(user, copyable)| Op::SetCopyable { user, copyable }),
+        2 => (user.clone(), user.clone(), 0u16..=300, 0i64..2_000, 0i64..40_000, prop_oneof![2 => Just(0i64), 1 => 0i64..200_000], any::<bool>())
+            .prop_map(|(follower, leader, percent, min_cents, max_cents, stop_cents, demo)| Op::Follow { follower, leader, percent, min_cents, max_cents, stop_cents, demo }),
+        1 => (user.clone(), user.clone(), any::<bool>()).prop_map(|(follower, leader, by_leader)| Op::EndCopy { follower, leader, by_leader }),
     ]
 }
 
@@ -149,6 +175,10 @@ struct Model {
     alerts_fired: HashSet<u64>,
     /// Sales announced, not yet settled.
     sold: HashMap<ContractId, engine::sale::Quote>,
+    /// The newest contract opened by an order of its own (not a copy).
+    last_order: Option<(ContractId, engine::types::Contract)>,
+    /// Copies opened, and their leaders.
+    copies: HashMap<ContractId, UserId>,
 }
 
 impl Model {
@@ -323,6 +353,27 @@ impl Run {
                 })
             }
             Op::Timer => Command::Timer,
+            Op::SetCopyable { user, copyable } => {
+                Command::SetCopyable { user: UserId(user), copyable }
+            }
+            Op::Follow { follower, leader, percent, min_cents, max_cents, stop_cents, demo } => {
+                Command::Follow {
+                    follower: UserId(follower),
+                    leader: UserId(leader),
+                    settings: Box::new(engine::copy::CopySettings {
+                        account: if demo { AccountKind::Demo } else { AccountKind::Real },
+                        percent,
+                        min_stake: Money::from_cents(min_cents),
+                        max_stake: Money::from_cents(max_cents),
+                        stop_below: Money::from_cents(stop_cents),
+                    }),
+                }
+            }
+            Op::EndCopy { follower, leader, by_leader } => Command::EndCopy {
+                by: UserId(if by_leader { leader } else { follower }),
+                follower: UserId(follower),
+                leader: UserId(leader),
+            },
             Op::SetAlert { user, forex, offset } => {
                 let symbol = if forex { eurusd() } else { btc() };
                 let now = self.model.prices.get(&symbol).copied().unwrap_or(10_000);
@@ -478,9 +529,29 @@ impl Run {
                 Event::Tick { symbol, tick, .. } => {
                     self.model.ticks.entry(*symbol).or_default().push(*tick)
                 }
-                Event::ContractOpened { contract: c, symbol } => {
+                Event::ContractOpened { contract: c, symbol, leader } => {
                     assert_eq!(self.h.engine.products()[usize::from(c.product)].symbol, *symbol);
                     self.model.opened.insert(c.id, *symbol);
+                    // A copy opens in its leader's command, right after the leader's
+                    // contract, on the same product, direction and duration.
+                    if let Some(leader) = leader {
+                        let (id, original) =
+                            self.model.last_order.as_ref().expect("a copy follows an order");
+                        assert_eq!(original.user, *leader, "a copy of someone else's order");
+                        assert!(c.id > *id && c.user != *leader);
+                        assert_eq!(
+                            (c.product, c.direction, c.duration_ms, c.accepted_index),
+                            (
+                                original.product,
+                                original.direction,
+                                original.duration_ms,
+                                original.accepted_index
+                            )
+                        );
+                        self.model.copies.insert(c.id, *leader);
+                    } else {
+                        self.model.last_order = Some((c.id, (**c).clone()));
+                    }
                 }
                 Event::PriceAlertFired { alert, tick } => {
                     assert!(
@@ -498,6 +569,11 @@ impl Run {
                     assert!(self.model.sold.insert(*contract, (**quote).clone()).is_none());
                 }
                 Event::ContractSettled(s) => {
+                    assert_eq!(
+                        s.leader(),
+                        self.model.copies.get(&s.contract.id).copied(),
+                        "a settled copy names its leader, and only a copy does"
+                    );
                     let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();
                     self.model.check_settlement(s, &hours);
                 }

@@ -147,7 +147,9 @@ impl From<EngineError> for ApiError {
             | EngineError::OrderNotFound
             | EngineError::RuleNotFound
             | EngineError::AddressNotFound
-            | EngineError::PriceAlertNotFound => StatusCode::NOT_FOUND,
+            | EngineError::PriceAlertNotFound
+            | EngineError::NotCopyable
+            | EngineError::CopyNotFound => StatusCode::NOT_FOUND,
             EngineError::AdminExists
             | EngineError::AdminKept
             | EngineError::WalletExists
@@ -162,6 +164,8 @@ impl From<EngineError> for ApiError {
             | EngineError::TooManyOpenContracts
             | EngineError::SaleUnavailable(_)
             | EngineError::OfferChanged { .. }
+            | EngineError::FollowersFull
+            | EngineError::FollowingFull
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
             // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.

@@ -249,6 +249,7 @@ impl Server {
             cluster: node.cluster_status_source(),
             peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
             write_marks: crate::forward::marks::WriteMarks::default(),
+            copy_board: Default::default(),
         };
         Ok((AppState(Arc::new(shared)), hub_requests))
     }

@@ -90,6 +90,8 @@ pub struct Shared {
     pub peer_apis: std::collections::BTreeMap<u64, String>,
     /// Cluster mode: how far each caller's reads here must wait for its forwarded writes.
     pub write_marks: WriteMarks,
+    /// Copy trading's public rankings, added up at most once a minute.
+    pub copy_board: crate::api::copy::Board,
 }
 
 impl std::fmt::Debug for Shared {

@@ -327,6 +327,8 @@ pub fn warm_up_btc(h: &Harness) -> rust_decimal::Decimal {
 mod auth;
 #[path = "api/backoffice.rs"]
 mod backoffice;
+#[path = "api/copy.rs"]
+mod copy;
 #[path = "api/docs.rs"]
 mod docs;
 #[path = "api/listener.rs"]

@@ -73,6 +73,11 @@ names! {
 }
 
 names! {
+    /// A period of a trader's results.
+    ResultPeriod { Day = "24h", Week = "7d", Month = "30d" }
+}
+
+names! {
     /// A deposit or withdrawal order's state.
     OrderStatus {
         Pending = "pending",

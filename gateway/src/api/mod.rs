@@ -18,6 +18,7 @@ pub mod admins;
 pub mod alerts;
 pub mod auth;
 pub mod codes;
+pub mod copy;
 pub mod dto;
 pub mod export;
 pub mod fairness;
@@ -133,6 +134,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(uploads::routes())
         .merge(system::routes())
         .merge(fairness::routes())
+        .merge(copy::routes())
         .split_for_parts();
     let mut doc = doc;
     document_common_answers(&mut doc);

@@ -361,6 +361,9 @@ pub struct ContractQuery {
     /// Both accounts when absent.
     #[param(inline)]
     pub account: Option<AccountParam>,
+    /// Only copies of other traders' orders (true) or only my own orders (false); both when
+    /// absent.
+    pub copied: Option<bool>,
     /// 1-based page.
     #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<usize>,
@@ -389,9 +392,14 @@ async fn contracts(
     let paging = PageQuery { page: query.page, page_size: query.page_size }.paging()?;
     let by_status = contract_filter(query.status);
     let account = query.account.map(AccountKind::from);
+    let copied = query.copied;
     let page = history.contracts(
         user.id.into(),
-        |r| by_status(r) && account.is_none_or(|a| r.account == a),
+        |r| {
+            by_status(r)
+                && account.is_none_or(|a| r.account == a)
+                && copied.is_none_or(|c| r.copied_from.is_some() == c)
+        },
         paging,
     )?;
     ok(page)

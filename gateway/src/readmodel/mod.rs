@@ -75,6 +75,9 @@ const USER: u8 = b'y';
 const USER_GRAM: u8 = b'g';
 /// Figures of one UTC day under `DAY ++ day number` (days since the epoch).
 const DAY: u8 = b'D';
+/// Traders' real results per hour, by (user, hour since the epoch): copy trading's rankings.
+const TRADER_HOUR: u8 = b'h';
+const HOUR_MS: u64 = 3_600_000;
 /// Milliseconds in a day.
 const DAY_MS: u64 = 86_400_000;
 const META_APPLIED: &[u8] = b"m:applied";

@@ -15,8 +15,8 @@ use serde::{de::DeserializeOwned, Serialize};
 use wal::{EventBatch, Handle};
 
 use super::rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderKind, OrderRow,
-    SecurityRow, Totals,
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, HourRow, LoginRow, NoticeRow, OrderKind,
+    OrderRow, SecurityRow, Totals,
 };
 use super::search::{gram_key, user_key, UserSearchRow};
 use super::*;
@@ -73,6 +73,9 @@ struct Writer<'a, 't> {
     totals: Totals,
     /// The day being counted, written when the day changes and at the end.
     today: Option<DayRow>,
+    /// Traders' real results by (user, hour), added up over the step and written at its end:
+    /// one row per trader and hour, however many of their contracts settled in it.
+    hours: rustc_hash::FxHashMap<(u32, u64), HourRow>,
 }
 
 impl<'a, 't> Writer<'a, 't> {
@@ -82,7 +85,7 @@ impl<'a, 't> Writer<'a, 't> {
     ) -> Result<Self, ReadModelError> {
         let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
         let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
-        Ok(Writer { rows, time_ms, seq, totals, today: None })
+        Ok(Writer { rows, time_ms, seq, totals, today: None, hours: Default::default() })
     }
 
     /// The figures of the day of the event being projected.
@@ -135,7 +138,9 @@ impl<'a, 't> Writer<'a, 't> {
         let now = self.time_ms;
         match event {
             Event::Wallet(change) => self.bill(change)?,
-            Event::ContractOpened { contract, symbol } => self.opened(contract, *symbol)?,
+            Event::ContractOpened { contract, symbol, leader } => {
+                self.opened(contract, *symbol, *leader)?;
+            }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(
                     &key(CONTRACT, (*user).into(), (*contract).into()),
@@ -188,6 +193,11 @@ impl<'a, 't> Writer<'a, 't> {
             Event::Audit(record) => self.audit(record)?,
             // Kept by the engine (a password, a profile, the catalogue), by the candle archive
             // (ticks), or in the audit log (an admin's sessions): no history row of their own.
+            // Copy trading's state is the engine's (read with a query); a copy's contract is
+            // marked on its own row.
+            Event::CopyableChanged { .. }
+            | Event::CopyChanged { .. }
+            | Event::CopyRefused { .. } => {}
             Event::PasswordChanged { .. }
             | Event::UserUpdated { .. }
             | Event::Tick { .. }
@@ -218,7 +228,12 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     /// A new contract's record, and the day's real-money figures.
-    fn opened(&mut self, c: &Contract, symbol: Symbol) -> Result<(), ReadModelError> {
+    fn opened(
+        &mut self,
+        c: &Contract,
+        symbol: Symbol,
+        leader: Option<UserId>,
+    ) -> Result<(), ReadModelError> {
         if c.account == AccountKind::Real {
             self.totals.contracts += 1;
             self.totals.volume += c.stake.to_decimal();
@@ -228,7 +243,7 @@ impl<'a, 't> Writer<'a, 't> {
             day.fees += c.fee.to_decimal();
             day.house_result += c.fee.to_decimal();
         }
-        let row = ContractRow::opened(c, symbol);
+        let row = ContractRow::opened(c, symbol, leader);
         self.put(&key(CONTRACT, c.user.into(), c.id.into()), &row)?;
         self.put_raw(&global_key(CONTRACT_OWNER, c.id.into()), &c.user.0.to_be_bytes())?;
         Ok(())
@@ -400,6 +415,10 @@ impl<'a, 't> Writer<'a, 't> {
             let day = self.day()?;
             day.settled += 1;
             day.house_result += (c.stake - s.credited).to_decimal();
+            let profit = s.profit().cents();
+            let hour = HourRow { settled: 1, wins: u32::from(profit > 0), profit_cents: profit };
+            let slot = self.hours.entry((c.user.into(), s.settled_ms / HOUR_MS)).or_default();
+            *slot = slot.plus(hour);
         }
         self.update(&key(CONTRACT, c.user.into(), c.id.into()), |row: &mut ContractRow| {
             row.settled(s)
@@ -413,6 +432,11 @@ impl<'a, 't> Writer<'a, 't> {
 
     fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
         self.write_day()?;
+        for ((user, hour), added) in std::mem::take(&mut self.hours) {
+            let at = key(TRADER_HOUR, user, hour);
+            let stored = self.get::<HourRow>(&at)?.unwrap_or_default();
+            self.put(&at, &stored.plus(added))?;
+        }
         self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
         self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
         let totals = serde_json::to_vec(&self.totals)?;

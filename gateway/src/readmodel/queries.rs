@@ -4,8 +4,8 @@
 use rust_decimal::Decimal;
 
 use super::rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, LoginRow, NoticeRow, OrderRow, SecurityRow,
-    Totals,
+    AlertRow, AuditRow, BillRow, ContractRow, DayRow, HourRow, LoginRow, NoticeRow, OrderRow,
+    SecurityRow, Totals,
 };
 use super::*;
 use crate::names::WireName;
@@ -240,6 +240,31 @@ impl ReadModel {
         page: Paging,
     ) -> Result<Page<AuditRow>, ReadModelError> {
         self.list(scan_prefix(&self.rows()?, &[AUDIT])?, keep, page)
+    }
+
+    /// A trader's real results settled in each of `windows` (ms since the epoch, from
+    /// inclusive, to exclusive), counted by whole hours: an hour is in a window when it
+    /// starts inside it. One scan over the trader's hours from the earliest window's start.
+    pub fn trader_results(
+        &self,
+        user: u32,
+        windows: &[(u64, u64)],
+    ) -> Result<Vec<HourRow>, ReadModelError> {
+        let mut sums = vec![HourRow::default(); windows.len()];
+        let Some(from) = windows.iter().map(|w| w.0).min() else { return Ok(sums) };
+        let first_hour = from.div_ceil(HOUR_MS);
+        let (start, end) = (key(TRADER_HOUR, user, first_hour), key(TRADER_HOUR, user, u64::MAX));
+        for entry in self.rows()?.range::<&[u8]>(start.as_slice()..=end.as_slice())? {
+            let (k, v) = entry?;
+            let hour_ms = u64_of(&k.value()[5..]) * HOUR_MS;
+            let row: HourRow = serde_json::from_slice(v.value())?;
+            for (sum, (from, to)) in sums.iter_mut().zip(windows) {
+                if (*from..*to).contains(&hour_ms) {
+                    *sum = sum.plus(row);
+                }
+            }
+        }
+        Ok(sums)
     }
 
     /// Dashboard totals.

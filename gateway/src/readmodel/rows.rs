@@ -53,7 +53,11 @@ pub struct TickRow {
 
 impl ContractRow {
     /// A contract just accepted, waiting for its entry tick.
-    pub fn opened(c: &engine::types::Contract, symbol: engine::types::Symbol) -> ContractRow {
+    pub fn opened(
+        c: &engine::types::Contract,
+        symbol: engine::types::Symbol,
+        leader: Option<engine::types::UserId>,
+    ) -> ContractRow {
         ContractRow {
             id: c.id.into(),
             user: c.user.into(),
@@ -75,6 +79,7 @@ impl ContractRow {
             settled_at: None,
             status: ContractState::WaitingEntry,
             sale: None,
+            copied_from: leader.map(u32::from),
         }
     }
 
@@ -95,6 +100,7 @@ impl ContractRow {
         self.credited = Some(s.credited.to_decimal());
         self.profit = Some(s.profit().to_decimal());
         self.settled_at = Some(s.settled_ms);
+        self.copied_from = s.leader().map(u32::from);
         self.status =
             if s.outcome.is_void() { ContractState::Void } else { ContractState::Settled };
     }
@@ -164,6 +170,9 @@ pub struct ContractRow {
     /// A sale before expiry: the offer paid and every figure it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sale: Option<SaleRow>,
+    /// The UID of the trader whose order this contract copied, when it is a copy.
+    #[serde(default)]
+    pub copied_from: Option<u32>,
 }
 
 /// A sale back before expiry, as the engine priced it (decisions §11; the rule is on the
@@ -565,5 +574,28 @@ mod tests {
 
         let unknown = serde_json::json!({ "owner": 1, "kind": "poster", "content_type": "x" });
         assert!(serde_json::from_value::<UploadRow>(unknown).is_err());
+    }
+}
+
+/// One trader's real results settled within one UTC hour: the figures copy trading's
+/// rankings add up (voids have no result and are not counted).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HourRow {
+    /// Contracts settled with a result (win, loss, tie, sale).
+    pub settled: u32,
+    /// Of them, the ones that ended in profit.
+    pub wins: u32,
+    /// Their net result in cents (credited − stake − fee).
+    pub profit_cents: i64,
+}
+
+impl HourRow {
+    /// The sum of two hours' figures.
+    pub fn plus(self, other: HourRow) -> HourRow {
+        HourRow {
+            settled: self.settled + other.settled,
+            wins: self.wins + other.wins,
+            profit_cents: self.profit_cents + other.profit_cents,
+        }
     }
 }

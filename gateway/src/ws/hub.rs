@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use engine::event::Event;
 use engine::sale::{NoOffer, Quote};
-use engine::types::{AdminId, ContractId, Principal, SessionId, Symbol, UserId};
+use engine::types::{AdminId, Contract, ContractId, Principal, SessionId, Symbol, UserId};
 use engine::Engine;
 use market_feed::candles::CandleUpdate;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -337,13 +337,8 @@ impl Hub {
     fn events(&mut self, batch: &EventBatch<Event>) {
         for event in &batch.events {
             match event {
-                Event::ContractOpened { contract, symbol } => {
-                    let held = self.held.entry(contract.user).or_default();
-                    if let Err(at) = held.binary_search_by_key(&contract.id, |h| h.contract) {
-                        held.insert(at, Held::waiting(contract.id, *symbol, None));
-                    }
-                    self.to_user(contract.user, || protocol::order_accepted(contract, *symbol));
-                    self.to_admins(|| protocol::admin_trade_opened(contract, *symbol));
+                Event::ContractOpened { contract, symbol, leader } => {
+                    self.opened(contract, *symbol, *leader);
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
                     if let Some(h) = self.held_mut(*user, *contract) {
@@ -361,21 +356,7 @@ impl Hub {
                         )
                     });
                 }
-                Event::ContractSettled(settlement) => {
-                    let user = settlement.contract.user;
-                    if let Some(held) = self.held.get_mut(&user) {
-                        let id = settlement.contract.id;
-                        if let Ok(at) = held.binary_search_by_key(&id, |h| h.contract) {
-                            held.remove(at);
-                        }
-                        if held.is_empty() {
-                            self.held.remove(&user);
-                        }
-                    }
-                    self.to_user(user, || protocol::balance(&settlement.wallet_change()));
-                    self.to_user(user, || protocol::order_settled(settlement));
-                    self.to_admins(|| protocol::admin_trade_settled(settlement));
-                }
+                Event::ContractSettled(settlement) => self.settled(settlement),
                 Event::AdminSessionsEnded { admin, sessions } => {
                     self.end_admin_sessions(*admin, sessions);
                 }
@@ -398,6 +379,13 @@ impl Hub {
                     self.to_every_user(&protocol::notice_withdrawn(*notice));
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
+                Event::CopyChanged { follower, leader, change } => {
+                    self.to_user(*follower, || protocol::copy(*follower, *leader, *change));
+                    self.to_user(*leader, || protocol::copy(*follower, *leader, *change));
+                }
+                Event::CopyRefused { follower, leader, contract, code } => {
+                    self.to_user(*follower, || protocol::copy_refused(*leader, *contract, code));
+                }
                 // Nobody to tell yet (no user online), or nothing a connection shows: ticks
                 // reach clients from the market feed, the rest is read over HTTP when asked.
                 Event::Notice { .. }
@@ -412,9 +400,37 @@ impl Hub {
                 | Event::TwoFactorLocked { who: Principal::Admin(_), .. }
                 | Event::CatalogueChanged
                 | Event::ContractSold { .. }
+                | Event::CopyableChanged { .. }
                 | Event::Audit(_) => {}
             }
         }
+    }
+
+    /// A contract accepted: held for its live offers, told to its owner and the back-office.
+    fn opened(&mut self, contract: &Contract, symbol: Symbol, leader: Option<UserId>) {
+        let held = self.held.entry(contract.user).or_default();
+        if let Err(at) = held.binary_search_by_key(&contract.id, |h| h.contract) {
+            held.insert(at, Held::waiting(contract.id, symbol, None));
+        }
+        self.to_user(contract.user, || protocol::order_accepted(contract, symbol, leader));
+        self.to_admins(|| protocol::admin_trade_opened(contract, symbol, leader));
+    }
+
+    /// A contract settled: no longer held, told to its owner and the back-office.
+    fn settled(&mut self, settlement: &engine::Settlement) {
+        let user = settlement.contract.user;
+        if let Some(held) = self.held.get_mut(&user) {
+            let id = settlement.contract.id;
+            if let Ok(at) = held.binary_search_by_key(&id, |h| h.contract) {
+                held.remove(at);
+            }
+            if held.is_empty() {
+                self.held.remove(&user);
+            }
+        }
+        self.to_user(user, || protocol::balance(&settlement.wallet_change()));
+        self.to_user(user, || protocol::order_settled(settlement));
+        self.to_admins(|| protocol::admin_trade_settled(settlement));
     }
 
     /// Reads every open contract from the engine (at start, and after a gap in its events);

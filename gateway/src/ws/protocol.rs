@@ -19,7 +19,7 @@
 use bytes::Bytes;
 use engine::event::{Settlement, WalletChange};
 use engine::money::Money;
-use engine::types::{Contract, OrderStatus, Symbol, TickRef};
+use engine::types::{Contract, OrderStatus, Symbol, TickRef, UserId};
 use market_feed::candles::CandleUpdate;
 use market_feed::market::TickUpdate;
 use rust_decimal::Decimal;
@@ -232,8 +232,8 @@ struct AdminEnteredView {
 }
 
 /// `{"type":"adminTrade","data":{kind:"opened",contract}}`.
-pub fn admin_trade_opened(contract: &Contract, symbol: Symbol) -> Bytes {
-    let row = ContractRow::opened(contract, symbol);
+pub fn admin_trade_opened(contract: &Contract, symbol: Symbol, leader: Option<UserId>) -> Bytes {
+    let row = ContractRow::opened(contract, symbol, leader);
     frame("adminTrade", None, AdminTradeView { kind: "opened", contract: Some(row), entered: None })
 }
 
@@ -250,7 +250,7 @@ pub fn admin_trade_entered(contract: u64, user: u32, entry: TickRef, expiry_ms: 
 
 /// `{"type":"adminTrade","data":{kind:"settled",contract}}`.
 pub fn admin_trade_settled(settlement: &Settlement) -> Bytes {
-    let mut row = ContractRow::opened(&settlement.contract, settlement.symbol);
+    let mut row = ContractRow::opened(&settlement.contract, settlement.symbol, settlement.leader());
     row.settled(settlement);
     frame(
         "adminTrade",
@@ -358,10 +358,12 @@ struct AcceptedView {
     payout_rate: Decimal,
     duration: u64,
     accepted_at: u64,
+    /// The leader's UID when the contract copies their order.
+    copied_from: Option<u32>,
 }
 
 /// `{"type":"order.accepted","data":{...}}`.
-pub fn order_accepted(contract: &Contract, symbol: Symbol) -> Bytes {
+pub fn order_accepted(contract: &Contract, symbol: Symbol, leader: Option<UserId>) -> Bytes {
     let view = AcceptedView {
         contract_id: contract.id.into(),
         symbol: Code(symbol),
@@ -372,8 +374,54 @@ pub fn order_accepted(contract: &Contract, symbol: Symbol) -> Bytes {
         payout_rate: contract.payout_rate.to_decimal(),
         duration: contract.duration_ms / 1_000,
         accepted_at: contract.accepted_ms,
+        copied_from: leader.map(u32::from),
     };
     frame("order.accepted", None, view)
+}
+
+/// A copy started, changed or ended, as its follower and its leader are told.
+#[derive(Serialize)]
+struct CopyView {
+    follower: u32,
+    leader: u32,
+    change: &'static str,
+    reason: Option<&'static str>,
+}
+
+/// `{"type":"copy","data":{follower, leader, change: started|updated|ended, reason}}`; the
+/// reason of an end: by_follower, by_leader, leader_stopped or stop_reached.
+pub fn copy(follower: UserId, leader: UserId, change: engine::CopyChange) -> Bytes {
+    let (change, reason) = match change {
+        engine::CopyChange::Started => ("started", None),
+        engine::CopyChange::Updated => ("updated", None),
+        engine::CopyChange::Ended(end) => ("ended", Some(end.code())),
+    };
+    frame(
+        "copy",
+        None,
+        CopyView { follower: follower.into(), leader: leader.into(), change, reason },
+    )
+}
+
+/// A copy refused, as its follower is told.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CopyRefusedView {
+    leader: u32,
+    contract_id: u64,
+    code: &'static str,
+}
+
+/// `{"type":"copy.refused","data":{leader, contractId, code}}`: the leader's order (contract
+/// `contractId`) was not copied for this follower, for the reason `code` (the error code an
+/// order of their own would have had).
+pub fn copy_refused(
+    leader: UserId,
+    contract: engine::types::ContractId,
+    code: &'static str,
+) -> Bytes {
+    let view = CopyRefusedView { leader: leader.into(), contract_id: contract.into(), code };
+    frame("copy.refused", None, view)
 }
 
 /// The entry spot of a contract.

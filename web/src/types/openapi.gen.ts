@@ -1373,6 +1373,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Copy trading from my side: whether I share my trades, whom I copy, who copies me. */
+        get: operations["my_copy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copy/followers/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a follower: they stop copying my trades. */
+        delete: operations["remove_follower"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copy/following/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Copy a trader's real trades, or change how. */
+        put: operations["follow"];
+        post?: never;
+        /** Stop copying a trader. */
+        delete: operations["unfollow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copy/sharing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Share my real trades to be copied, or stop. */
+        put: operations["set_sharing"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copy/traders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rankings: traders who share their real trades, by profit over the period (only real
+         *     results count). Refreshed at most once a minute.
+         */
+        get: operations["traders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copy/traders/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sharing trader's public profile: results over 24 h, 7 d and 30 d. */
+        get: operations["trader"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -3527,6 +3633,11 @@ export interface components {
             acceptedIndex?: number;
             /** @description `real` or `demo`. */
             account: string;
+            /**
+             * Format: int32
+             * @description The UID of the trader whose order this contract copied, when it is a copy.
+             */
+            copiedFrom?: number | null;
             /** @description Paid back to the wallet at settlement. */
             credited?: string | null;
             /** @description `up` (buy up) or `down` (buy down). */
@@ -3573,6 +3684,55 @@ export interface components {
              * @description Owner's UID.
              */
             user: number;
+        };
+        /** @description One side of a copy: the other trader and how the copying runs. */
+        CopyLink: {
+            /** @description Their name, masked. */
+            name: string;
+            settings: components["schemas"]["CopySettingsView"];
+            /**
+             * Format: int64
+             * @description Copying since (ms).
+             */
+            since: number;
+            /**
+             * Format: int32
+             * @description The other trader's UID (the leader in `following`, the follower in `followers`).
+             */
+            uid: number;
+        };
+        /**
+         * @description How a follower copies a leader. A copy's stake is `percent` of the leader's, rounded
+         *     half to even to the cent, raised to `minStake` and cut to `maxStake`.
+         */
+        CopySettingsView: {
+            /**
+             * @description The wallet the copies trade from.
+             * @default
+             */
+            account: "real" | "demo";
+            /**
+             * @description The largest stake of a copy.
+             * @default
+             */
+            maxStake: string;
+            /**
+             * @description The smallest stake of a copy.
+             * @default
+             */
+            minStake: string;
+            /**
+             * Format: int32
+             * @description A copy's stake as a percentage of the leader's.
+             * @default 0
+             */
+            percent: number;
+            /**
+             * @description Copying ends when a leader's order finds my available balance (of that wallet) below
+             *     this; "0" for never.
+             * @default
+             */
+            stopBelow: string;
         };
         /** @description A count. */
         Count: {
@@ -4069,6 +4229,11 @@ export interface components {
                 acceptedIndex?: number;
                 /** @description `real` or `demo`. */
                 account: string;
+                /**
+                 * Format: int32
+                 * @description The UID of the trader whose order this contract copied, when it is a copy.
+                 */
+                copiedFrom?: number | null;
                 /** @description Paid back to the wallet at settlement. */
                 credited?: string | null;
                 /** @description `up` (buy up) or `down` (buy down). */
@@ -4373,6 +4538,31 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_MyCopy: {
+            /** @description Copy trading from my side. */
+            data: {
+                /** @description Who copies me. */
+                followers: components["schemas"]["CopyLink"][];
+                /** @description Most followers a trader may have. */
+                followersMax: number;
+                /** @description The traders I copy. */
+                following: components["schemas"]["CopyLink"][];
+                /** @description Most traders one may copy. */
+                followingMax: number;
+                /** @description My real trades are shared to be copied. */
+                sharing: boolean;
+                /**
+                 * Format: int64
+                 * @description Since when (ms).
+                 */
+                sharingSince?: number | null;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_NotificationSettings: {
             /** @description Notification preferences (account centre). */
             data: {
@@ -4610,6 +4800,11 @@ export interface components {
                     acceptedIndex?: number;
                     /** @description `real` or `demo`. */
                     account: string;
+                    /**
+                     * Format: int32
+                     * @description The UID of the trader whose order this contract copied, when it is a copy.
+                     */
+                    copiedFrom?: number | null;
                     /** @description Paid back to the wallet at settlement. */
                     credited?: string | null;
                     /** @description `up` (buy up) or `down` (buy down). */
@@ -5042,6 +5237,65 @@ export interface components {
                 items: components["schemas"]["TickView"][];
                 /** @description True when the range holds more: ask again from the last index + 1. */
                 more: boolean;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
+        Envelope_TraderBoard: {
+            /** @description The rankings over a period: traders who share their trades, by profit, best first. */
+            data: {
+                items: components["schemas"]["TraderItem"][];
+                /** @description `24h`, `7d` or `30d`. */
+                period: string;
+                /**
+                 * Format: int64
+                 * @description When the figures were added up (ms); at most once a minute.
+                 */
+                refreshedAt: number;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
+        Envelope_TraderProfile: {
+            /**
+             * @description A trader who shares their trades, with their results over the last 24 h, 7 d and 30 d
+             *     (by whole hours).
+             */
+            data: {
+                /** @description The last 24 hours. */
+                day: components["schemas"]["TraderStats"];
+                /**
+                 * Format: int32
+                 * @description How many copy them.
+                 */
+                followers: number;
+                /** @description The last 30 days. */
+                month: components["schemas"]["TraderStats"];
+                /** @description Their name, masked (`al***e`). */
+                name: string;
+                /**
+                 * Format: int64
+                 * @description When these figures were added up (ms); at most once a minute.
+                 */
+                refreshedAt: number;
+                /**
+                 * Format: int64
+                 * @description Sharing since (ms).
+                 */
+                sharingSince: number;
+                /**
+                 * Format: int32
+                 * @description UID.
+                 */
+                uid: number;
+                /** @description The last 7 days. */
+                week: components["schemas"]["TraderStats"];
             };
             /** @description "OK". */
             message: string;
@@ -5892,6 +6146,24 @@ export interface components {
             /** @description The invitee's sign-in name. */
             username: string;
         };
+        /** @description Copy trading from my side. */
+        MyCopy: {
+            /** @description Who copies me. */
+            followers: components["schemas"]["CopyLink"][];
+            /** @description Most followers a trader may have. */
+            followersMax: number;
+            /** @description The traders I copy. */
+            following: components["schemas"]["CopyLink"][];
+            /** @description Most traders one may copy. */
+            followingMax: number;
+            /** @description My real trades are shared to be copied. */
+            sharing: boolean;
+            /**
+             * Format: int64
+             * @description Since when (ms).
+             */
+            sharingSince?: number | null;
+        };
         /** @description A new alert. */
         NewAlert: {
             /** @description The price to be told about: above the market (a rise to it) or below (a fall to it). */
@@ -6510,6 +6782,15 @@ export interface components {
             /** @description The address the session was opened from. */
             ip: string;
         };
+        /** @description Start or stop sharing. */
+        SharingBody: {
+            /**
+             * @description Share my real trades (my masked name and results become public), or stop (which ends
+             *     every follower's copying).
+             * @default false
+             */
+            sharing: boolean;
+        };
         /** @description A contract sold back. */
         Sold: {
             /**
@@ -6653,6 +6934,81 @@ export interface components {
             usersNet: string;
             /** @description Real stake accepted. */
             volume: string;
+        };
+        /** @description The rankings over a period: traders who share their trades, by profit, best first. */
+        TraderBoard: {
+            items: components["schemas"]["TraderItem"][];
+            /** @description `24h`, `7d` or `30d`. */
+            period: string;
+            /**
+             * Format: int64
+             * @description When the figures were added up (ms); at most once a minute.
+             */
+            refreshedAt: number;
+        };
+        /** @description One row of the rankings. */
+        TraderItem: {
+            /** Format: int32 */
+            followers: number;
+            /** @description Their name, masked. */
+            name: string;
+            /** Format: int64 */
+            sharingSince: number;
+            /** @description Results over the period asked for. */
+            stats: components["schemas"]["TraderStats"];
+            /** Format: int32 */
+            uid: number;
+        };
+        /**
+         * @description A trader who shares their trades, with their results over the last 24 h, 7 d and 30 d
+         *     (by whole hours).
+         */
+        TraderProfile: {
+            /** @description The last 24 hours. */
+            day: components["schemas"]["TraderStats"];
+            /**
+             * Format: int32
+             * @description How many copy them.
+             */
+            followers: number;
+            /** @description The last 30 days. */
+            month: components["schemas"]["TraderStats"];
+            /** @description Their name, masked (`al***e`). */
+            name: string;
+            /**
+             * Format: int64
+             * @description When these figures were added up (ms); at most once a minute.
+             */
+            refreshedAt: number;
+            /**
+             * Format: int64
+             * @description Sharing since (ms).
+             */
+            sharingSince: number;
+            /**
+             * Format: int32
+             * @description UID.
+             */
+            uid: number;
+            /** @description The last 7 days. */
+            week: components["schemas"]["TraderStats"];
+        };
+        /** @description A trader's real results over a period. */
+        TraderStats: {
+            /**
+             * Format: int32
+             * @description Contracts settled with a result (voids are not counted).
+             */
+            contracts: number;
+            /** @description Net result in USDT (credited − stakes − fees). */
+            profit: string;
+            /** @description wins / contracts, from 0 to 1 ("0" without contracts). */
+            winRate: string;
+            /**
+             * Format: int32
+             * @description Of them, the ones that ended in profit.
+             */
+            wins: number;
         };
         /** @description `POST /api/wallet/transfers`. */
         TransferBody: {
@@ -9735,6 +10091,460 @@ export interface operations {
             };
         };
     };
+    my_copy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MyCopy"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    remove_follower: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The follower's UID */
+                uid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MyCopy"];
+                };
+            };
+            /** @description VALIDATION: a parameter, path value or body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description COPY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    follow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leader's UID */
+                uid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopySettingsView"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MyCopy"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACCOUNT_FROZEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_COPYABLE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FOLLOWERS_FULL, FOLLOWING_FULL */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    unfollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leader's UID */
+                uid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MyCopy"];
+                };
+            };
+            /** @description VALIDATION: a parameter, path value or body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description COPY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    set_sharing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SharingBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MyCopy"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACCOUNT_FROZEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    traders: {
+        parameters: {
+            query?: {
+                /** @description `24h` when absent. */
+                period?: "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TraderBoard"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    trader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UID */
+                uid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TraderProfile"];
+                };
+            };
+            /** @description VALIDATION: a parameter, path value or body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_COPYABLE */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -10671,6 +11481,11 @@ export interface operations {
                 status?: "open" | "settled";
                 /** @description Both accounts when absent. */
                 account?: "real" | "demo";
+                /**
+                 * @description Only copies of other traders' orders (true) or only my own orders (false); both when
+                 *     absent.
+                 */
+                copied?: boolean;
                 /** @description 1-based page. */
                 page?: number;
                 /** @description Rows per page. */
