@@ -187,6 +187,9 @@ pub struct ProofTerms {
     /// ticks are `GET /api/ticks/{symbol}?from={windowFrom}&to={tick.sequence}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sale: Option<crate::readmodel::SaleRow>,
+    /// The UID of the trader whose order this contract copied (placed in that order's own
+    /// command, so `acceptedIndex` is the leader's too); null for a trader's own order.
+    pub copied_from: Option<u32>,
 }
 
 fn terms(row: &ContractRow) -> Option<ProofTerms> {
@@ -209,6 +212,7 @@ fn terms(row: &ContractRow) -> Option<ProofTerms> {
         profit: row.profit?,
         settled_at: row.settled_at?,
         sale: row.sale.clone(),
+        copied_from: row.copied_from,
     })
 }
 

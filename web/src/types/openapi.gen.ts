@@ -5687,6 +5687,12 @@ export interface components {
                 acceptedIndex: number;
                 /** @description `real` or `demo`. */
                 account: string;
+                /**
+                 * Format: int32
+                 * @description The UID of the trader whose order this contract copied (placed in that order's own
+                 *     command, so `acceptedIndex` is the leader's too); null for a trader's own order.
+                 */
+                copiedFrom?: number | null;
                 /** @description Paid back to the wallet. */
                 credited: string;
                 /** @description `up` or `down`. */
@@ -6473,6 +6479,12 @@ export interface components {
             acceptedIndex: number;
             /** @description `real` or `demo`. */
             account: string;
+            /**
+             * Format: int32
+             * @description The UID of the trader whose order this contract copied (placed in that order's own
+             *     command, so `acceptedIndex` is the leader's too); null for a trader's own order.
+             */
+            copiedFrom?: number | null;
             /** @description Paid back to the wallet. */
             credited: string;
             /** @description `up` or `down`. */
