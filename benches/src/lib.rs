@@ -133,6 +133,30 @@ impl World {
         }
     }
 
+    /// `leaders` traders who share their trades (users 1, 2, ...), each copied by
+    /// `per_leader` of the users after them: real copies at half the leader's stake. The mix
+    /// picks its traders at random, so most of these followers wait, and a leader's order
+    /// places `per_leader` copies.
+    pub fn add_followers(&mut self, leaders: u32, per_leader: u32) {
+        for l in 1..=leaders {
+            self.must(Command::SetCopyable { user: UserId(l), copyable: true });
+        }
+        for n in 0..leaders * per_leader {
+            let settings = engine::copy::CopySettings {
+                account: AccountKind::Real,
+                percent: 50,
+                min_stake: engine::money::Money::from_usdt(1),
+                max_stake: engine::money::Money::from_usdt(100),
+                stop_below: engine::money::Money::ZERO,
+            };
+            self.must(Command::Follow {
+                follower: UserId(leaders + 1 + n),
+                leader: UserId(1 + n % leaders),
+                settings: Box::new(settings),
+            });
+        }
+    }
+
     fn admin(&mut self, action: AdminAction) -> Reply {
         self.must(Command::Admin { admin: AdminId(1), action: Box::new(action) })
     }

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p benches --bin core-bench -- engine-mix    [users] [open] [commands] [runs]
+//! cargo run --release -p benches --bin core-bench -- engine-mix-copy [users] [open] [commands] [runs] [leaders] [followers per leader]
 //! cargo run --release -p benches --bin core-bench -- engine-shards [shards] [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
@@ -58,6 +59,17 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Engine apply on the standard mix with `users` accounts and `open` open contracts.
 fn engine_mix(args: &[String]) {
+    mix_runs(args, None);
+}
+
+/// The standard mix with copy trading set up: `leaders` traders (10 by default) each copied
+/// by `followers` others (100), to compare with `engine-mix` in the same session.
+fn engine_mix_copy(args: &[String]) {
+    mix_runs(args, Some((arg(args, 4, 10) as u32, arg(args, 5, 100) as u32)));
+}
+
+/// Runs the standard mix, with `copy` leaders and followers per leader if given.
+fn mix_runs(args: &[String], copy: Option<(u32, u32)>) {
     let (users, open, commands, runs) = (
         arg(args, 0, 100_000) as u32,
         arg(args, 1, 1_000_000),
@@ -66,6 +78,10 @@ fn engine_mix(args: &[String]) {
     );
     let t = Instant::now();
     let mut world = World::new(users, open);
+    if let Some((leaders, per_leader)) = copy {
+        world.add_followers(leaders, per_leader);
+        println!("copy: {leaders} leaders, {per_leader} followers each");
+    }
     println!(
         "set-up: {users} users, {} open contracts in {:.1} s",
         world.engine.open_contract_count(),
@@ -1017,6 +1033,7 @@ fn main() {
     let rest = args.get(2..).unwrap_or(&[]);
     match args.get(1).map(String::as_str) {
         Some("engine-mix") => engine_mix(rest),
+        Some("engine-mix-copy") => engine_mix_copy(rest),
         Some("engine-shards") => engine_shards(rest),
         Some("settle-burst") => settle_burst(rest),
         Some("snapshot") => snapshot(rest),
@@ -1032,7 +1049,7 @@ fn main() {
         Some("recover-once") => recover_once(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery|recovery-fresh> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|engine-mix-copy|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery|recovery-fresh> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }
