@@ -26,6 +26,9 @@ pub const FOLLOWERS_PER_LEADER_MAX: usize = 100;
 /// Leaders one follower may copy at once.
 pub const LEADERS_PER_FOLLOWER_MAX: usize = 10;
 
+/// Traders sharing their trades at once: the public rankings add up each one's results.
+pub const LEADERS_MAX: usize = 1_000;
+
 /// The largest share of the leader's stake a copy may take, in percent.
 pub const COPY_PERCENT_MAX: u16 = 1_000;
 
@@ -176,6 +179,9 @@ impl Engine {
             self.active_account(user)?;
             if self.copy.leaders.contains_key(&user) {
                 return Ok(Reply::Done);
+            }
+            if self.copy.leaders.len() >= LEADERS_MAX {
+                return Err(EngineError::LimitReached);
             }
             let since_ms = self.now_ms;
             self.copy.leaders.insert(user, Leader { user, since_ms, followers: Vec::new() });

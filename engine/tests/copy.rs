@@ -284,3 +284,20 @@ fn a_copys_stake_is_the_share_rounded_half_to_even_within_the_bounds() {
     assert_eq!(s.stake_for(usdt("1")), usdt("1")); // 0.50 raised to the minimum
     assert_eq!(s.stake_for(usdt("500")), usdt("100")); // 250 cut to the maximum
 }
+
+#[test]
+fn the_number_of_traders_sharing_is_bounded() {
+    let mut h = Harness::new();
+    for n in 0..engine::copy::LEADERS_MAX {
+        let user = h.register(&format!("leader{n}"), None);
+        share(&mut h, user);
+    }
+    let late = h.register("latecomer", None);
+    let refused = h.run(Command::SetCopyable { user: late, copyable: true });
+    assert_eq!(refused, Err(EngineError::LimitReached));
+    // Sharing again, or stopping, is always possible.
+    share(&mut h, UserId(1));
+    h.ok(Command::SetCopyable { user: UserId(1), copyable: false });
+    share(&mut h, late);
+    h.check();
+}

@@ -154,23 +154,30 @@ impl Board {
                     .collect::<Vec<_>>()
             })
             .await?;
-        let history = state.history().await?;
+        let history = state.history().await?.clone();
         let windows = PERIODS_MS.map(|span| (now.saturating_sub(span), now + HOUR_MS));
-        let mut board = Vec::with_capacity(leaders.len());
-        for (leader, name) in leaders {
-            let sums = history.trader_results(leader.user.into(), &windows)?;
-            let [day, week, month] = [0, 1, 2].map(|n| TraderStats::from(sums[n]));
-            board.push(TraderProfile {
-                uid: leader.user.into(),
-                name,
-                followers: leader.followers,
-                sharing_since: leader.since_ms,
-                day,
-                week,
-                month,
-                refreshed_at: now,
-            });
-        }
+        // Up to LEADERS_MAX traders of up to 720 hour rows each: off the runtime's workers.
+        let add_up = move || {
+            let mut board = Vec::with_capacity(leaders.len());
+            for (leader, name) in leaders {
+                let sums = history.trader_results(leader.user.into(), &windows)?;
+                let [day, week, month] = [0, 1, 2].map(|n| TraderStats::from(sums[n]));
+                board.push(TraderProfile {
+                    uid: leader.user.into(),
+                    name,
+                    followers: leader.followers,
+                    sharing_since: leader.since_ms,
+                    day,
+                    week,
+                    month,
+                    refreshed_at: now,
+                });
+            }
+            Ok::<_, ApiError>(board)
+        };
+        let board = tokio::task::spawn_blocking(add_up)
+            .await
+            .map_err(|_| ApiError::internal("the rankings were not added up"))??;
         let board = Arc::new(board);
         *latest = Some((now, Arc::clone(&board)));
         Ok((now, board))
