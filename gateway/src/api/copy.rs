@@ -128,25 +128,24 @@ pub struct BoardQuery {
     pub period: Option<ResultPeriod>,
 }
 
-/// Every sharing trader's results, added up at most once a minute (the rankings and the
-/// profiles read the same figures).
+/// Each trader's results over the three periods.
+type Results = [TraderStats; 3];
+
+/// Every trader's results by UID, as added up at one moment.
+type ResultsByTrader = Arc<rustc_hash::FxHashMap<u32, Results>>;
+
+/// The public figures: who shares and how many follow them are read from the engine on every
+/// request; each trader's results are added up at most once a minute (a trader who starts
+/// sharing meanwhile has theirs added up at once, alone).
 #[derive(Debug, Default)]
 pub struct Board {
-    /// The figures and when they were added up (ms).
-    latest: tokio::sync::Mutex<Option<(u64, Arc<Vec<TraderProfile>>)>>,
+    /// The results by UID, and when they were added up (ms).
+    results: tokio::sync::Mutex<Option<(u64, ResultsByTrader)>>,
 }
 
 impl Board {
-    /// The figures and when they were added up, again when older than [`BOARD_TTL_MS`].
-    async fn get(&self, state: &AppState) -> Result<(u64, Arc<Vec<TraderProfile>>), ApiError> {
-        let now = state.now();
-        // Held while adding up, so that concurrent callers wait for one computation.
-        let mut latest = self.latest.lock().await;
-        if let Some((at, board)) = latest.as_ref() {
-            if now.saturating_sub(*at) < BOARD_TTL_MS {
-                return Ok((*at, Arc::clone(board)));
-            }
-        }
+    /// Every sharing trader's profile, in UID order, and when the results were added up.
+    async fn profiles(&self, state: &AppState) -> Result<(u64, Vec<TraderProfile>), ApiError> {
         let leaders = state
             .query(|e: &Engine| {
                 (e.copy_leaders().into_iter())
@@ -154,15 +153,29 @@ impl Board {
                     .collect::<Vec<_>>()
             })
             .await?;
-        let history = state.history().await?.clone();
-        let windows = PERIODS_MS.map(|span| (now.saturating_sub(span), now + HOUR_MS));
-        // Up to LEADERS_MAX traders of up to 720 hour rows each: off the runtime's workers.
-        let add_up = move || {
-            let mut board = Vec::with_capacity(leaders.len());
-            for (leader, name) in leaders {
-                let sums = history.trader_results(leader.user.into(), &windows)?;
-                let [day, week, month] = [0, 1, 2].map(|n| TraderStats::from(sums[n]));
-                board.push(TraderProfile {
+        let now = state.now();
+        // Held while adding up, so that concurrent callers wait for one computation.
+        let mut cached = self.results.lock().await;
+        let fresh = cached.as_ref().filter(|(at, _)| now.saturating_sub(*at) < BOARD_TTL_MS);
+        let (at, mut results) = match fresh {
+            Some((at, results)) => (*at, Arc::clone(results)),
+            None => (now, Arc::default()),
+        };
+        let missing: Vec<u32> = (leaders.iter().map(|(l, _)| l.user.get()))
+            .filter(|uid| !results.contains_key(uid))
+            .collect();
+        if !missing.is_empty() {
+            let added = Self::add_up(state, missing, now).await?;
+            Arc::make_mut(&mut results).extend(added);
+            *cached = Some((at, Arc::clone(&results)));
+        }
+        drop(cached);
+        let profiles = leaders
+            .into_iter()
+            .map(|(leader, name)| {
+                let [day, week, month] =
+                    results.get(&leader.user.get()).cloned().unwrap_or_default();
+                TraderProfile {
                     uid: leader.user.into(),
                     name,
                     followers: leader.followers,
@@ -170,22 +183,38 @@ impl Board {
                     day,
                     week,
                     month,
-                    refreshed_at: now,
-                });
-            }
-            Ok::<_, ApiError>(board)
+                    refreshed_at: at,
+                }
+            })
+            .collect();
+        Ok((at, profiles))
+    }
+
+    /// The results of `traders` up to `now`, read off the runtime's workers (up to
+    /// `LEADERS_MAX` traders of up to 720 hour rows each).
+    async fn add_up(
+        state: &AppState,
+        traders: Vec<u32>,
+        now: u64,
+    ) -> Result<Vec<(u32, Results)>, ApiError> {
+        let history = state.history().await?.clone();
+        let windows = PERIODS_MS.map(|span| (now.saturating_sub(span), now + HOUR_MS));
+        let add_up = move || {
+            (traders.into_iter())
+                .map(|uid| {
+                    let sums = history.trader_results(uid, &windows)?;
+                    Ok((uid, [0, 1, 2].map(|n| TraderStats::from(sums[n]))))
+                })
+                .collect::<Result<Vec<_>, ApiError>>()
         };
-        let board = tokio::task::spawn_blocking(add_up)
+        tokio::task::spawn_blocking(add_up)
             .await
-            .map_err(|_| ApiError::internal("the rankings were not added up"))??;
-        let board = Arc::new(board);
-        *latest = Some((now, Arc::clone(&board)));
-        Ok((now, board))
+            .map_err(|_| ApiError::internal("the rankings were not added up"))?
     }
 }
 
 /// The rankings: traders who share their real trades, by profit over the period (only real
-/// results count). Refreshed at most once a minute.
+/// results count). The results are added up at most once a minute.
 #[utoipa::path(get, path = "/api/copy/traders", tag = "copy", params(BoardQuery),
     responses((status = 200, body = Envelope<TraderBoard>), (status = 400, body = ErrorEnvelope)))]
 async fn traders(
@@ -193,18 +222,18 @@ async fn traders(
     Params(query): Params<BoardQuery>,
 ) -> Answer<TraderBoard> {
     let period = query.period.unwrap_or(ResultPeriod::Day);
-    let (refreshed_at, board) = state.copy_board.get(&state).await?;
-    let mut items: Vec<TraderItem> = board
-        .iter()
+    let (refreshed_at, profiles) = state.copy_board.profiles(&state).await?;
+    let mut items: Vec<TraderItem> = profiles
+        .into_iter()
         .map(|p| TraderItem {
             uid: p.uid,
-            name: p.name.clone(),
+            name: p.name,
             followers: p.followers,
             sharing_since: p.sharing_since,
             stats: match period {
-                ResultPeriod::Day => p.day.clone(),
-                ResultPeriod::Week => p.week.clone(),
-                ResultPeriod::Month => p.month.clone(),
+                ResultPeriod::Day => p.day,
+                ResultPeriod::Week => p.week,
+                ResultPeriod::Month => p.month,
             },
         })
         .collect();
@@ -220,32 +249,10 @@ async fn trader(
     State(state): State<AppState>,
     PathValue(uid): PathValue<u32>,
 ) -> Answer<TraderProfile> {
-    let sharing = state.query(move |e| e.copy_view(UserId(uid)).sharing_since_ms).await?;
-    if sharing.is_none() {
-        return Err(EngineError::NotCopyable.into());
-    }
-    let (refreshed_at, board) = state.copy_board.get(&state).await?;
-    match board.iter().find(|p| p.uid == uid) {
-        Some(profile) => ok(profile.clone()),
-        // Started sharing since the figures were added up: none to show yet.
-        None => {
-            let (name, view) = state
-                .query(move |e| {
-                    let name = e.user(UserId(uid)).map(|u| masked(&u.username));
-                    (name.unwrap_or_default(), e.copy_view(UserId(uid)))
-                })
-                .await?;
-            ok(TraderProfile {
-                uid,
-                name,
-                followers: view.followers.len() as u32,
-                sharing_since: view.sharing_since_ms.unwrap_or_default(),
-                day: TraderStats::default(),
-                week: TraderStats::default(),
-                month: TraderStats::default(),
-                refreshed_at,
-            })
-        }
+    let (_, profiles) = state.copy_board.profiles(&state).await?;
+    match profiles.into_iter().find(|p| p.uid == uid) {
+        Some(profile) => ok(profile),
+        None => Err(EngineError::NotCopyable.into()),
     }
 }
 
@@ -300,9 +307,12 @@ impl CopySettingsView {
         if max_stake < min_stake {
             return Err(ApiError::invalid("maxStake", "copy_bounds"));
         }
+        // Zero (any spelling of it) or empty: no stop.
         let stop = match self.stop_below.as_str() {
-            "0" | "" => Decimal::ZERO,
-            value => dto::amount("stopBelow", value)?,
+            "" => Decimal::ZERO,
+            value => dto::plain_decimal(value, 10, 2)
+                .filter(|d| !d.is_sign_negative())
+                .ok_or_else(|| ApiError::invalid("stopBelow", "amount"))?,
         };
         let stop_below = money("stopBelow", stop)?;
         Ok(CopySettings { account, percent: self.percent, min_stake, max_stake, stop_below })

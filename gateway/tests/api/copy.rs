@@ -18,11 +18,16 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
     let following = format!("/api/copy/following/{lea}");
 
     h.get(&format!("/api/copy/traders/{lea}"), None).fails(StatusCode::NOT_FOUND, "NOT_COPYABLE");
+    assert_eq!(h.get("/api/copy/traders", None).ok()["items"], json!([]));
     put(&following, &follower, settings("demo", 50, "1", "100", "0"))
         .fails(StatusCode::NOT_FOUND, "NOT_COPYABLE");
     let shared = put("/api/copy/sharing", &leader, json!({"sharing": true}));
     assert_eq!(shared.ok()["sharing"], true);
     assert_eq!(shared.ok()["followersMax"], engine::copy::FOLLOWERS_PER_LEADER_MAX);
+    // Listed at once, though the results were added up a moment ago (they are kept a minute).
+    let board = h.get("/api/copy/traders", None);
+    assert_eq!(board.ok()["items"][0]["uid"].as_u64(), Some(u64::from(lea)));
+    assert_eq!(board.ok()["items"][0]["stats"]["contracts"], 0);
 
     for (body, field, message) in [
         (
@@ -53,13 +58,15 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
     }
     put(&format!("/api/copy/following/{fid}"), &follower, settings("demo", 50, "1", "100", "0"))
         .fails(StatusCode::BAD_REQUEST, "VALIDATION");
-    let mine = put(&following, &follower, settings("demo", 50, "1", "100", "0"));
+    let mine = put(&following, &follower, settings("demo", 50, "1", "100", "0.00"));
     let link = &mine.ok()["following"][0];
     assert_eq!(
         (link["uid"].as_u64(), link["name"].as_str()),
         (Some(u64::from(lea)), Some("l***a"))
     );
     assert_eq!(link["settings"], settings("demo", 50, "1.00", "100.00", "0.00"));
+    let profile = h.get(&format!("/api/copy/traders/{lea}"), None);
+    assert_eq!(profile.ok()["followers"], 1, "followers are counted live");
     let theirs = h.get("/api/copy", Some(&leader));
     assert_eq!(theirs.ok()["followers"][0]["uid"].as_u64(), Some(u64::from(fid)));
     assert_eq!(theirs.ok()["followers"][0]["name"], "f***k");
