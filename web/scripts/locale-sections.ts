@@ -23,6 +23,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   profile: ['profile'],
   responsible: ['responsible'],
   alerts: ['alerts'],
+  copy: ['copyTrading'],
   notifications: ['notifications'],
   admin: ['admin'],
 };

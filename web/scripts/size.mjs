@@ -25,6 +25,8 @@ const ROUTES = {
   security: { module: 'src/app/routes/security-page.tsx', sections: ['security'], shell: true },
   invitations: { module: 'src/app/routes/invitations-page.tsx', sections: ['invite'], shell: true },
   'price-alerts': { module: 'src/app/routes/price-alerts-page.tsx', sections: ['alerts'], shell: true },
+  copy: { module: 'src/app/routes/copy-page.tsx', sections: ['copy'], shell: true },
+  trader: { module: 'src/app/routes/trader-page.tsx', sections: ['copy'], shell: true },
   admin: { module: 'src/app/routes/admin.tsx', sections: ['admin'], shell: false },
 };
 

@@ -48,6 +48,9 @@ export function createRouter() {
             { path: 'account/profile', loader: requireUser, lazy: () => screen(import('./routes/profile-page'), ['profile']) },
             { path: 'account/security', loader: requireUser, lazy: () => screen(import('./routes/security-page'), ['security']) },
             { path: 'account/invitations', loader: requireUser, lazy: () => screen(import('./routes/invitations-page'), ['invite']) },
+            // Copy trading: the ranking and a trader's profile are public; the user's own part needs a token (checked on the page).
+            { path: 'copy', lazy: () => screen(import('./routes/copy-page'), ['copy']) },
+            { path: 'copy/:uid', lazy: () => screen(import('./routes/trader-page'), ['copy']) },
             { path: '*', lazy: () => import('./routes/not-found') },
           ],
         },

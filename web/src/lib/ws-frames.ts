@@ -68,6 +68,8 @@ export interface AcceptedFrame {
   /** Seconds. */
   duration: number;
   acceptedAt: number;
+  /** The leader's UID when the contract copies their order (copy trading), else null. */
+  copiedFrom?: number | null;
 }
 
 /** `order.entered`: a contract's entry spot. */
@@ -167,6 +169,30 @@ export interface NoticeFrame {
 /** `noticeWithdrawn`: an admin withdrew the notice. */
 export interface NoticeWithdrawnFrame {
   id: number;
+}
+
+/**
+ * `copy`: a copy link between a follower and a leader started, changed or ended; sent to both.
+ * `reason` (for `ended`): `by_follower` (the follower stopped), `by_leader` (the leader removed
+ * the follower), `leader_stopped` (the leader stopped sharing) or `stop_reached` (the follower's
+ * available balance was below their stop level when the leader placed an order); else null.
+ */
+export interface CopyFrame {
+  follower: number;
+  leader: number;
+  change: 'started' | 'updated' | 'ended';
+  reason: 'by_follower' | 'by_leader' | 'leader_stopped' | 'stop_reached' | null;
+}
+
+/**
+ * `copy.refused`: the follower's copy of a leader's order was refused (the leader's order
+ * stands); `contractId` is the leader's contract, `code` the refusal's error code
+ * (INSUFFICIENT_BALANCE, ...).
+ */
+export interface CopyRefusedFrame {
+  leader: number;
+  contractId: number;
+  code: string;
 }
 
 // ----- the back-office's stream (after `adminAuth`) ----------------------------------------

@@ -33,7 +33,8 @@ export type TickRow = Schemas['TickRow'];
 
 /**
  * A contract record (spec §3), with its entry and exit ticks once known, and its owner's UID.
- * `status`: waiting_entry, open, settled or void.
+ * `status`: waiting_entry, open, settled or void. `copiedFrom`: the leader's UID when the
+ * contract is a copy (copy trading), else null.
  */
 export type ContractRow = Schemas['ContractRow'];
 

@@ -1451,7 +1451,7 @@ export interface paths {
         };
         /**
          * The rankings: traders who share their real trades, by profit over the period (only real
-         *     results count). Refreshed at most once a minute.
+         *     results count). The results are added up at most once a minute.
          */
         get: operations["traders"];
         put?: never;

@@ -1,6 +1,6 @@
 /**
- * The avatar menu: profile, settings, and logout (hidden for wallet users, spec §2: their
- * session follows the wallet). Closed by Escape or a click elsewhere.
+ * The avatar menu: profile, copy trading, settings, and logout (hidden for wallet users, spec
+ * §2: their session follows the wallet). Closed by Escape or a click elsewhere.
  */
 import { useCallback, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,6 +10,8 @@ import { Avatar } from '@/components/avatar';
 import { signOutUser } from '@/features/auth';
 import { useDismiss } from '@/lib/use-dismiss';
 import { useSession } from '@/stores/session';
+
+import { COPY_NAV } from './nav-items';
 
 export function AvatarMenu() {
   const { t } = useTranslation();
@@ -47,6 +49,9 @@ export function AvatarMenu() {
           </div>
           <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account/profile')}>
             {t('header.profile')}
+          </button>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go(COPY_NAV.to)}>
+            {t(COPY_NAV.label)}
           </button>
           <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account/security')}>
             {t('header.settings')}

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
 import { useDevice } from '@/stores/device';
@@ -8,6 +8,7 @@ import { useWallet } from '@/stores/wallet';
 import { siteInfo, testUser } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
+import { BottomNav } from './bottom-nav';
 import { Header } from './header';
 
 const SITE = siteInfo({ siteName: 'Acme Trade', customerService: { enabled: true, serviceLink: 'https://support.example.com/chat' } });
@@ -69,4 +70,23 @@ test('a wallet user has no logout', async () => {
   await driver.click(screen.getByRole('button', { name: 'Account menu' }));
   expect(screen.getByRole('menuitem', { name: 'Profile' })).toBeInTheDocument();
   expect(screen.queryByRole('menuitem', { name: 'Logout' })).toBeNull();
+});
+
+test('copy trading is in the desktop navigation for everyone and in the avatar menu; the phone keeps four items in its bottom bar', async () => {
+  const { unmount } = renderAt(<Header />);
+  const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+  expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual(['Markets', 'Trade', 'Contract', 'Copy trading', 'Account']);
+  expect(within(nav).getByRole('link', { name: 'Copy trading' })).toHaveAttribute('href', '/copy');
+  unmount();
+
+  useSession.setState({ token: 'tok', user: testUser('alice_1') });
+  const { user: driver, router, unmount: unmountSignedIn } = renderAt(<Header />);
+  await driver.click(screen.getByRole('button', { name: 'Account menu' }));
+  await driver.click(screen.getByRole('menuitem', { name: 'Copy trading' }));
+  expect(router.state.location.pathname).toBe('/copy');
+  unmountSignedIn();
+
+  useDevice.setState({ width: 390, deviceClass: 'mobile' });
+  renderAt(<BottomNav />);
+  expect(within(screen.getByRole('navigation', { name: 'Main navigation' })).getAllByRole('link')).toHaveLength(4);
 });

@@ -16,7 +16,7 @@ import { DEFAULT_SITE_NAME, useSite, useSupportHours } from '@/stores/site';
 import { AccountSwitch } from './account-switch';
 import { AvatarMenu } from './avatar-menu';
 import { ConnectionDot } from './connection';
-import { navItems } from './nav-items';
+import { headerNavItems } from './nav-items';
 
 
 function CustomerService() {
@@ -46,7 +46,7 @@ function DesktopNav() {
   const { pathname } = useLocation();
   return (
     <nav className="header-nav" aria-label={t('nav.main')}>
-      {navItems().map(({ key, to, label, match }) => {
+      {headerNavItems().map(({ key, to, label, match }) => {
         const current = pathname.startsWith(match);
         return (
           <Link key={key} to={to} className={current ? 'header-nav-item active' : 'header-nav-item'} aria-current={current ? 'page' : undefined}>

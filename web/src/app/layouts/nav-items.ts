@@ -11,3 +11,12 @@ export function navItems() {
     { key: 'account', to: '/account', label: 'nav.account', Icon: AccountIcon, match: '/account' },
   ] as const;
 }
+
+/** Copy trading: in the desktop header's navigation and the avatar menu, not in the phone's bottom bar (four items fit it). */
+export const COPY_NAV = { key: 'copy', to: '/copy', label: 'nav.copy', match: '/copy' } as const;
+
+/** The desktop header's navigation: the main items with copy trading before the account. */
+export function headerNavItems() {
+  const [markets, trade, contract, account] = navItems();
+  return [markets, trade, contract, COPY_NAV, account] as const;
+}

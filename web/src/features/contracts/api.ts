@@ -3,7 +3,7 @@ import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 import type { ContractRow } from '@/types/api';
 
-/** A contract record with its ticks. */
+/** A contract record with its ticks (and `copiedFrom`, the trader a copy was copied from). */
 export type ContractRecord = ContractRow;
 
 export const RECORDS_PAGE_SIZE = 20;

@@ -18,7 +18,8 @@ export interface StoredNotification {
   lang?: string;
   time: number;
   read: boolean;
-  data?: { symbol?: string; price?: string; amount?: string; profit?: string };
+  /** `symbol`: a trade notification opens its market; `path`: one that opens a page of the app (copy trading). */
+  data?: { symbol?: string; price?: string; amount?: string; profit?: string; path?: string };
 }
 
 interface Schema extends DBSchema {

@@ -23,5 +23,10 @@ export function displayParams(params: StoredNotification['params'], t: Translate
   }
   if (typeof shown.bill === 'string') shown.bill = t(`notifications.bills.${shown.bill}`);
   if (typeof shown.account === 'string') shown.account = t(`header.${shown.account}`);
+  // A refusal's error code (copy trading): its reason in words, or the code itself for one this app does not know.
+  if (typeof shown.refusal === 'string') {
+    const other = t('copyTrading.notify.reasons.other', { code: shown.refusal });
+    shown.refusal = /^[A-Z][A-Z0-9_]*$/.test(shown.refusal) ? t(`copyTrading.notify.reasons.${shown.refusal}`, { defaultValue: other }) : other;
+  }
   return shown;
 }

@@ -112,6 +112,9 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <Link to="/account/invitations" className="account-item account-link">
           {t('account.invitations')}
         </Link>
+        <Link to="/copy" className="account-item account-link">
+          {t('nav.copy')}
+        </Link>
         <AboutAndService />
       </nav>
       <div className="card account-list">

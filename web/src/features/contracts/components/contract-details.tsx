@@ -3,10 +3,12 @@
  * direction, state, profit or loss, and the log indexes of the entry and exit ticks, so the
  * result can be checked against the stored prices. A contract sold back before expiry also
  * lists the sale's figures: the offer paid, the chance of winning it was priced at, the payout
- * a win would have paid, the spread and the tick used.
+ * a win would have paid, the spread and the tick used. A copy (copy trading) says whose order it
+ * copied, linked to that trader's profile.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { type DetailRow, DetailList } from '@/components/detail-list';
 import { Dialog } from '@/components/dialog';
@@ -86,6 +88,13 @@ export function ContractDetails({ id, onClose }: { id: number; onClose(): void }
         <Spinner />
       ) : (
         <>
+          {record.copiedFrom ? (
+            <p className="copy-mark-line">
+              <Link to={`/copy/${record.copiedFrom}`} className="pill pill-copy" onClick={onClose}>
+                {t('records.copiedFrom', { uid: record.copiedFrom })}
+              </Link>
+            </p>
+          ) : null}
           <DetailList rows={rows} testId="contract-details" />
           {sale && (
             <>

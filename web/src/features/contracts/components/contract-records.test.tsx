@@ -179,3 +179,29 @@ test('an entered open contract can be sold at its offer, asked once when no fram
   expect(api.calls.filter((c) => c.key === 'POST /api/trade/contracts/8/sell').map((c) => c.body)).toEqual([{ offer: '8.78' }]);
   expect(api.count('GET /api/trade/contracts/8/offer')).toBe(1);
 });
+
+test('a copy of a trader’s order is marked "Copied from #3" in the list and in its details, which link to the trader', async () => {
+  const COPY = contract(11, { copiedFrom: 3 });
+  mockApi({
+    'GET /api/trade/contracts': (_body, url) => {
+      const items = url.searchParams.get('status') === 'settled' ? [] : [COPY, RUNNING];
+      return { data: { items, total: items.length } };
+    },
+    'GET /api/trade/contracts/11': () => ({ data: COPY }),
+    'GET /api/trade/contracts/8/offer': () => ({ data: { contractId: 8, offer: null, reason: 'unavailable', quote: null } }),
+    'GET /api/trade/contracts/11/offer': () => ({ data: { contractId: 11, offer: null, reason: 'unavailable', quote: null } }),
+  });
+  const { user, router } = renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record' });
+  const row = await screen.findByRole('button', { name: 'Contract 11, copied from #3, show details' });
+  expect(within(row).getByText('Copied from #3')).toHaveClass('pill-copy');
+  // The user's own order has no mark.
+  expect(screen.getByRole('button', { name: 'Contract 8, show details' })).not.toHaveTextContent('Copied from');
+
+  await user.click(row);
+  const dialog = await screen.findByRole('dialog', { name: 'Contract details' });
+  const mark = await within(dialog).findByRole('link', { name: 'Copied from #3' });
+  expect(mark).toHaveAttribute('href', '/copy/3');
+  await user.click(mark);
+  await waitFor(() => expect(router.state.location.pathname).toBe('/copy/3'));
+  expect(screen.queryByRole('dialog')).toBeNull();
+});

@@ -7,7 +7,8 @@
  * the URL (`?tab=open|settled`, which a click on a tab writes) is always respected.
  *
  * An entered open contract can be sold back at its live offer (decisions §11); a contract sold
- * early shows it, with what the sale paid.
+ * early shows it, with what the sale paid. A copy of a trader's order (copy trading) is marked
+ * with the trader it was copied from.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -177,11 +178,17 @@ export function ContractRecords() {
         <ul className="record-list">
           {data.items.map((record) => (
             <li key={record.id}>
-              <button type="button" className="record-row" onClick={() => setSelected(record.id)} aria-label={t('records.openDetails', { id: record.id })}>
+              <button
+                type="button"
+                className="record-row"
+                onClick={() => setSelected(record.id)}
+                aria-label={record.copiedFrom ? t('records.openCopyDetails', { id: record.id, uid: record.copiedFrom }) : t('records.openDetails', { id: record.id })}
+              >
                 <span className="record-main">
                   <strong className="ltr">{record.symbol}</strong>
                   <span className={`pill ${record.direction === 'up' ? 'pill-up' : 'pill-down'}`}>{t(`records.${record.direction}`)}</span>
                   <span className="muted">{t(`header.${record.account}`)}</span>
+                  {record.copiedFrom ? <span className="pill pill-copy">{t('records.copiedFrom', { uid: record.copiedFrom })}</span> : null}
                 </span>
                 <span className="record-amount num">{formatMoney(record.stake, i18n.language)} USDT</span>
                 <span className="record-time muted">{formatDateTime(record.acceptedAt, i18n.language)}</span>

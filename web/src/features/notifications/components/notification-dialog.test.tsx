@@ -8,6 +8,7 @@ import { useDevice } from '@/stores/device';
 import { renderAt } from '@/testing/render';
 
 import { notificationDb } from '../db';
+import { copyRefusedNotification } from '../copy-notes';
 import { securityNotification, settlementNotification } from '../hooks/use-notification-feed';
 import { useNotifications } from '../stores/notifications';
 import { NotificationBell, badgeText } from './notification-bell';
@@ -139,4 +140,22 @@ test("a two-factor pause reads in the user's language, its end as a date of that
   }
   // A kind this app does not know yet is not announced at all.
   expect(securityNotification({ kind: 'somethingNew', time: 1, until: 2, failures: 0 })).toBeNull();
+});
+
+test("a refused copy reads in the user's language, and a click opens the trader's profile", async () => {
+  const item = copyRefusedNotification({ leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' }, Date.now() - 60_000);
+  await useNotifications.getState().add(item);
+  useNotifications.setState({ open: true });
+  const { user, router } = shell();
+  const dialog = screen.getByRole('dialog', { name: 'Notifications' });
+  expect(within(dialog).getByText("Your copy of trader #3's order was refused: insufficient balance")).toBeInTheDocument();
+  try {
+    await act(() => changeLanguage('de-DE'));
+    expect(await within(dialog).findByText('Ihre Kopie des Auftrags von Trader #3 wurde abgelehnt: unzureichendes Guthaben')).toBeInTheDocument();
+  } finally {
+    await act(() => changeLanguage('en-US'));
+  }
+  await user.click(within(dialog).getByText('Copy refused'));
+  await vi.waitFor(() => expect(router.state.location.pathname).toBe('/copy/3'));
+  expect(useNotifications.getState().items[0]?.read).toBe(true);
 });

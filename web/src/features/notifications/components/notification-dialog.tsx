@@ -1,7 +1,8 @@
 /**
  * The notification centre (spec §2): trade and system tabs with their unread counts; mark all
  * read, sound on/off and clear all; a click marks an item read and, for a trade item with a
- * symbol, opens its market; each item can be removed. Full screen at 768 px and below.
+ * symbol, opens its market (for one about copy trading, its page); each item can be removed.
+ * Full screen at 768 px and below.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,9 +13,11 @@ import { CheckIcon, CloseIcon, SoundOffIcon, SoundOnIcon, TrashIcon } from '@/co
 import { EmptyState } from '@/components/states';
 import { Tabs } from '@/components/tabs';
 import { relativeTime } from '@/lib/format';
+import { ensureSections } from '@/lib/i18n';
 import { useDevice } from '@/stores/device';
 
 import { askDesktopPermission, desktopPermission } from '../alerts';
+import { COPY_SECTION, isCopyNote } from '../copy-texts';
 import type { StoredNotification } from '../db';
 import { displayParams } from '../params';
 import { type NotificationType, unreadCount, useNotifications } from '../stores/notifications';
@@ -40,6 +43,9 @@ function Item({ item, now }: { item: StoredNotification; now: number }) {
     if (item.type === 'trade' && item.data?.symbol) {
       setOpen(false);
       navigate(`/trade/${item.data.symbol}`);
+    } else if (item.data?.path?.startsWith('/')) {
+      setOpen(false);
+      navigate(item.data.path);
     }
   };
   return (
@@ -75,6 +81,11 @@ export function NotificationDialog() {
   const now = useClock(30_000);
   const [permission, setPermission] = useState(desktopPermission);
   const shown = items.filter((n) => n.type === tab);
+  // Copy trading's notifications kept from before have their texts in a section of their own.
+  const copyNotes = items.some(isCopyNote);
+  useEffect(() => {
+    if (copyNotes) void ensureSections([COPY_SECTION]);
+  }, [copyNotes]);
   const label = (type: NotificationType) => {
     const count = unreadCount(items, type);
     return `${t(`notifications.${type}`)}${count > 0 ? ` (${count})` : ''}`;

@@ -2,10 +2,12 @@ import { act, renderHook } from '@testing-library/react';
 import { beforeEach, vi } from 'vitest';
 
 import { formatDateTime } from '@/lib/format';
+import { i18n } from '@/lib/i18n';
 import { mockApi } from '@/testing/api';
 import { useSession } from '@/stores/session';
 
 import { notificationDb } from '../db';
+import { displayParams } from '../params';
 import { useNotifications } from '../stores/notifications';
 import { usePreferences } from '../stores/preferences';
 import { useNotificationFeed } from './use-notification-feed';
@@ -160,4 +162,54 @@ test('security events missed while away are caught up on each authentication: th
   await vi.waitFor(() => expect(ids()).toEqual([`security-${fresh.until}`]));
   expect(fetched).toHaveLength(2);
   expect(JSON.parse(window.localStorage.getItem('securityEventsSeen') ?? '{}')).toEqual({ '5': fresh.until });
+});
+
+test('copy frames become notifications: a follower hears why copying ended and a copy refused, a leader who started or stopped copying them; nobody hears their own acts', async () => {
+  mockApi({ 'GET /api/user/notification-settings': () => settings(true) });
+  useSession.setState({ user: { uid: 7 } as never });
+  renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  const emit = (type: string, data: unknown) => act(() => listeners.get(type)!({ type, data }));
+  const shown = () =>
+    useNotifications
+      .getState()
+      .items.map((n) => `${i18n.t(n.titleKey!)} | ${i18n.t(n.messageKey!, displayParams(n.params, i18n.t, 'en-US'))}`)
+      .reverse();
+
+  // As the follower (UID 7) of trader 3: their own acts are not told (the frames are handled in order).
+  emit('copy', { follower: 7, leader: 3, change: 'started', reason: null });
+  emit('copy', { follower: 7, leader: 3, change: 'updated', reason: null });
+  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'by_follower' });
+  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'stop_reached' });
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(1));
+  emit('copy.refused', { leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' });
+  emit('copy.refused', { leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' });
+  emit('copy.refused', { leader: 4, contractId: 121, code: 'SOMETHING_NEW' });
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(3));
+  emit('copy', { follower: 7, leader: 4, change: 'ended', reason: 'leader_stopped' });
+  emit('copy', { follower: 7, leader: 5, change: 'ended', reason: 'by_leader' });
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(5));
+  expect(shown()).toEqual([
+    'Copying stopped | Copying trader #3 stopped: your balance fell below your stop',
+    "Copy refused | Your copy of trader #3's order was refused: insufficient balance",
+    "Copy refused | Your copy of trader #4's order was refused: error SOMETHING_NEW",
+    'Copying stopped | Copying trader #4 stopped: the trader stopped sharing',
+    'Copying stopped | Copying trader #5 stopped: the trader removed you',
+  ]);
+  expect(useNotifications.getState().items.find((n) => n.id === 'copy-refused-3-120')).toMatchObject({ type: 'trade', priority: 'medium', data: { path: '/copy/3' } });
+  expect(useNotifications.getState().items.at(-1)).toMatchObject({ type: 'trade', priority: 'high', data: { path: '/copy/3' } });
+
+  // As the leader (UID 3) of follower 7.
+  await act(() => useNotifications.getState().clear('trade'));
+  act(() => useSession.setState({ user: { uid: 3 } as never }));
+  emit('copy', { follower: 7, leader: 3, change: 'started', reason: null });
+  emit('copy', { follower: 7, leader: 3, change: 'updated', reason: null });
+  emit('copy', { follower: 8, leader: 3, change: 'ended', reason: 'by_leader' });
+  emit('copy', { follower: 9, leader: 3, change: 'ended', reason: 'leader_stopped' });
+  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'by_follower' });
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(2));
+  expect(shown()).toEqual(['Copy trading | #7 started copying you', 'Copy trading | #7 stopped copying you']);
+  await new Promise((r) => setTimeout(r, 20));
+  expect(useNotifications.getState().items).toHaveLength(2);
+  expect(useNotifications.getState().items[0]).toMatchObject({ priority: 'low', data: { path: '/copy' } });
 });

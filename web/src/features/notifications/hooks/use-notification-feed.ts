@@ -9,6 +9,10 @@
  * private stream is authenticated (after sign-in and every reconnect): those newer than the
  * newest one already shown on this browser (or, the first time, from the last 24 hours).
  *
+ * Copy trading (trade notifications): a follower is told when their copying of a trader ended
+ * without their asking (stop level reached, the trader stopped sharing or removed them) and when
+ * a copy of the trader's order was refused; a leader when someone starts or stops copying them.
+ *
  * Security events (too many wrong authenticator codes paused the account's two-factor
  * actions) are high priority and always announced, whatever the switches say: live from the
  * `security` frame, and caught up from the security history on each authentication as price
@@ -21,11 +25,22 @@ import { api } from '@/lib/api';
 import type { Page } from '@/lib/api-client';
 import { StorageKey, readJson, writeKey } from '@/lib/storage';
 import { useConnectionStatus, useWsEvent } from '@/lib/ws';
-import type { BalanceFrame, NoticeFrame, NoticeWithdrawnFrame, OrderDecisionFrame, PriceAlertFrame, SecurityFrame, SettledFrame } from '@/lib/ws-frames';
+import type {
+  BalanceFrame,
+  CopyFrame,
+  CopyRefusedFrame,
+  NoticeFrame,
+  NoticeWithdrawnFrame,
+  OrderDecisionFrame,
+  PriceAlertFrame,
+  SecurityFrame,
+  SettledFrame,
+} from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
 import type { PriceAlert, SecurityRow } from '@/types/api';
 
 import { playTone, showDesktop } from '../alerts';
+import { type CopyNotes, loadCopyNotes } from '../copy-texts';
 import type { StoredNotification } from '../db';
 import { noticeIsFor, noticeItemId, noticeNotification } from '../notices';
 import { displayParams } from '../params';
@@ -148,6 +163,19 @@ export function useNotificationFeed(): void {
   };
 
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
+  // Copy trading's notifications and their texts (the `copy` section) are loaded with the first
+  // frame, not with every page.
+  const announceCopy = (make: (notes: CopyNotes, time: number) => StoredNotification | null) => {
+    const time = Date.now();
+    loadCopyNotes()
+      .then((notes) => {
+        const item = make(notes, time);
+        if (item) announce(item);
+      })
+      .catch(() => undefined);
+  };
+  useWsEvent<CopyFrame>('copy', ({ data }) => announceCopy((notes, time) => notes.copyNotification(data, uid, time)));
+  useWsEvent<CopyRefusedFrame>('copy.refused', ({ data }) => announceCopy((notes, time) => notes.copyRefusedNotification(data, time)));
   useWsEvent<PriceAlertFrame>('priceAlert', ({ data }) => {
     announce(alertNotification(data), 'priceAlerts');
     if (uid !== null) markSeen(StorageKey.priceAlertsSeen, uid, data.id);

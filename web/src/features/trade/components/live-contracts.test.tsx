@@ -128,3 +128,18 @@ test('confirming sells at the offer shown; the settlement that follows reads "So
   emit('order.offer', frame('8.70'));
   expect(useContracts.getState().offers[123]).toBeUndefined();
 });
+
+test('a copy of a trader’s order is marked with the trader, from the list and from the `order.accepted` frame', async () => {
+  mockApi({
+    'GET /api/trade/contracts': () => ({ data: { items: [{ ...openRow(123), copiedFrom: 3 }], total: 1 } }),
+    'GET /api/trade/contracts/123/offer': () => ({ data: { contractId: 123, offer: null, reason: 'few_ticks', quote: null } }),
+  });
+  renderAt(<Screen />, { path: '/trade/*', route: '/trade/BTCUSDT' });
+  expect(within(await screen.findByTestId('contract-123')).getByText('Copied from #3')).toBeInTheDocument();
+
+  const accepted = { symbol: 'BTCUSDT', account: 'demo', direction: 'down', amount: '5', fee: '0', payoutRate: '0.85', duration: 60, acceptedAt: Date.now() };
+  emit('order.accepted', { ...accepted, contractId: 124, copiedFrom: 9 });
+  emit('order.accepted', { ...accepted, contractId: 125, copiedFrom: null });
+  expect(within(screen.getByTestId('contract-124')).getByText('Copied from #9')).toBeInTheDocument();
+  expect(screen.getByTestId('contract-125')).not.toHaveTextContent('Copied from');
+});

@@ -3,6 +3,7 @@
  * with a countdown on the server's clock and the running result against the current price,
  * waiting for settlement, then "Order settled: Profit" or "Loss" with the amount in USDT.
  * While it runs, its early-close offer (decisions §11) as a Sell button, or why there is none.
+ * A copy of a trader's order (copy trading) is marked with the trader's UID.
  */
 import { useTranslation } from 'react-i18next';
 
@@ -59,6 +60,7 @@ function ContractCard({ contract, price, precision, now }: { contract: LiveContr
           </button>
         )}
       </div>
+      {contract.copiedFrom !== null && <span className="pill pill-copy">{t('trade.live.copiedFrom', { uid: contract.copiedFrom })}</span>}
       <div className="contract-state" role="status">
         {state}
       </div>

@@ -44,6 +44,8 @@ export interface LiveContract {
   /** What was paid into the wallet once settled (a sale's amount). */
   credited: string | null;
   exitPrice: string | null;
+  /** The leader's UID when the contract is a copy (copy trading), else null. */
+  copiedFrom: number | null;
 }
 
 function fromRow(row: ContractRow): LiveContract {
@@ -67,6 +69,7 @@ function fromRow(row: ContractRow): LiveContract {
     resultAmount: null,
     credited: row.credited ?? null,
     exitPrice: row.exit?.price ?? null,
+    copiedFrom: row.copiedFrom ?? null,
   };
 }
 
@@ -151,6 +154,7 @@ export const useContracts = create<ContractsState>()((set, get) => ({
       resultAmount: null,
       credited: null,
       exitPrice: null,
+      copiedFrom: frame.copiedFrom ?? null,
     };
     set({ byId: { ...get().byId, [contract.id]: contract } });
   },
@@ -193,6 +197,7 @@ export const useContracts = create<ContractsState>()((set, get) => ({
       resultAmount: null,
       credited: null,
       exitPrice: null,
+      copiedFrom: null,
     };
     const settled: LiveContract = {
       ...base,
