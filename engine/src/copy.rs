@@ -27,7 +27,11 @@ pub const FOLLOWERS_PER_LEADER_MAX: usize = 100;
 pub const LEADERS_PER_FOLLOWER_MAX: usize = 10;
 
 /// Traders sharing their trades at once: the public rankings add up each one's results.
-pub const LEADERS_MAX: usize = 1_000;
+pub const LEADERS_MAX: usize = 10_000;
+
+/// Followers a leader removed that the leader keeps blocked from following again (the oldest
+/// is forgotten first).
+pub const BLOCKED_PER_LEADER_MAX: usize = 1_000;
 
 /// The largest share of the leader's stake a copy may take, in percent.
 pub const COPY_PERCENT_MAX: u16 = 1_000;
@@ -70,6 +74,8 @@ pub struct Leader {
     pub since_ms: u64,
     /// Their followers, in the order they started: copies are placed in this order.
     pub followers: Vec<Follow>,
+    /// Followers they removed, who cannot follow them again, oldest first.
+    pub blocked: Vec<UserId>,
 }
 }
 
@@ -181,10 +187,11 @@ impl Engine {
                 return Ok(Reply::Done);
             }
             if self.copy.leaders.len() >= LEADERS_MAX {
-                return Err(EngineError::LimitReached);
+                return Err(EngineError::SharingFull);
             }
             let since_ms = self.now_ms;
-            self.copy.leaders.insert(user, Leader { user, since_ms, followers: Vec::new() });
+            let leader = Leader { user, since_ms, followers: Vec::new(), blocked: Vec::new() };
+            self.copy.leaders.insert(user, leader);
         } else {
             self.account_of(user)?;
             let Some(leader) = self.copy.leaders.get(&user) else { return Ok(Reply::Done) };
@@ -207,11 +214,20 @@ impl Engine {
         events: &mut Vec<Event>,
     ) -> CommandResult {
         self.active_account(follower)?;
-        self.account_of(leader)?;
         if follower == leader {
             return Err(EngineError::Invalid("leader"));
         }
+        // A trader who does not share, a frozen one, or one who removed this follower: the
+        // same answer, which says nothing about which.
+        let shares = self.copy.leaders.get(&leader).is_some_and(|l| !l.blocked.contains(&follower));
+        if !shares || self.active_account(leader).is_err() {
+            return Err(EngineError::NotCopyable);
+        }
         settings.check()?;
+        // Excluded from trading: no copying set up to start the moment the exclusion ends.
+        if let Some(until_ms) = self.excluded_until(follower) {
+            return Err(EngineError::SelfExcluded { until_ms });
+        }
         let now = self.now_ms;
         let following = self.copy.following.get(&follower).map_or(0, Vec::len);
         let entry = self.copy.leaders.get_mut(&leader).ok_or(EngineError::NotCopyable)?;
@@ -258,6 +274,14 @@ impl Engine {
             return Err(EngineError::CopyNotFound);
         }
         self.end_follow(follower, leader, reason, events);
+        if reason == CopyEnd::ByLeader {
+            if let Some(entry) = self.copy.leaders.get_mut(&leader) {
+                if entry.blocked.len() >= BLOCKED_PER_LEADER_MAX {
+                    entry.blocked.remove(0);
+                }
+                entry.blocked.push(follower);
+            }
+        }
         Ok(Reply::Done)
     }
 
@@ -319,6 +343,8 @@ impl Engine {
                     let id = self.open_contract(&copy, checked, Some(leader), events);
                     self.copy.marks.insert(id, leader);
                 }
+                // A self-excluded follower is not told of each order they could have copied.
+                Err(EngineError::SelfExcluded { .. }) => {}
                 Err(refusal) => {
                     if !self.quiet {
                         events.push(Event::CopyRefused {
@@ -338,13 +364,15 @@ impl Engine {
     /// Copy trading as `user` sees it from their side.
     pub fn copy_view(&self, user: UserId) -> CopyView {
         let sharing = self.copy.leaders.get(&user);
-        let following = (self.copy.following.get(&user).into_iter().flatten())
+        let mut following: Vec<_> = (self.copy.following.get(&user).into_iter().flatten())
             .filter_map(|leader| {
                 let l = self.copy.leaders.get(leader)?;
                 let f = l.followers.iter().find(|f| f.follower == user)?;
                 Some((*leader, f.settings.clone(), f.since_ms))
             })
             .collect();
+        // By leader: the index's order differs between a live engine and a restored one.
+        following.sort_unstable_by_key(|f| f.0);
         CopyView {
             sharing_since_ms: sharing.map(|l| l.since_ms),
             following,

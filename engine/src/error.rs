@@ -198,6 +198,9 @@ pub enum EngineError {
     /// No such running copy.
     #[error("no such copy")]
     CopyNotFound,
+    /// As many traders share their trades as allowed.
+    #[error("as many traders share their trades as allowed")]
+    SharingFull,
 }
 
 impl EngineError {
@@ -257,6 +260,7 @@ impl EngineError {
             EngineError::FollowersFull => "FOLLOWERS_FULL",
             EngineError::FollowingFull => "FOLLOWING_FULL",
             EngineError::CopyNotFound => "COPY_NOT_FOUND",
+            EngineError::SharingFull => "SHARING_FULL",
         }
     }
 }

@@ -102,6 +102,14 @@ impl Engine {
         Ok(Reply::Done)
     }
 
+    /// Until when the user excluded themselves from trading, if they are excluded now.
+    pub(crate) fn excluded_until(&self, user: UserId) -> Option<u64> {
+        let mut state = self.limits.get(&user)?.clone();
+        state.roll(self.now_ms);
+        let until_ms = state.current.excluded_until_ms;
+        (self.now_ms < until_ms).then_some(until_ms)
+    }
+
     /// Refuses an order the user's limits do not allow. Changes nothing.
     pub(crate) fn check_trading_limits(
         &self,

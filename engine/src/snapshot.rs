@@ -518,14 +518,18 @@ impl Engine {
             book.volatility = window;
         }
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
+        let users = engine.accounts.len();
+        let known = |u: &UserId| u.slot().is_some_and(|slot| slot < users);
         let leaders: Vec<UserId> = (engine.copy.leaders.values())
             .filter(|l| !l.followers.is_empty())
             .map(|l| l.user)
             .collect();
+        let copying = engine.copy.following.keys();
+        if !leaders.iter().all(known) || !copying.into_iter().all(known) {
+            return Err(SnapshotError::Invalid("copy trading names an unknown user".into()));
+        }
         for leader in leaders {
-            if engine.accounts.get(leader.index()).is_some() {
-                engine.account_mut(leader).leads = true;
-            }
+            engine.account_mut(leader).leads = true;
         }
         engine.rebuild_indexes(de(&s.contracts)?);
         engine.restore_alerts(de(&s.alerts)?);

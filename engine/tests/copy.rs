@@ -183,6 +183,8 @@ fn following_is_refused_for_bad_settings_oneself_and_traders_who_do_not_share() 
     let (leader, ann) = (h.funded_user("lea", "100"), h.funded_user("ann", "100"));
     let ok = settings(100, "1", "10", "0");
     assert_eq!(follow(&mut h, ann, leader, ok.clone()), Err(EngineError::NotCopyable));
+    // Nobody by that number: the same answer, which does not say who exists.
+    assert_eq!(follow(&mut h, ann, UserId(999), ok.clone()), Err(EngineError::NotCopyable));
     share(&mut h, leader);
     assert_eq!(follow(&mut h, leader, leader, ok.clone()), Err(EngineError::Invalid("leader")));
     let cases = [
@@ -294,10 +296,65 @@ fn the_number_of_traders_sharing_is_bounded() {
     }
     let late = h.register("latecomer", None);
     let refused = h.run(Command::SetCopyable { user: late, copyable: true });
-    assert_eq!(refused, Err(EngineError::LimitReached));
+    assert_eq!(refused, Err(EngineError::SharingFull));
     // Sharing again, or stopping, is always possible.
     share(&mut h, UserId(1));
     h.ok(Command::SetCopyable { user: UserId(1), copyable: false });
     share(&mut h, late);
+    h.check();
+}
+
+#[test]
+fn a_removed_follower_cannot_follow_again_and_a_frozen_leader_gains_none() {
+    let mut h = Harness::new();
+    let (leader, ann, ben) =
+        (h.funded_user("lea", "100"), h.funded_user("ann", "100"), h.funded_user("ben", "100"));
+    share(&mut h, leader);
+    follow(&mut h, ann, leader, settings(100, "1", "10", "0")).unwrap();
+    h.ok(Command::EndCopy { by: leader, follower: ann, leader });
+    assert_eq!(
+        follow(&mut h, ann, leader, settings(100, "1", "10", "0")),
+        Err(EngineError::NotCopyable)
+    );
+    h.admin(engine::command::AdminAction::SetUserFrozen {
+        user: leader,
+        frozen: true,
+        reason: "review".into(),
+    });
+    assert_eq!(
+        follow(&mut h, ben, leader, settings(100, "1", "10", "0")),
+        Err(EngineError::NotCopyable)
+    );
+    h.check();
+}
+
+#[test]
+fn a_self_excluded_trader_cannot_start_copying_and_is_not_told_of_each_order_meanwhile() {
+    let mut h = Harness::new();
+    h.set_rule(60, "0.85", "0");
+    let (leader, ann) = (h.funded_user("lea", "100"), h.funded_user("ann", "100"));
+    share(&mut h, leader);
+    follow(&mut h, ann, leader, settings(100, "1", "10", "0")).unwrap();
+    let until_ms = h.now_ms + 3_600_000;
+    h.ok(Command::SetTradingLimits {
+        user: ann,
+        limits: Box::new(engine::types::TradingLimits {
+            excluded_until_ms: until_ms,
+            ..Default::default()
+        }),
+    });
+    h.tick(btc(), "100");
+    let from = h.events.len();
+    h.order(leader, Real, btc(), Direction::Up, "10", 60).unwrap();
+    assert_eq!(opened(&h, from).len(), 1, "no copy while excluded");
+    let told = h.events[from..].iter().any(|e| matches!(e, Event::CopyRefused { .. }));
+    assert!(!told, "no refusal per order while excluded");
+    let (other, ben) = (h.funded_user("otto", "100"), h.funded_user("ben", "100"));
+    share(&mut h, other);
+    assert_eq!(
+        follow(&mut h, ann, other, settings(100, "1", "10", "0")),
+        Err(EngineError::SelfExcluded { until_ms })
+    );
+    follow(&mut h, ben, other, settings(100, "1", "10", "0")).unwrap();
     h.check();
 }

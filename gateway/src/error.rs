@@ -166,6 +166,7 @@ impl From<EngineError> for ApiError {
             | EngineError::OfferChanged { .. }
             | EngineError::FollowersFull
             | EngineError::FollowingFull
+            | EngineError::SharingFull
             | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
             // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
             // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.

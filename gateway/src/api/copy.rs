@@ -21,6 +21,7 @@ use super::dto::{self, AccountParam, ResultPeriod};
 use super::wallet::masked;
 use super::{ok, Answer, ApiError, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
 use crate::readmodel::rows::HourRow;
+use crate::readmodel::{CopyNoteRow, Page};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -30,10 +31,15 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(set_sharing))
         .routes(routes!(follow, unfollow))
         .routes(routes!(remove_follower))
+        .routes(routes!(copy_notes))
 }
 
 /// How long the public rankings are kept before they are added up again.
 const BOARD_TTL_MS: u64 = 60_000;
+
+/// How long the list of who shares is kept: anonymous readers of the rankings do not ask the
+/// engine each time.
+const SHARING_TTL_MS: u64 = 5_000;
 
 const HOUR_MS: u64 = 3_600_000;
 
@@ -134,25 +140,52 @@ type Results = [TraderStats; 3];
 /// Every trader's results by UID, as added up at one moment.
 type ResultsByTrader = Arc<rustc_hash::FxHashMap<u32, Results>>;
 
+/// Who shares, with their masked names, as read at one moment.
+type Sharing = Arc<Vec<(engine::copy::LeaderSummary, String)>>;
+
 /// The public figures: who shares and how many follow them are read from the engine on every
 /// request; each trader's results are added up at most once a minute (a trader who starts
 /// sharing meanwhile has theirs added up at once, alone).
 #[derive(Debug, Default)]
 pub struct Board {
+    /// Who shares, and when that was read (ms).
+    sharing: tokio::sync::Mutex<Option<(u64, Sharing)>>,
     /// The results by UID, and when they were added up (ms).
     results: tokio::sync::Mutex<Option<(u64, ResultsByTrader)>>,
 }
 
 impl Board {
-    /// Every sharing trader's profile, in UID order, and when the results were added up.
-    async fn profiles(&self, state: &AppState) -> Result<(u64, Vec<TraderProfile>), ApiError> {
-        let leaders = state
+    /// Who shares, read from the engine at most every [`SHARING_TTL_MS`].
+    async fn sharing(&self, state: &AppState) -> Result<Sharing, ApiError> {
+        let now = state.now();
+        let mut sharing = self.sharing.lock().await;
+        if let Some((at, list)) = sharing.as_ref() {
+            if now.saturating_sub(*at) < SHARING_TTL_MS {
+                return Ok(Arc::clone(list));
+            }
+        }
+        // The names are copied on the engine thread and masked here.
+        let read = state
             .query(|e: &Engine| {
                 (e.copy_leaders().into_iter())
-                    .map(|l| (l, e.user(l.user).map(|u| masked(&u.username)).unwrap_or_default()))
+                    .map(|l| (l, e.user(l.user).map(|u| u.username.clone()).unwrap_or_default()))
                     .collect::<Vec<_>>()
             })
             .await?;
+        let list: Sharing =
+            Arc::new(read.into_iter().map(|(l, name)| (l, masked(&name))).collect());
+        *sharing = Some((now, Arc::clone(&list)));
+        Ok(list)
+    }
+
+    /// Forgets who shares, after a change this server made (the caller reads their own write).
+    async fn changed(&self) {
+        *self.sharing.lock().await = None;
+    }
+
+    /// Every sharing trader's profile, in UID order, and when the results were added up.
+    async fn profiles(&self, state: &AppState) -> Result<(u64, Vec<TraderProfile>), ApiError> {
+        let leaders = self.sharing(state).await?;
         let now = state.now();
         // Held while adding up, so that concurrent callers wait for one computation.
         let mut cached = self.results.lock().await;
@@ -171,13 +204,13 @@ impl Board {
         }
         drop(cached);
         let profiles = leaders
-            .into_iter()
+            .iter()
             .map(|(leader, name)| {
                 let [day, week, month] =
                     results.get(&leader.user.get()).cloned().unwrap_or_default();
                 TraderProfile {
                     uid: leader.user.into(),
-                    name,
+                    name: name.clone(),
                     followers: leader.followers,
                     sharing_since: leader.since_ms,
                     day,
@@ -319,15 +352,31 @@ impl CopySettingsView {
     }
 }
 
-/// One side of a copy: the other trader and how the copying runs.
+/// A trader I copy, and how.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CopyLink {
-    /// The other trader's UID (the leader in `following`, the follower in `followers`).
+    /// The leader's UID.
     pub uid: u32,
     /// Their name, masked.
     pub name: String,
     pub settings: CopySettingsView,
+    /// Copying since (ms).
+    pub since: u64,
+}
+
+/// Someone who copies me: their settings (stakes, stop level) are theirs alone, so only the
+/// wallet their copies go to is shown.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FollowerLink {
+    /// The follower's UID.
+    pub uid: u32,
+    /// Their name, masked.
+    pub name: String,
+    /// `real` or `demo`: the wallet their copies trade from.
+    #[schema(inline, value_type = AccountParam)]
+    pub account: &'static str,
     /// Copying since (ms).
     pub since: u64,
 }
@@ -343,7 +392,7 @@ pub struct MyCopy {
     /// The traders I copy.
     pub following: Vec<CopyLink>,
     /// Who copies me.
-    pub followers: Vec<CopyLink>,
+    pub followers: Vec<FollowerLink>,
     /// Most followers a trader may have.
     pub followers_max: usize,
     /// Most traders one may copy.
@@ -375,10 +424,13 @@ async fn mine(state: &AppState, user: UserId) -> Answer<MyCopy> {
         sharing: view.sharing_since_ms.is_some(),
         sharing_since: view.sharing_since_ms,
         following: view.following.iter().map(|(l, s, since)| link(*l, s, *since)).collect(),
-        followers: view
-            .followers
-            .iter()
-            .map(|f| link(f.follower, &f.settings, f.since_ms))
+        followers: (view.followers.iter())
+            .map(|f| FollowerLink {
+                uid: f.follower.get(),
+                name: name(f.follower.get()),
+                account: crate::names::account_name(f.settings.account),
+                since: f.since_ms,
+            })
             .collect(),
         followers_max: FOLLOWERS_PER_LEADER_MAX,
         following_max: LEADERS_PER_FOLLOWER_MAX,
@@ -413,6 +465,7 @@ async fn set_sharing(
 ) -> Answer<MyCopy> {
     let command = Command::SetCopyable { user: user.id, copyable: body.sharing };
     state.submit(key, command).await?;
+    state.copy_board.changed().await;
     mine(&state, user.id).await
 }
 
@@ -432,6 +485,7 @@ async fn follow(
     let settings = Box::new(body.parse()?);
     let command = Command::Follow { follower: user.id, leader: UserId(uid), settings };
     state.submit(key, command).await?;
+    state.copy_board.changed().await;
     mine(&state, user.id).await
 }
 
@@ -447,6 +501,7 @@ async fn unfollow(
 ) -> Answer<MyCopy> {
     let command = Command::EndCopy { by: user.id, follower: user.id, leader: UserId(uid) };
     state.submit(key, command).await?;
+    state.copy_board.changed().await;
     mine(&state, user.id).await
 }
 
@@ -462,5 +517,18 @@ async fn remove_follower(
 ) -> Answer<MyCopy> {
     let command = Command::EndCopy { by: user.id, follower: UserId(uid), leader: user.id };
     state.submit(key, command).await?;
+    state.copy_board.changed().await;
     mine(&state, user.id).await
+}
+
+/// What copy trading told me, newest first (a copy started or ended, a copy refused): how the
+/// app catches up on what happened while it was closed.
+#[utoipa::path(get, path = "/api/copy/notes", tag = "copy", security(("user" = [])), params(dto::PageQuery),
+    responses((status = 200, body = Envelope<Page<CopyNoteRow>>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope)))]
+async fn copy_notes(
+    State(state): State<AppState>,
+    user: User,
+    Params(query): Params<dto::PageQuery>,
+) -> Answer<Page<CopyNoteRow>> {
+    ok(state.history().await?.copy_notes(user.id.into(), query.paging()?)?)
 }

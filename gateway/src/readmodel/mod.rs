@@ -35,8 +35,8 @@ use utoipa::ToSchema;
 pub use projector::spawn_projector;
 pub use queries::{BillSums, Statement};
 pub use rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, ContractState, DayRow, LoginRow, NoticeRow,
-    OrderKind, OrderRow, SaleRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
+    AlertRow, AuditRow, BillRow, ContractRow, ContractState, CopyNoteRow, DayRow, LoginRow,
+    NoticeRow, OrderKind, OrderRow, SaleRow, SecurityRow, TickRow, Totals, UploadKind, UploadRow,
 };
 
 use migration::migrate_from_sled;
@@ -75,6 +75,8 @@ const USER: u8 = b'y';
 const USER_GRAM: u8 = b'g';
 /// Figures of one UTC day under `DAY ++ day number` (days since the epoch).
 const DAY: u8 = b'D';
+/// What copy trading told each user, by (user, sequence).
+const COPY_NOTE: u8 = b'N';
 /// Traders' real results per hour, by (user, hour since the epoch): copy trading's rankings.
 const TRADER_HOUR: u8 = b'h';
 const HOUR_MS: u64 = 3_600_000;

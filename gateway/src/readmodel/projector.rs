@@ -15,8 +15,8 @@ use serde::{de::DeserializeOwned, Serialize};
 use wal::{EventBatch, Handle};
 
 use super::rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, HourRow, LoginRow, NoticeRow, OrderKind,
-    OrderRow, SecurityRow, Totals,
+    AlertRow, AuditRow, BillRow, ContractRow, CopyNoteRow, DayRow, HourRow, LoginRow, NoticeRow,
+    OrderKind, OrderRow, SecurityRow, Totals,
 };
 use super::search::{gram_key, user_key, UserSearchRow};
 use super::*;
@@ -193,11 +193,23 @@ impl<'a, 't> Writer<'a, 't> {
             Event::Audit(record) => self.audit(record)?,
             // Kept by the engine (a password, a profile, the catalogue), by the candle archive
             // (ticks), or in the audit log (an admin's sessions): no history row of their own.
-            // Copy trading's state is the engine's (read with a query); a copy's contract is
-            // marked on its own row.
-            Event::CopyableChanged { .. }
-            | Event::CopyChanged { .. }
-            | Event::CopyRefused { .. } => {}
+            Event::CopyChanged { follower, leader, change } => {
+                for (to, to_leader) in [(*follower, false), (*leader, true)] {
+                    if let Some(note) =
+                        CopyNoteRow::change(now, *follower, *leader, *change, to_leader)
+                    {
+                        self.copy_note(to, &note)?;
+                    }
+                }
+            }
+            Event::CopyRefused { follower, leader, contract, code } => {
+                self.copy_note(
+                    *follower,
+                    &CopyNoteRow::refused(now, *follower, *leader, *contract, code),
+                )?;
+            }
+            // Who shares is the engine's state (read with a query).
+            Event::CopyableChanged { .. } => {}
             Event::PasswordChanged { .. }
             | Event::UserUpdated { .. }
             | Event::Tick { .. }
@@ -205,6 +217,12 @@ impl<'a, 't> Writer<'a, 't> {
             | Event::CatalogueChanged => {}
         }
         Ok(())
+    }
+
+    /// Something copy trading told `user`.
+    fn copy_note(&mut self, user: UserId, note: &CopyNoteRow) -> Result<(), ReadModelError> {
+        self.seq += 1;
+        self.put(&key(COPY_NOTE, user.into(), self.seq), note)
     }
 
     /// A bill line for a wallet change that moved the total.

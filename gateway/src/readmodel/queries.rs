@@ -4,8 +4,8 @@
 use rust_decimal::Decimal;
 
 use super::rows::{
-    AlertRow, AuditRow, BillRow, ContractRow, DayRow, HourRow, LoginRow, NoticeRow, OrderRow,
-    SecurityRow, Totals,
+    AlertRow, AuditRow, BillRow, ContractRow, CopyNoteRow, DayRow, HourRow, LoginRow, NoticeRow,
+    OrderRow, SecurityRow, Totals,
 };
 use super::*;
 use crate::names::WireName;
@@ -213,6 +213,11 @@ impl ReadModel {
         page: Paging,
     ) -> Result<Page<SecurityRow>, ReadModelError> {
         self.list(self.user_scan(SECURITY, user)?, |_| true, page)
+    }
+
+    /// What copy trading told a user, newest first.
+    pub fn copy_notes(&self, user: u32, page: Paging) -> Result<Page<CopyNoteRow>, ReadModelError> {
+        self.list(self.user_scan(COPY_NOTE, user)?, |_| true, page)
     }
 
     /// A user's fired price alerts, newest first.

@@ -368,6 +368,83 @@ impl SecurityRow {
     }
 }
 
+/// What copy trading told a user, as the websocket frame of `kind` carried it: a copy started
+/// or ended (`copy`), or a copy of the leader's order refused (`copy.refused`). Kept so that
+/// a user who was away is told when they come back.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct CopyNoteRow {
+    /// `copy` or `copy.refused`.
+    pub kind: String,
+    /// When (ms).
+    pub time: u64,
+    /// The follower's UID.
+    pub follower: u32,
+    /// The leader's UID.
+    pub leader: u32,
+    /// `started` or `ended` (a `copy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// Why a copy ended, told to the follower: by_follower, by_leader, leader_stopped or
+    /// stop_reached (the leader is told that it ended, not why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The leader's contract whose copy was refused (a `copy.refused`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_id: Option<u64>,
+    /// The refusal's code (a `copy.refused`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+impl CopyNoteRow {
+    /// A copy started or ended, as `to_leader` or the follower is told: a leader is not told
+    /// why a follower stopped (a stop level reached would tell their balance).
+    pub fn change(
+        time: u64,
+        follower: engine::types::UserId,
+        leader: engine::types::UserId,
+        change: engine::CopyChange,
+        to_leader: bool,
+    ) -> Option<CopyNoteRow> {
+        let (change, reason) = match change {
+            engine::CopyChange::Started => ("started", None),
+            engine::CopyChange::Updated => return None,
+            engine::CopyChange::Ended(end) => ("ended", (!to_leader).then(|| end.code().into())),
+        };
+        Some(CopyNoteRow {
+            kind: "copy".into(),
+            time,
+            follower: follower.into(),
+            leader: leader.into(),
+            change: Some(change.into()),
+            reason,
+            contract_id: None,
+            code: None,
+        })
+    }
+
+    /// A copy of the leader's order `contract` refused for the follower, with its code.
+    pub fn refused(
+        time: u64,
+        follower: engine::types::UserId,
+        leader: engine::types::UserId,
+        contract: engine::types::ContractId,
+        code: &str,
+    ) -> CopyNoteRow {
+        CopyNoteRow {
+            kind: "copy.refused".into(),
+            time,
+            follower: follower.into(),
+            leader: leader.into(),
+            change: None,
+            reason: None,
+            contract_id: Some(contract.into()),
+            code: Some(code.into()),
+        }
+    }
+}
+
 /// A system notice.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]

@@ -27,6 +27,7 @@ use super::control::{ConnId, Control, Topic};
 use super::outbox::{Close, Outbox, Slot};
 use super::protocol;
 use super::{CLOSE_GOING_AWAY, CLOSE_HEARTBEAT_TIMEOUT, CLOSE_SESSION_ENDED, RESYNC};
+use crate::readmodel::CopyNoteRow;
 use crate::state::AppState;
 use crate::trading::market_item;
 
@@ -380,11 +381,19 @@ impl Hub {
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
                 Event::CopyChanged { follower, leader, change } => {
-                    self.to_user(*follower, || protocol::copy(*follower, *leader, *change));
-                    self.to_user(*leader, || protocol::copy(*follower, *leader, *change));
+                    for (to, to_leader) in [(*follower, false), (*leader, true)] {
+                        let time = batch.time_ms;
+                        let note =
+                            CopyNoteRow::change(time, *follower, *leader, *change, to_leader);
+                        if let Some(note) = note {
+                            self.to_user(to, || protocol::copy_note(&note));
+                        }
+                    }
                 }
                 Event::CopyRefused { follower, leader, contract, code } => {
-                    self.to_user(*follower, || protocol::copy_refused(*leader, *contract, code));
+                    let note =
+                        CopyNoteRow::refused(batch.time_ms, *follower, *leader, *contract, code);
+                    self.to_user(*follower, || protocol::copy_note(&note));
                 }
                 // Nobody to tell yet (no user online), or nothing a connection shows: ticks
                 // reach clients from the market feed, the rest is read over HTTP when asked.

@@ -379,49 +379,10 @@ pub fn order_accepted(contract: &Contract, symbol: Symbol, leader: Option<UserId
     frame("order.accepted", None, view)
 }
 
-/// A copy started, changed or ended, as its follower and its leader are told.
-#[derive(Serialize)]
-struct CopyView {
-    follower: u32,
-    leader: u32,
-    change: &'static str,
-    reason: Option<&'static str>,
-}
-
-/// `{"type":"copy","data":{follower, leader, change: started|updated|ended, reason}}`; the
-/// reason of an end: by_follower, by_leader, leader_stopped or stop_reached.
-pub fn copy(follower: UserId, leader: UserId, change: engine::CopyChange) -> Bytes {
-    let (change, reason) = match change {
-        engine::CopyChange::Started => ("started", None),
-        engine::CopyChange::Updated => ("updated", None),
-        engine::CopyChange::Ended(end) => ("ended", Some(end.code())),
-    };
-    frame(
-        "copy",
-        None,
-        CopyView { follower: follower.into(), leader: leader.into(), change, reason },
-    )
-}
-
-/// A copy refused, as its follower is told.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CopyRefusedView {
-    leader: u32,
-    contract_id: u64,
-    code: &'static str,
-}
-
-/// `{"type":"copy.refused","data":{leader, contractId, code}}`: the leader's order (contract
-/// `contractId`) was not copied for this follower, for the reason `code` (the error code an
-/// order of their own would have had).
-pub fn copy_refused(
-    leader: UserId,
-    contract: engine::types::ContractId,
-    code: &'static str,
-) -> Bytes {
-    let view = CopyRefusedView { leader: leader.into(), contract_id: contract.into(), code };
-    frame("copy.refused", None, view)
+/// `{"type":"copy"|"copy.refused","data":{...}}`: what copy trading tells a user, the row
+/// `GET /api/copy/notes` keeps for them (`CopyNoteRow`).
+pub fn copy_note(note: &crate::readmodel::CopyNoteRow) -> Bytes {
+    frame(&note.kind, None, note)
 }
 
 /// The entry spot of a contract.

@@ -70,6 +70,9 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
     let theirs = h.get("/api/copy", Some(&leader));
     assert_eq!(theirs.ok()["followers"][0]["uid"].as_u64(), Some(u64::from(fid)));
     assert_eq!(theirs.ok()["followers"][0]["name"], "f***k");
+    // The follower's stakes and stop level are theirs alone.
+    assert_eq!(theirs.ok()["followers"][0]["account"], "demo");
+    assert_eq!(theirs.ok()["followers"][0].get("settings"), None);
 
     // The leader's demo order is copied onto the follower's demo wallet at half the stake.
     let order = json!({"symbol": "BTCUSDT", "direction": "down", "amount": "10", "duration": 60, "account": "demo"});
@@ -90,6 +93,24 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
     assert_eq!(after.ok()["followers"], json!([]));
     assert_eq!(h.get("/api/copy", Some(&follower)).ok()["following"], json!([]));
     delete(&following, &follower).fails(StatusCode::NOT_FOUND, "COPY_NOT_FOUND");
+    // Removed followers cannot follow again; and the same answer as for nobody.
+    put(&following, &follower, settings("demo", 50, "1", "100", "0"))
+        .fails(StatusCode::NOT_FOUND, "NOT_COPYABLE");
+    put("/api/copy/following/999999", &follower, settings("demo", 50, "1", "100", "0"))
+        .fails(StatusCode::NOT_FOUND, "NOT_COPYABLE");
+    // What each was told, kept for when they were away: the follower why it ended, the
+    // leader only that it did.
+    let notes = |token: &str| h.get("/api/copy/notes", Some(token)).ok()["items"].clone();
+    let told = notes(&follower);
+    assert_eq!(
+        (told[0]["kind"].as_str(), told[0]["change"].as_str()),
+        (Some("copy"), Some("ended"))
+    );
+    assert_eq!(told[0]["reason"], "by_leader");
+    assert_eq!(told[1]["change"], "started");
+    let told = notes(&leader);
+    assert_eq!((told[0]["change"].as_str(), told[0].get("reason")), (Some("ended"), None));
+    assert_eq!(told[0]["follower"].as_u64(), Some(u64::from(fid)));
     h.get("/api/copy", None).fails(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
