@@ -170,8 +170,9 @@ pub struct ContractRow {
     /// A sale before expiry: the offer paid and every figure it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sale: Option<SaleRow>,
-    /// The UID of the trader whose order this contract copied, when it is a copy.
-    #[serde(default)]
+    /// The UID of the trader whose order this contract copied, when it is a copy (absent
+    /// for a trader's own order, so that rows stay as small as they were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copied_from: Option<u32>,
 }
 
@@ -385,8 +386,8 @@ pub struct CopyNoteRow {
     /// `started` or `ended` (a `copy`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
-    /// Why a copy ended, told to the follower: by_follower, by_leader, leader_stopped or
-    /// stop_reached (the leader is told that it ended, not why).
+    /// Why a copy ended, told to the follower: by_leader, leader_stopped or stop_reached (the
+    /// leader is told that a follower stopped, not why; nobody is told of their own act).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The leader's contract whose copy was refused (a `copy.refused`).
@@ -398,8 +399,9 @@ pub struct CopyNoteRow {
 }
 
 impl CopyNoteRow {
-    /// A copy started or ended, as `to_leader` or the follower is told: a leader is not told
-    /// why a follower stopped (a stop level reached would tell their balance).
+    /// A copy started or ended, as `to_leader` or the follower is told; none when they did it
+    /// themselves (nobody is told of their own act) or for a change of settings. A leader is
+    /// not told why a follower stopped (a stop level reached would tell their balance).
     pub fn change(
         time: u64,
         follower: engine::types::UserId,
@@ -407,10 +409,19 @@ impl CopyNoteRow {
         change: engine::CopyChange,
         to_leader: bool,
     ) -> Option<CopyNoteRow> {
-        let (change, reason) = match change {
-            engine::CopyChange::Started => ("started", None),
-            engine::CopyChange::Updated => return None,
-            engine::CopyChange::Ended(end) => ("ended", (!to_leader).then(|| end.code().into())),
+        use engine::{CopyChange, CopyEnd};
+        let (change, reason) = match (change, to_leader) {
+            (CopyChange::Started, true) => ("started", None),
+            (CopyChange::Ended(CopyEnd::ByFollower | CopyEnd::StopReached), true) => {
+                ("ended", None)
+            }
+            (
+                CopyChange::Ended(
+                    end @ (CopyEnd::ByLeader | CopyEnd::LeaderStopped | CopyEnd::StopReached),
+                ),
+                false,
+            ) => ("ended", Some(end.code().into())),
+            _ => return None,
         };
         Some(CopyNoteRow {
             kind: "copy".into(),
