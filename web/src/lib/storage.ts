@@ -17,6 +17,8 @@ export const StorageKey = {
   priceAlertsSeen: 'priceAlertsSeen',
   /** Beyond the spec: per UID, the newest security event already in the notification centre. */
   securityEventsSeen: 'securityEventsSeen',
+  /** Beyond the spec: per UID, the time of the newest copy trading note already in the notification centre. */
+  copyNotesSeen: 'copyNotesSeen',
   /** Beyond the spec: the device tokens of the users who signed in on this browser, newest first. */
   deviceTokens: 'deviceTokens',
   /** Beyond the spec: the same for the admins, kept apart from the users'. */

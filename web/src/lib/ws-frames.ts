@@ -3,11 +3,11 @@
  * the server writes them (gateway/src/ws/protocol.rs). The OpenAPI document does not describe
  * the websocket, so its frames are declared here, once, and every reader imports them; a frame
  * that carries a row of the HTTP API (a market line, a contract, a price alert, a security
- * event) is that row's generated type.
+ * event, a copy trading note) is that row's generated type.
  *
  * Decimals travel as strings, times in ms since the epoch.
  */
-import type { AccountKind, ContractRow, MarketItem, PriceAlert, SecurityRow, TickRow } from '@/types/api';
+import type { AccountKind, ContractRow, CopyNoteRow, MarketItem, PriceAlert, SecurityRow, TickRow } from '@/types/api';
 
 // ----- market data (subscriptions) -----------------------------------------------------------
 
@@ -172,25 +172,28 @@ export interface NoticeWithdrawnFrame {
 }
 
 /**
- * `copy`: a copy link between a follower and a leader started, changed or ended; sent to both.
- * `reason` (for `ended`): `by_follower` (the follower stopped), `by_leader` (the leader removed
- * the follower), `leader_stopped` (the leader stopped sharing) or `stop_reached` (the follower's
- * available balance was below their stop level when the leader placed an order); else null.
+ * `copy`: a copy link between a follower and a leader started or ended, sent to whichever of
+ * them did not do it (nobody is told of their own act); the row `GET /api/copy/notes` keeps for
+ * them (`time`: when, ms). To the leader: `started` (someone started copying them) or `ended`
+ * without a reason (a follower stopped, or their stop level was reached: a leader is told that
+ * a follower stopped, not why). To the follower: `ended` with its `reason`, `by_leader` (the
+ * leader removed them), `leader_stopped` (the leader stopped sharing) or `stop_reached` (their
+ * available balance was below their stop level when the leader placed an order).
  */
-export interface CopyFrame {
-  follower: number;
-  leader: number;
-  change: 'started' | 'updated' | 'ended';
-  reason: 'by_follower' | 'by_leader' | 'leader_stopped' | 'stop_reached' | null;
+export interface CopyFrame extends CopyNoteRow {
+  kind: 'copy';
+  change: 'started' | 'ended';
+  reason?: 'by_leader' | 'leader_stopped' | 'stop_reached' | null;
 }
 
 /**
  * `copy.refused`: the follower's copy of a leader's order was refused (the leader's order
- * stands); `contractId` is the leader's contract, `code` the refusal's error code
- * (INSUFFICIENT_BALANCE, ...).
+ * stands), sent to the follower only, and kept for them as `GET /api/copy/notes` lists it;
+ * `contractId` is the leader's contract, `code` the refusal's error code (INSUFFICIENT_BALANCE,
+ * ...).
  */
-export interface CopyRefusedFrame {
-  leader: number;
+export interface CopyRefusedFrame extends CopyNoteRow {
+  kind: 'copy.refused';
   contractId: number;
   code: string;
 }

@@ -64,3 +64,11 @@ export type NoticeRow = Schemas['NoticeRow'];
 
 /** An event of the user's security history (`GET /api/user/security-events`, the `security` frame). */
 export type SecurityRow = Schemas['SecurityRow'];
+
+/**
+ * What copy trading told a user (`GET /api/copy/notes`, the `copy` and `copy.refused` frames):
+ * a copy started or ended (`kind` `copy`, with `change` and, for the follower of an end, its
+ * `reason`), or a follower's copy of a leader's order refused (`copy.refused`, with the leader's
+ * `contractId` and the refusal's `code`).
+ */
+export type CopyNoteRow = Schemas['CopyNoteRow'];

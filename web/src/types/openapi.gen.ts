@@ -1425,6 +1425,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/copy/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What copy trading told me, newest first (a copy started or ended, a copy refused): how the
+         *     app catches up on what happened while it was closed.
+         */
+        get: operations["copy_notes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/copy/sharing": {
         parameters: {
             query?: never;
@@ -3635,7 +3655,8 @@ export interface components {
             account: string;
             /**
              * Format: int32
-             * @description The UID of the trader whose order this contract copied, when it is a copy.
+             * @description The UID of the trader whose order this contract copied, when it is a copy (absent
+             *     for a trader's own order, so that rows stay as small as they were).
              */
             copiedFrom?: number | null;
             /** @description Paid back to the wallet at settlement. */
@@ -3685,7 +3706,7 @@ export interface components {
              */
             user: number;
         };
-        /** @description One side of a copy: the other trader and how the copying runs. */
+        /** @description A trader I copy, and how. */
         CopyLink: {
             /** @description Their name, masked. */
             name: string;
@@ -3697,9 +3718,47 @@ export interface components {
             since: number;
             /**
              * Format: int32
-             * @description The other trader's UID (the leader in `following`, the follower in `followers`).
+             * @description The leader's UID.
              */
             uid: number;
+        };
+        /**
+         * @description What copy trading told a user, as the websocket frame of `kind` carried it: a copy started
+         *     or ended (`copy`), or a copy of the leader's order refused (`copy.refused`). Kept so that
+         *     a user who was away is told when they come back.
+         */
+        CopyNoteRow: {
+            /** @description `started` or `ended` (a `copy`). */
+            change?: string | null;
+            /** @description The refusal's code (a `copy.refused`). */
+            code?: string | null;
+            /**
+             * Format: int64
+             * @description The leader's contract whose copy was refused (a `copy.refused`).
+             */
+            contractId?: number | null;
+            /**
+             * Format: int32
+             * @description The follower's UID.
+             */
+            follower: number;
+            /** @description `copy` or `copy.refused`. */
+            kind: string;
+            /**
+             * Format: int32
+             * @description The leader's UID.
+             */
+            leader: number;
+            /**
+             * @description Why a copy ended, told to the follower: by_leader, leader_stopped or stop_reached (the
+             *     leader is told that a follower stopped, not why; nobody is told of their own act).
+             */
+            reason?: string | null;
+            /**
+             * Format: int64
+             * @description When (ms).
+             */
+            time: number;
         };
         /**
          * @description How a follower copies a leader. A copy's stake is `percent` of the leader's, rounded
@@ -4231,7 +4290,8 @@ export interface components {
                 account: string;
                 /**
                  * Format: int32
-                 * @description The UID of the trader whose order this contract copied, when it is a copy.
+                 * @description The UID of the trader whose order this contract copied, when it is a copy (absent
+                 *     for a trader's own order, so that rows stay as small as they were).
                  */
                 copiedFrom?: number | null;
                 /** @description Paid back to the wallet at settlement. */
@@ -4542,7 +4602,7 @@ export interface components {
             /** @description Copy trading from my side. */
             data: {
                 /** @description Who copies me. */
-                followers: components["schemas"]["CopyLink"][];
+                followers: components["schemas"]["FollowerLink"][];
                 /** @description Most followers a trader may have. */
                 followersMax: number;
                 /** @description The traders I copy. */
@@ -4802,7 +4862,8 @@ export interface components {
                     account: string;
                     /**
                      * Format: int32
-                     * @description The UID of the trader whose order this contract copied, when it is a copy.
+                     * @description The UID of the trader whose order this contract copied, when it is a copy (absent
+                     *     for a trader's own order, so that rows stay as small as they were).
                      */
                     copiedFrom?: number | null;
                     /** @description Paid back to the wallet at settlement. */
@@ -4851,6 +4912,55 @@ export interface components {
                      * @description Owner's UID.
                      */
                     user: number;
+                }[];
+                /**
+                 * Format: int64
+                 * @description Rows matching the filters (up to the scan bound).
+                 */
+                total: number;
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
+        Envelope_Page_CopyNoteRow: {
+            /** @description A page of rows and how many matched in all. */
+            data: {
+                /** @description Rows of this page, newest first. */
+                items: {
+                    /** @description `started` or `ended` (a `copy`). */
+                    change?: string | null;
+                    /** @description The refusal's code (a `copy.refused`). */
+                    code?: string | null;
+                    /**
+                     * Format: int64
+                     * @description The leader's contract whose copy was refused (a `copy.refused`).
+                     */
+                    contractId?: number | null;
+                    /**
+                     * Format: int32
+                     * @description The follower's UID.
+                     */
+                    follower: number;
+                    /** @description `copy` or `copy.refused`. */
+                    kind: string;
+                    /**
+                     * Format: int32
+                     * @description The leader's UID.
+                     */
+                    leader: number;
+                    /**
+                     * @description Why a copy ended, told to the follower: by_leader, leader_stopped or stop_reached (the
+                     *     leader is told that a follower stopped, not why; nobody is told of their own act).
+                     */
+                    reason?: string | null;
+                    /**
+                     * Format: int64
+                     * @description When (ms).
+                     */
+                    time: number;
                 }[];
                 /**
                  * Format: int64
@@ -5900,6 +6010,26 @@ export interface components {
              */
             withdrawMin: string;
         };
+        /**
+         * @description Someone who copies me: their settings (stakes, stop level) are theirs alone, so only the
+         *     wallet their copies go to is shown.
+         */
+        FollowerLink: {
+            /** @description `real` or `demo`: the wallet their copies trade from. */
+            account: "real" | "demo";
+            /** @description Their name, masked. */
+            name: string;
+            /**
+             * Format: int64
+             * @description Copying since (ms).
+             */
+            since: number;
+            /**
+             * Format: int32
+             * @description The follower's UID.
+             */
+            uid: number;
+        };
         /** @description `{frozen, reason}`. */
         FreezeBody: {
             /**
@@ -6155,7 +6285,7 @@ export interface components {
         /** @description Copy trading from my side. */
         MyCopy: {
             /** @description Who copies me. */
-            followers: components["schemas"]["CopyLink"][];
+            followers: components["schemas"]["FollowerLink"][];
             /** @description Most followers a trader may have. */
             followersMax: number;
             /** @description The traders I copy. */
@@ -10349,6 +10479,64 @@ export interface operations {
             };
             /** @description COPY_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    copy_notes: {
+        parameters: {
+            query?: {
+                /** @description 1-based page (default 1). */
+                page?: number;
+                /** @description Rows per page (default 20, at most 100). */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Page_CopyNoteRow"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

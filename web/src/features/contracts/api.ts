@@ -8,9 +8,17 @@ export type ContractRecord = ContractRow;
 
 export const RECORDS_PAGE_SIZE = 20;
 
+/**
+ * Whose orders a list holds: all, only my own (`copied=false`) or only copies of other
+ * traders' orders (`copied=true`).
+ */
+export type Origin = 'all' | 'own' | 'copies';
+
+const COPIED: Record<Origin, boolean | undefined> = { all: undefined, own: false, copies: true };
+
 export const recordsApi = {
-  list: (status: 'open' | 'settled', page: number) =>
-    api.get<Page<ContractRecord>>('/trade/contracts', { query: { status, page, pageSize: RECORDS_PAGE_SIZE } }),
+  list: (status: 'open' | 'settled', page: number, origin: Origin = 'all') =>
+    api.get<Page<ContractRecord>>('/trade/contracts', { query: { status, copied: COPIED[origin], page, pageSize: RECORDS_PAGE_SIZE } }),
   get: (id: number) => api.get<ContractRecord>(`/trade/contracts/${id}`),
   /** Every contract of the tab, both accounts, oldest first, as a CSV file. */
   export: (status: 'open' | 'settled') => api.download('/trade/contracts/export', { query: { status } }),

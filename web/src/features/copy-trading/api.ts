@@ -31,8 +31,14 @@ export type TraderProfile = Schemas['TraderProfile'];
  */
 export type CopySettingsView = Schemas['CopySettingsView'];
 
-/** One copy link: in `following` the leader (uid, name), in `followers` the follower. */
+/** A trader I copy (`following`): the leader (uid, masked name), since when, and my settings. */
 export type CopyLink = Schemas['CopyLink'];
+
+/**
+ * Someone who copies me (`followers`): uid, masked name, since when, and only the wallet their
+ * copies trade from (their stakes and stop level are theirs alone).
+ */
+export type FollowerLink = Schemas['FollowerLink'];
 
 /** The user's copy trading: whether their trades are shared, whom they copy, who copies them, and the limits. */
 export type MyCopy = Schemas['MyCopy'];
@@ -43,7 +49,10 @@ export const copyApi = {
   /** No sign-in needed; 404 `NOT_COPYABLE` when the trader does not share their trades. */
   trader: (uid: number) => api.get<TraderProfile>(`/copy/traders/${uid}`),
   mine: () => api.get<MyCopy>('/copy'),
-  /** Opt in or out of being copied (out ends every follower's copying). */
+  /**
+   * Opt in or out of being copied (out ends every follower's copying); 409 `SHARING_FULL` when
+   * as many traders share as allowed.
+   */
   setSharing: (sharing: boolean) => api.put<MyCopy>('/copy/sharing', { sharing }),
   /** Start copying a trader, or change the settings. */
   follow: (uid: number, settings: CopySettingsView) => api.put<MyCopy>(`/copy/following/${uid}`, settings),

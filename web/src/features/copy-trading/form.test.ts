@@ -9,8 +9,8 @@ test('a valid form becomes the settings sent: a whole percent, trimmed amounts, 
   expect(parseCopyForm(form({ percent: '1000', minStake: '10', maxStake: '10', stopBelow: '25.50' }))).toEqual({
     settings: { account: 'demo', percent: 1000, minStake: '10', maxStake: '10', stopBelow: '25.50' },
   });
-  // Any zero is no stop, sent as the server spells it.
-  expect(parseCopyForm(form({ stopBelow: '0.00' }))).toEqual({ settings: expect.objectContaining({ stopBelow: '0' }) });
+  // Any spelling of zero is no stop to the server: sent as typed.
+  expect(parseCopyForm(form({ stopBelow: ' 0.00 ' }))).toEqual({ settings: expect.objectContaining({ stopBelow: '0.00' }) });
 });
 
 test('each wrong field is named with its message', () => {

@@ -2,7 +2,7 @@
  * The copy settings form's text fields to the API's settings, and back. Checked as the server
  * checks them before anything is sent: the percent a whole number from 1 to 1000, both stakes
  * amounts above 0 with at most 2 decimals and the minimum not above the maximum, the stop level
- * 0 or more (empty, or any zero, is sent as "0": no stop). Compared as decimals, never as floats.
+ * 0 or more (any zero is no stop; empty is sent as "0"). Compared as decimals, never as floats.
  */
 import { AMOUNT_TEXT, compare, isAmountText } from '@/lib/decimal';
 
@@ -54,9 +54,8 @@ export function parseCopyForm(form: CopyForm): { settings: CopySettingsView } | 
   const stop = form.stopBelow.trim() || '0';
   if (!AMOUNT_TEXT.test(stop)) errors.stopBelow = 'copyTrading.validation.stop';
   if (Object.keys(errors).length) return { errors };
-  // No stop is "0" exactly: the server reads any other spelling of zero ("0.00") as an amount, which must be above 0.
-  const stopBelow = hasStop(stop) ? stop : '0';
-  return { settings: { account: form.account, percent: Number(percent), minStake, maxStake, stopBelow } };
+  // The server takes any spelling of zero ("0.00"), as an empty one, as no stop: sent as typed.
+  return { settings: { account: form.account, percent: Number(percent), minStake, maxStake, stopBelow: stop } };
 }
 
 /** True when a stop level is set (anything but zero). */

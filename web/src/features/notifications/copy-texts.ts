@@ -1,7 +1,8 @@
 /**
  * Copy trading's notifications are rare next to every page's load, so their code
  * (copy-notes.ts) and texts (the `copy` section) stay out of the shell: loaded with the first
- * copy frame, or when the centre holds a copy notification kept from before.
+ * copy frame or copy note caught up, or when the centre holds a copy notification kept from
+ * before.
  */
 import { ensureSections } from '@/lib/i18n';
 

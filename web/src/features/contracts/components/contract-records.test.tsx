@@ -205,3 +205,81 @@ test('a copy of a trader’s order is marked "Copied from #3" in the list and in
   await waitFor(() => expect(router.state.location.pathname).toBe('/copy/3'));
   expect(screen.queryByRole('dialog')).toBeNull();
 });
+
+/** The server with my own contracts and copies, answering `copied` (and paging) as it does. */
+function serverWithCopies(own: ContractRow[], copies: ContractRow[]) {
+  return mockApi({
+    'GET /api/trade/contracts': (_body, url) => {
+      const copied = url.searchParams.get('copied');
+      const all = url.searchParams.get('status') === 'settled' ? [] : copied === 'true' ? copies : copied === 'false' ? own : [...copies, ...own];
+      const page = Number(url.searchParams.get('page'));
+      const size = Number(url.searchParams.get('pageSize'));
+      return { data: { items: all.slice((page - 1) * size, page * size), total: all.length } };
+    },
+  });
+}
+
+/** Each read's `copied` and page, as sent. */
+const filters = (api: ReturnType<typeof mockApi>) =>
+  api.calls.filter((c) => c.key === 'GET /api/trade/contracts').map((c) => `${c.url.searchParams.get('status')} ${c.url.searchParams.get('copied') ?? 'all'} ${c.url.searchParams.get('page')}`);
+
+test('the filter is read from the address: ?copied=true shows only the copies and opens on them', async () => {
+  const api = serverWithCopies([RUNNING], [contract(11, { copiedFrom: 3 })]);
+  renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record?copied=true' });
+  expect(await screen.findByRole('button', { name: 'Contract 11, copied from #3, show details' })).toBeInTheDocument();
+  expect(screen.queryByRole('button', { name: 'Contract 8, show details' })).toBeNull();
+  const filter = screen.getByRole('radiogroup', { name: 'Show' });
+  expect(within(filter).getByRole('radio', { name: 'Copies' })).toBeChecked();
+  expect(within(filter).getByRole('radio', { name: 'All' })).not.toBeChecked();
+  expect(filters(api)).toEqual(['open true 1']);
+});
+
+test('?copied=false shows only my own orders; with none it says so', async () => {
+  const api = serverWithCopies([], [contract(11, { copiedFrom: 3 })]);
+  renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record?tab=open&copied=false' });
+  expect(await screen.findByText('No orders of your own yet')).toBeInTheDocument();
+  expect(screen.getByRole('radio', { name: 'My orders' })).toBeChecked();
+  expect(filters(api)).toEqual(['open false 1']);
+});
+
+test('a choice in the filter sends copied=true/false (none for All), keeps it in the address and goes back to the first page', async () => {
+  const own = Array.from({ length: 25 }, (_, i) => contract(100 + i));
+  const copies = [contract(11, { copiedFrom: 3 })];
+  const api = serverWithCopies(own, copies);
+  const { user, router } = renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record?tab=open' });
+  await screen.findByRole('button', { name: 'Contract 11, copied from #3, show details' });
+  expect(screen.getByRole('radio', { name: 'All' })).toBeChecked();
+  await user.click(screen.getByRole('button', { name: 'Next' }));
+  expect(await screen.findByText('Page 2 of 2')).toBeInTheDocument();
+
+  await user.click(screen.getByRole('radio', { name: 'Copies' }));
+  expect(await screen.findByRole('button', { name: 'Contract 11, copied from #3, show details' })).toBeInTheDocument();
+  await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(1));
+  expect(screen.getByRole('radio', { name: 'Copies' })).toBeChecked();
+  expect(router.state.location.search).toBe('?tab=open&copied=true');
+
+  await user.click(screen.getByRole('radio', { name: 'My orders' }));
+  expect(await screen.findByRole('button', { name: 'Contract 100, show details' })).toBeInTheDocument();
+  expect(screen.queryByRole('button', { name: /Contract 11,/ })).toBeNull();
+  expect(router.state.location.search).toBe('?tab=open&copied=false');
+
+  await user.click(screen.getByRole('radio', { name: 'All' }));
+  expect(await screen.findByRole('button', { name: 'Contract 11, copied from #3, show details' })).toBeInTheDocument();
+  expect(router.state.location.search).toBe('?tab=open');
+  expect(filters(api)).toEqual(['open all 1', 'open all 2', 'open true 1', 'open false 1', 'open all 1']);
+});
+
+test('with ?copied=true and no tab, the page opens on the settled copies when no copy is open', async () => {
+  const SETTLED_COPY = contract(12, { copiedFrom: 3, status: 'settled', outcome: 'loss', exit: tick(160, '96400.00', 1_700_000_005_100), credited: '0', profit: '-10', settledAt: 1_700_000_005_100 });
+  const api = mockApi({
+    'GET /api/trade/contracts': (_body, url) => {
+      const copied = url.searchParams.get('copied') === 'true';
+      const items = url.searchParams.get('status') === 'settled' ? (copied ? [SETTLED_COPY] : [SETTLED_COPY, SETTLED]) : copied ? [] : [RUNNING];
+      return { data: { items, total: items.length } };
+    },
+  });
+  renderAt(<ContractRecords />, { path: '/contract-record', route: '/contract-record?copied=true' });
+  expect(await screen.findByRole('button', { name: 'Contract 12, copied from #3, show details' })).toBeInTheDocument();
+  expect(screen.getByRole('tab', { name: 'Settled' })).toHaveAttribute('aria-selected', 'true');
+  expect(filters(api)).toEqual(['open true 1', 'settled true 1']);
+});

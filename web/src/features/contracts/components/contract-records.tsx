@@ -8,7 +8,9 @@
  *
  * An entered open contract can be sold back at its live offer (decisions §11); a contract sold
  * early shows it, with what the sale paid. A copy of a trader's order (copy trading) is marked
- * with the trader it was copied from.
+ * with the trader it was copied from, and a filter shows all contracts, only my own orders or
+ * only the copies: `?copied=false|true` in the URL (which a choice writes, so that a link, the
+ * copy trading page's "My copied trades", can open on it), sent to the server as is.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -24,9 +26,10 @@ import { formatDateTime, formatMoney } from '@/lib/format';
 import { useWsEvent } from '@/lib/ws';
 import { useSession } from '@/stores/session';
 
-import { type ContractRecord, RECORDS_PAGE_SIZE, recordsApi } from '../api';
+import { type ContractRecord, type Origin, RECORDS_PAGE_SIZE, recordsApi } from '../api';
 import { useLiveOffers } from '../hooks/use-live-offers';
 import { ContractDetails } from './contract-details';
+import { OriginFilter, copiedParam, originOf } from './origin-filter';
 
 type Tab = 'open' | 'settled';
 
@@ -36,14 +39,16 @@ function tabOf(value: string | null): Tab | null {
 
 /**
  * The first page of the list to open on when no tab was asked for: the open contracts,
- * unless none is open and some have settled.
+ * unless none is open and some have settled (of those the filter shows).
  */
-async function firstList(): Promise<{ tab: Tab; answer: Page<ContractRecord> }> {
-  const open = await recordsApi.list('open', 1);
+async function firstList(origin: Origin): Promise<{ tab: Tab; answer: Page<ContractRecord> }> {
+  const open = await recordsApi.list('open', 1, origin);
   if (open.items.length > 0) return { tab: 'open', answer: open };
-  const settled = await recordsApi.list('settled', 1);
+  const settled = await recordsApi.list('settled', 1, origin);
   return settled.items.length > 0 ? { tab: 'settled', answer: settled } : { tab: 'open', answer: open };
 }
+
+const EMPTY: Record<Origin, string> = { all: 'records.empty', own: 'records.emptyOwn', copies: 'records.emptyCopies' };
 
 /** Private-stream events are gathered for this long before the list is read again. */
 export const REFRESH_DEBOUNCE_MS = 300;
@@ -88,7 +93,14 @@ export function ContractRecords() {
   // until the first answers came).
   const [chosen, setChosen] = useState<Tab | null>(null);
   const tab = tabOf(params.get('tab')) ?? chosen;
-  const [page, setPage] = useState(1);
+  const origin = originOf(params.get('copied'));
+  // The page of the list shown; another list (tab or filter, however the URL changed) starts
+  // at its first page, in the same render as the change, so no other page of it is read.
+  const list = `${tab}/${origin}`;
+  const [paging, setPaging] = useState({ list, page: 1 });
+  if (paging.list !== list) setPaging({ list, page: 1 });
+  const page = paging.list === list ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ list, page: next });
   const [data, setData] = useState<Page<ContractRecord> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
@@ -105,19 +117,19 @@ export function ContractRecords() {
     setError(null);
     try {
       if (tab === null) {
-        const first = await firstList();
+        const first = await firstList(origin);
         if (id !== request.current) return;
         chosenAnswer.current = first.answer;
         setData(first.answer);
         setChosen(first.tab);
         return;
       }
-      const answer = await recordsApi.list(tab, page);
+      const answer = await recordsApi.list(tab, page, origin);
       if (id === request.current) setData(answer);
     } catch (e) {
       if (id === request.current) setError(errorMessage(e, 'records.loadFailed'));
     }
-  }, [tab, page]);
+  }, [tab, page, origin]);
 
   useEffect(() => {
     if (!signedIn) return;
@@ -161,19 +173,33 @@ export function ContractRecords() {
             },
             { replace: true },
           );
-          setPage(1);
         }}
         items={[
           { key: 'open', label: t('records.open') },
           { key: 'settled', label: t('records.settled') },
         ]}
       />
+      <OriginFilter
+        value={origin}
+        onChange={(next) => {
+          setParams(
+            (current) => {
+              const nextParams = new URLSearchParams(current);
+              const copied = copiedParam(next);
+              if (copied === null) nextParams.delete('copied');
+              else nextParams.set('copied', copied);
+              return nextParams;
+            },
+            { replace: true },
+          );
+        }}
+      />
       {error ? (
         <ErrorState text={error} onRetry={() => void load()} />
       ) : !data ? (
         <SkeletonRows rows={6} columns={4} />
       ) : data.items.length === 0 ? (
-        <EmptyState text={t('records.empty')} />
+        <EmptyState text={t(EMPTY[origin])} />
       ) : (
         <ul className="record-list">
           {data.items.map((record) => (

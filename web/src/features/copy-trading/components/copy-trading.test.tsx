@@ -8,7 +8,7 @@ import { mockApi } from '@/testing/api';
 import { testUser } from '@/testing/fixtures';
 import { renderAt } from '@/testing/render';
 
-import type { MyCopy, TraderBoard, TraderItem } from '../api';
+import type { FollowerLink, MyCopy, TraderBoard, TraderItem } from '../api';
 import { useMyCopy } from '../stores/my-copy';
 import { CopyTrading } from './copy-trading';
 
@@ -91,6 +91,7 @@ test('a guest gets a sign-in link instead of their own copy trading, and nothing
   expect(api.count('GET /api/copy')).toBe(0);
 });
 
+/** A trader I copy, with my settings. */
 const link = (uid: number, name: string, account: 'real' | 'demo' = 'demo') => ({
   uid,
   name,
@@ -98,13 +99,16 @@ const link = (uid: number, name: string, account: 'real' | 'demo' = 'demo') => (
   settings: { account, percent: 50, minStake: '1', maxStake: '100', stopBelow: '20' },
 });
 
+/** Someone who copies me: only the wallet their copies go to. */
+const follower = (uid: number, name: string, account: 'real' | 'demo' = 'demo'): FollowerLink => ({ uid, name, account, since: 1_700_000_000_000 });
+
 test('signed in: sharing is switched on, a trader I copy is shown with its settings and stopped, a follower removed', async () => {
   let mine: MyCopy = { sharing: false, sharingSince: null, following: [link(3, 'al***e')], followers: [], followersMax: 100, followingMax: 10 };
   const api = mockApi({
     ...board(),
     'GET /api/copy': () => ({ data: mine }),
     'PUT /api/copy/sharing': (body) => {
-      mine = { ...mine, sharing: (body as { sharing: boolean }).sharing, sharingSince: 1_700_000_000_000, followers: [link(7, 'ch***y', 'real')] };
+      mine = { ...mine, sharing: (body as { sharing: boolean }).sharing, sharingSince: 1_700_000_000_000, followers: [follower(7, 'ch***y', 'real')] };
       return { data: mine };
     },
     'DELETE /api/copy/following/3': () => ((mine = { ...mine, following: [] }), { data: mine }),
@@ -144,8 +148,10 @@ test('signed in: sharing is switched on, a trader I copy is shown with its setti
   expect(lastToast()).toBe('You no longer copy al***e');
   expect(first).not.toHaveTextContent('Copying');
 
+  // A follower's wallet is shown, not their stakes or stop level (theirs alone).
   const followers = within(panel).getByRole('region', { name: /My followers/ });
   expect(followers).toHaveTextContent('Copies to the Real account');
+  expect(followers).not.toHaveTextContent('USDT');
   await user.click(within(followers).getByRole('button', { name: 'Remove follower ch***y' }));
   await user.click(within(await screen.findByRole('dialog', { name: 'Remove ch***y?' })).getByRole('button', { name: 'Remove' }));
   await waitFor(() => expect(followers).toHaveTextContent('Nobody copies you yet.'));
@@ -153,7 +159,7 @@ test('signed in: sharing is switched on, a trader I copy is shown with its setti
 });
 
 test('turning sharing off while someone copies me is asked first, with how many stop', async () => {
-  let mine: MyCopy = { sharing: true, sharingSince: 1_700_000_000_000, following: [], followers: [link(7, 'ch***y'), link(8, 'da***n')], followersMax: 100, followingMax: 10 };
+  let mine: MyCopy = { sharing: true, sharingSince: 1_700_000_000_000, following: [], followers: [follower(7, 'ch***y'), follower(8, 'da***n')], followersMax: 100, followingMax: 10 };
   const api = mockApi({
     ...board(),
     'GET /api/copy': () => ({ data: mine }),
@@ -170,4 +176,63 @@ test('turning sharing off while someone copies me is asked first, with how many 
   await user.click(within(dialog).getByRole('button', { name: 'Stop sharing' }));
   await waitFor(() => expect(share).toHaveAttribute('aria-checked', 'false'));
   expect(api.calls.find((c) => c.key === 'PUT /api/copy/sharing')?.body).toEqual({ sharing: false });
+});
+
+test('when as many traders share as allowed, turning sharing on shows the server\'s message and the switch stays off', async () => {
+  const api = mockApi({
+    ...board(),
+    'GET /api/copy': () => ({ data: { sharing: false, sharingSince: null, following: [], followers: [], followersMax: 100, followingMax: 10 } }),
+    'PUT /api/copy/sharing': () => ({ status: 409, code: 'SHARING_FULL', message: 'As many traders share their trades as allowed: try again later' }),
+  });
+  useSession.getState().signIn('tok', testUser('bob', { uid: 5 }));
+  const { user } = renderAt(<CopyTrading />, { path: '/copy', route: '/copy' });
+  const share = await screen.findByRole('switch', { name: 'Share my trades' });
+  await user.click(share);
+  await waitFor(() => expect(lastToast()).toBe('As many traders share their trades as allowed: try again later'));
+  expect(useToasts.getState().toasts.at(-1)).toMatchObject({ kind: 'error' });
+  expect(api.count('PUT /api/copy/sharing')).toBe(1);
+  expect(share).toHaveAttribute('aria-checked', 'false');
+  expect(share).toBeEnabled();
+});
+
+test('a removal the server refuses is told in the dialog; one of a copy already ended reads the list again', async () => {
+  const mine: MyCopy = { sharing: true, sharingSince: 1_700_000_000_000, following: [], followers: [follower(7, 'ch***y'), follower(8, 'da***n')], followersMax: 100, followingMax: 10 };
+  const api = mockApi({
+    ...board(),
+    'GET /api/copy': () => ({ data: mine }),
+    'DELETE /api/copy/followers/7': () => ({ status: 503, code: 'BUSY', message: 'Busy: try again' }),
+    'DELETE /api/copy/followers/8': () => ({ status: 404, code: 'COPY_NOT_FOUND', message: 'This copy is no longer running' }),
+  });
+  useSession.getState().signIn('tok', testUser('bob', { uid: 5 }));
+  const { user } = renderAt(<CopyTrading />, { path: '/copy', route: '/copy' });
+  const followers = await screen.findByRole('region', { name: /My followers/ });
+  await user.click(within(followers).getByRole('button', { name: 'Remove follower ch***y' }));
+  const dialog = await screen.findByRole('dialog', { name: 'Remove ch***y?' });
+  await user.click(within(dialog).getByRole('button', { name: 'Remove' }));
+  expect(await within(dialog).findByText('Busy: try again')).toBeInTheDocument();
+  await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+
+  // da***n stopped on their own meanwhile: nothing failed, the list is read again.
+  const reads = api.count('GET /api/copy');
+  await user.click(within(followers).getByRole('button', { name: 'Remove follower da***n' }));
+  await user.click(within(await screen.findByRole('dialog', { name: 'Remove da***n?' })).getByRole('button', { name: 'Remove' }));
+  await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  expect(api.count('DELETE /api/copy/followers/8')).toBe(1);
+  expect(api.count('GET /api/copy')).toBe(reads + 1);
+});
+
+test('"Traders I copy" links to my copied trades: the contract records showing only copies', async () => {
+  mockApi({
+    ...board(),
+    'GET /api/copy': () => ({ data: { sharing: false, sharingSince: null, following: [link(3, 'al***e')], followers: [], followersMax: 100, followingMax: 10 } }),
+  });
+  useSession.getState().signIn('tok', testUser('bob', { uid: 5 }));
+  const { user, router } = renderAt(<CopyTrading />, { path: '/copy', route: '/copy' });
+  const panel = await screen.findByRole('region', { name: 'My copy trading' });
+  const following = await within(panel).findByRole('region', { name: /Traders I copy/ });
+  const copies = within(following).getByRole('link', { name: 'My copied trades' });
+  expect(copies).toHaveAttribute('href', '/contract-record?copied=true');
+  await user.click(copies);
+  await waitFor(() => expect(router.state.location.pathname).toBe('/contract-record'));
+  expect(router.state.location.search).toBe('?copied=true');
 });

@@ -1,7 +1,10 @@
 /**
  * My copy trading: the switch that shares my trades (with what it means), the traders I copy
- * (their settings, Edit and Stop) and my followers (Remove). Stopping, removing and ending the
- * sharing while someone copies me are asked first.
+ * (their settings, Edit and Stop, and a link to my copied trades: the contract records with
+ * their filter on copies, linked by path as features do not import each other) and my
+ * followers (the wallet their copies go to, and Remove: their stakes and stop level are theirs
+ * alone). Stopping, removing and ending the sharing while someone copies me are asked first; a
+ * refusal (sharing full, ...) is told in the server's words.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,13 +14,16 @@ import { ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { toast } from '@/stores/toast';
 
-import type { CopyLink, MyCopy } from '../api';
+import type { CopyLink, FollowerLink, MyCopy } from '../api';
 import { useMyCopy } from '../stores/my-copy';
 import { ConfirmDialog } from './confirm-dialog';
 import { formatDay, settingsText } from './figures';
 import { FollowDialog } from './follow-dialog';
 
-type Asking = { kind: 'stop' | 'remove'; link: CopyLink } | { kind: 'unshare' } | null;
+/** The contract records showing only copies of other traders' orders (the records' own filter). */
+const MY_COPIES = '/contract-record?copied=true';
+
+type Asking = { kind: 'stop'; link: CopyLink } | { kind: 'remove'; link: FollowerLink } | { kind: 'unshare' } | null;
 
 function SharingSwitch({ mine, onUnshare }: { mine: MyCopy; onUnshare(): void }) {
   const { t, i18n } = useTranslation();
@@ -104,6 +110,9 @@ export function MyCopyTrading({ mine, error, reload }: { mine: MyCopy | null; er
               ))}
             </ul>
           )}
+          <p className="copy-links-more">
+            <Link to={MY_COPIES}>{t('copyTrading.myCopies')}</Link>
+          </p>
         </section>
         <section className="copy-links" aria-labelledby="copy-followers-title">
           <h3 id="copy-followers-title" className="copy-links-title">
@@ -118,7 +127,7 @@ export function MyCopyTrading({ mine, error, reload }: { mine: MyCopy | null; er
                   <div className="copy-link-text">
                     <span dir="auto">{link.name}</span>{' '}
                     <span className="muted small">{t('copyTrading.since', { date: formatDay(link.since, lang) })}</span>
-                    <div className="muted small">{t('copyTrading.followerOn', { account: t(`header.${link.settings.account}`) })}</div>
+                    <div className="muted small">{t('copyTrading.followerOn', { account: t(`header.${link.account}`) })}</div>
                   </div>
                   <div className="copy-link-actions">
                     <button type="button" className="btn btn-small btn-ghost" aria-label={t('copyTrading.removeLabel', { name: link.name })} onClick={() => setAsking({ kind: 'remove', link })}>

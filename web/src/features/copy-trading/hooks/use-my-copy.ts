@@ -1,7 +1,8 @@
 /**
  * The signed-in user's copy trading for a page: read when the page opens (and when the user
- * changes), read again when a `copy` frame says a link started, changed or ended (from another
- * device, the other side, or a stop level reached) and after a reconnect. Signed out: nothing.
+ * changes), read again when a `copy` frame says a link started or ended (by the other side,
+ * or a stop level reached: nobody is sent a frame of their own act) and after a reconnect.
+ * Signed out: nothing.
  */
 import { useCallback, useEffect, useState } from 'react';
 

@@ -8,7 +8,7 @@ import { useDevice } from '@/stores/device';
 import { renderAt } from '@/testing/render';
 
 import { notificationDb } from '../db';
-import { copyRefusedNotification } from '../copy-notes';
+import { copyNoteNotification } from '../copy-notes';
 import { securityNotification, settlementNotification } from '../hooks/use-notification-feed';
 import { useNotifications } from '../stores/notifications';
 import { NotificationBell, badgeText } from './notification-bell';
@@ -143,8 +143,8 @@ test("a two-factor pause reads in the user's language, its end as a date of that
 });
 
 test("a refused copy reads in the user's language, and a click opens the trader's profile", async () => {
-  const item = copyRefusedNotification({ leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' }, Date.now() - 60_000);
-  await useNotifications.getState().add(item);
+  const item = copyNoteNotification({ kind: 'copy.refused', time: Date.now() - 60_000, follower: 7, leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' }, 7);
+  await useNotifications.getState().add(item!);
   useNotifications.setState({ open: true });
   const { user, router } = shell();
   const dialog = screen.getByRole('dialog', { name: 'Notifications' });

@@ -164,52 +164,191 @@ test('security events missed while away are caught up on each authentication: th
   expect(JSON.parse(window.localStorage.getItem('securityEventsSeen') ?? '{}')).toEqual({ '5': fresh.until });
 });
 
-test('copy frames become notifications: a follower hears why copying ended and a copy refused, a leader who started or stopped copying them; nobody hears their own acts', async () => {
+/** A copy note as the server sends it (a `copy` or `copy.refused` frame, or a row of `GET /api/copy/notes`). */
+const started = (time: number, follower: number, leader: number) => ({ kind: 'copy', time, follower, leader, change: 'started' });
+const ended = (time: number, follower: number, leader: number, reason?: string) => ({ kind: 'copy', time, follower, leader, change: 'ended', ...(reason ? { reason } : {}) });
+const refused = (time: number, follower: number, leader: number, contractId: number, code: string) => ({ kind: 'copy.refused', time, follower, leader, contractId, code });
+
+/** The centre's notifications in words, oldest first. */
+const shown = () =>
+  useNotifications
+    .getState()
+    .items.map((n) => `${i18n.t(n.titleKey!)} | ${i18n.t(n.messageKey!, displayParams(n.params, i18n.t, 'en-US'))}`)
+    .reverse();
+
+test('copy frames become notifications, each once: a follower hears why copying ended and a copy refused, a leader who started or stopped copying them', async () => {
   mockApi({ 'GET /api/user/notification-settings': () => settings(true) });
   useSession.setState({ user: { uid: 7 } as never });
   renderHook(() => useNotificationFeed());
   await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
   const emit = (type: string, data: unknown) => act(() => listeners.get(type)!({ type, data }));
-  const shown = () =>
-    useNotifications
-      .getState()
-      .items.map((n) => `${i18n.t(n.titleKey!)} | ${i18n.t(n.messageKey!, displayParams(n.params, i18n.t, 'en-US'))}`)
-      .reverse();
+  const t = Date.now() - 3_600_000;
 
-  // As the follower (UID 7) of trader 3: their own acts are not told (the frames are handled in order).
-  emit('copy', { follower: 7, leader: 3, change: 'started', reason: null });
-  emit('copy', { follower: 7, leader: 3, change: 'updated', reason: null });
-  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'by_follower' });
-  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'stop_reached' });
+  // As the follower (UID 7) of trader 3 (the frames are handled in order).
+  emit('copy', ended(t + 2, 7, 3, 'stop_reached'));
   await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(1));
-  emit('copy.refused', { leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' });
-  emit('copy.refused', { leader: 3, contractId: 120, code: 'INSUFFICIENT_BALANCE' });
-  emit('copy.refused', { leader: 4, contractId: 121, code: 'SOMETHING_NEW' });
+  // The same note twice (a second tab, a reconnect) is one notification.
+  emit('copy.refused', refused(t + 3, 7, 3, 120, 'INSUFFICIENT_BALANCE'));
+  emit('copy.refused', refused(t + 3, 7, 3, 120, 'INSUFFICIENT_BALANCE'));
+  emit('copy.refused', refused(t + 4, 7, 4, 121, 'SOMETHING_NEW'));
   await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(3));
-  emit('copy', { follower: 7, leader: 4, change: 'ended', reason: 'leader_stopped' });
-  emit('copy', { follower: 7, leader: 5, change: 'ended', reason: 'by_leader' });
-  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(5));
+  emit('copy', ended(t + 5, 7, 4, 'leader_stopped'));
+  emit('copy', ended(t + 6, 7, 5, 'by_leader'));
+  // A reason this app does not know is told without one.
+  emit('copy', ended(t + 7, 7, 6, 'something_new'));
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(6));
   expect(shown()).toEqual([
     'Copying stopped | Copying trader #3 stopped: your balance fell below your stop',
     "Copy refused | Your copy of trader #3's order was refused: insufficient balance",
     "Copy refused | Your copy of trader #4's order was refused: error SOMETHING_NEW",
     'Copying stopped | Copying trader #4 stopped: the trader stopped sharing',
     'Copying stopped | Copying trader #5 stopped: the trader removed you',
+    'Copying stopped | Copying trader #6 stopped',
   ]);
-  expect(useNotifications.getState().items.find((n) => n.id === 'copy-refused-3-120')).toMatchObject({ type: 'trade', priority: 'medium', data: { path: '/copy/3' } });
-  expect(useNotifications.getState().items.at(-1)).toMatchObject({ type: 'trade', priority: 'high', data: { path: '/copy/3' } });
+  // Ids and times are the note's, never the moment it was received.
+  expect(useNotifications.getState().items.find((n) => n.id === `copy-copy.refused-${t + 3}-7-3-120`)).toMatchObject({
+    type: 'trade',
+    priority: 'medium',
+    time: t + 3,
+    data: { path: '/copy/3' },
+  });
+  expect(useNotifications.getState().items.at(-1)).toMatchObject({ id: `copy-copy-${t + 2}-7-3-ended`, time: t + 2, type: 'trade', priority: 'high', data: { path: '/copy/3' } });
+  expect(JSON.parse(window.localStorage.getItem('copyNotesSeen') ?? '{}')).toEqual({ '7': t + 7 });
 
-  // As the leader (UID 3) of follower 7.
+  // As the leader (UID 3): told that a follower started or stopped, without why; every end
+  // that arrives is told, once.
   await act(() => useNotifications.getState().clear('trade'));
   act(() => useSession.setState({ user: { uid: 3 } as never }));
-  emit('copy', { follower: 7, leader: 3, change: 'started', reason: null });
-  emit('copy', { follower: 7, leader: 3, change: 'updated', reason: null });
-  emit('copy', { follower: 8, leader: 3, change: 'ended', reason: 'by_leader' });
-  emit('copy', { follower: 9, leader: 3, change: 'ended', reason: 'leader_stopped' });
-  emit('copy', { follower: 7, leader: 3, change: 'ended', reason: 'by_follower' });
-  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(2));
-  expect(shown()).toEqual(['Copy trading | #7 started copying you', 'Copy trading | #7 stopped copying you']);
+  const minute = 60_000;
+  emit('copy', started(t + minute, 7, 3));
+  emit('copy', ended(t + 5 * minute, 7, 3));
+  emit('copy', ended(t + 10 * minute, 8, 3));
+  emit('copy', ended(t + 10 * minute, 8, 3));
+  emit('copy', ended(t + 20 * minute, 9, 3));
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(4));
+  expect(shown()).toEqual([
+    'Copy trading | #7 started copying you',
+    'Copy trading | #7 stopped copying you',
+    'Copy trading | #8 stopped copying you',
+    'Copy trading | #9 stopped copying you',
+  ]);
+  expect(useNotifications.getState().items[0]).toMatchObject({ id: `copy-copy-${t + 20 * minute}-9-3-ended`, priority: 'low', data: { path: '/copy' } });
+  // Another user's notes, should one reach this connection, are not told.
+  emit('copy.refused', refused(t + 40 * minute, 9, 3, 122, 'INSUFFICIENT_BALANCE'));
+  emit('copy', ended(t + 41 * minute, 9, 4, 'by_leader'));
   await new Promise((r) => setTimeout(r, 20));
-  expect(useNotifications.getState().items).toHaveLength(2);
-  expect(useNotifications.getState().items[0]).toMatchObject({ priority: 'low', data: { path: '/copy' } });
+  expect(useNotifications.getState().items).toHaveLength(4);
+});
+
+test('copy notes missed while away are caught up on authentication, once; a note whose frame came live is not added again', async () => {
+  const now = Date.now();
+  const day = 86_400_000;
+  // Newest first: trader 3's stop reached a minute ago, a refusal, trader 5's removal, and an
+  // end two days ago (too old for a first catch-up).
+  let rows: unknown[] = [
+    ended(now - 60_000, 7, 3, 'stop_reached'),
+    refused(now - 120_000, 7, 4, 121, 'INSUFFICIENT_BALANCE'),
+    ended(now - 180_000, 7, 5, 'by_leader'),
+    ended(now - 2 * day, 7, 6, 'by_leader'),
+  ];
+  const fetched: string[] = [];
+  mockApi({
+    'GET /api/user/notification-settings': () => settings(true),
+    'GET /api/copy/notes': (_body, url) => {
+      fetched.push(url.search);
+      return { data: { items: rows, total: rows.length } };
+    },
+  });
+  useSession.setState({ user: { uid: 7 } as never });
+  authenticated = true;
+  const { rerender } = renderHook(() => useNotificationFeed());
+  const ids = () => useNotifications.getState().items.map((n) => n.id);
+  const caughtUp = [`copy-copy-${now - 60_000}-7-3-ended`, `copy-copy.refused-${now - 120_000}-7-4-121`, `copy-copy-${now - 180_000}-7-5-ended`];
+  await vi.waitFor(() => expect(ids()).toEqual(caughtUp));
+  expect(fetched).toEqual(['?page=1&pageSize=20']);
+  expect(shown()).toEqual([
+    'Copying stopped | Copying trader #5 stopped: the trader removed you',
+    "Copy refused | Your copy of trader #4's order was refused: insufficient balance",
+    'Copying stopped | Copying trader #3 stopped: your balance fell below your stop',
+  ]);
+  expect(JSON.parse(window.localStorage.getItem('copyNotesSeen') ?? '{}')).toEqual({ '7': now - 60_000 });
+
+  // A reconnect reads them again: nothing is added twice.
+  const reconnect = () => {
+    authenticated = false;
+    rerender();
+    authenticated = true;
+    rerender();
+  };
+  reconnect();
+  await vi.waitFor(() => expect(fetched).toHaveLength(2));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(ids()).toEqual(caughtUp);
+
+  // Trader 8 stops sharing while the app is open: told live. The user removes it; the next
+  // catch-up reads that note back, with one that came while the app was closed.
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  const live = ended(now - 30_000, 7, 8, 'leader_stopped');
+  act(() => listeners.get('copy')!({ type: 'copy', data: live }));
+  await vi.waitFor(() => expect(ids()).toContain(`copy-copy-${now - 30_000}-7-8-ended`));
+  await act(() => useNotifications.getState().remove(`copy-copy-${now - 30_000}-7-8-ended`));
+  const missed = ended(now - 10_000, 7, 9, 'by_leader');
+  rows = [missed, live, ...rows];
+  reconnect();
+  await vi.waitFor(() => expect(ids()).toEqual([`copy-copy-${now - 10_000}-7-9-ended`, ...caughtUp]));
+  expect(fetched).toHaveLength(3);
+  expect(JSON.parse(window.localStorage.getItem('copyNotesSeen') ?? '{}')).toEqual({ '7': now - 10_000 });
+});
+
+test('a copy note received live while the catch-up is under way is one notification', async () => {
+  const now = Date.now();
+  const note = ended(now - 5_000, 7, 3, 'by_leader');
+  let answer: (value: unknown) => void = () => undefined;
+  mockApi({
+    'GET /api/user/notification-settings': () => settings(true),
+    // The catch-up's answer comes after the frame, and holds the same note.
+    'GET /api/copy/notes': () => new Promise((resolve) => (answer = resolve)) as never,
+  });
+  useSession.setState({ user: { uid: 7 } as never });
+  authenticated = true;
+  renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  act(() => listeners.get('copy')!({ type: 'copy', data: note }));
+  await vi.waitFor(() => expect(useNotifications.getState().items).toHaveLength(1));
+  answer({ data: { items: [note], total: 1 } });
+  await new Promise((r) => setTimeout(r, 30));
+  expect(useNotifications.getState().items.map((n) => n.id)).toEqual([`copy-copy-${now - 5_000}-7-3-ended`]);
+  await vi.waitFor(async () => expect((await notificationDb.all()).map((n) => n.id)).toEqual([`copy-copy-${now - 5_000}-7-3-ended`]));
+});
+
+test('a follower away for days is told when they come back that their copying ended; a leader of every follower who started or stopped, once', async () => {
+  const now = Date.now();
+  const day = 86_400_000;
+  let rows: unknown[] = [ended(now - 3 * day, 7, 3, 'by_leader')];
+  mockApi({
+    'GET /api/user/notification-settings': () => settings(true),
+    'GET /api/copy/notes': () => ({ data: { items: rows, total: rows.length } }),
+  });
+  // This browser last heard of copy trading for UID 7 four days ago.
+  window.localStorage.setItem('copyNotesSeen', JSON.stringify({ '7': now - 4 * day }));
+  useSession.setState({ user: { uid: 7 } as never });
+  authenticated = true;
+  const { unmount } = renderHook(() => useNotificationFeed());
+  await vi.waitFor(() => expect(shown()).toEqual(['Copying stopped | Copying trader #3 stopped: the trader removed you']));
+  unmount();
+
+  // The leader (UID 3) was away while follower 9 started and stopped copying them and follower
+  // 8's copying ended: each is told, whatever ended it.
+  await act(() => useNotifications.getState().clear('trade'));
+  rows = [ended(now - 30_000, 9, 3), ended(now - 60_000, 8, 3), started(now - 90_000, 9, 3)];
+  useSession.setState({ user: { uid: 3 } as never });
+  renderHook(() => useNotificationFeed());
+  const told = ['Copy trading | #9 started copying you', 'Copy trading | #8 stopped copying you', 'Copy trading | #9 stopped copying you'];
+  await vi.waitFor(() => expect(shown()).toEqual(told));
+  expect(JSON.parse(window.localStorage.getItem('copyNotesSeen') ?? '{}')).toEqual({ '7': now - 3 * day, '3': now - 30_000 });
+  // The same note again, live (another tab's connection, a frame sent as the app came back): told once.
+  await vi.waitFor(() => expect(usePreferences.getState().loaded).toBe(true));
+  act(() => listeners.get('copy')!({ type: 'copy', data: ended(now - 60_000, 8, 3) }));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(shown()).toEqual(told);
 });

@@ -12,6 +12,10 @@
  * Copy trading (trade notifications): a follower is told when their copying of a trader ended
  * without their asking (stop level reached, the trader stopped sharing or removed them) and when
  * a copy of the trader's order was refused; a leader when someone starts or stops copying them.
+ * The server sends nobody their own acts, so every note received is told. Live from the `copy`
+ * and `copy.refused` frames, and caught up from the copy notes the server keeps (the same rows)
+ * on each authentication as price alerts are; a note is one notification however often it is
+ * received (its id is the note's).
  *
  * Security events (too many wrong authenticator codes paused the account's two-factor
  * actions) are high priority and always announced, whatever the switches say: live from the
@@ -37,10 +41,10 @@ import type {
   SettledFrame,
 } from '@/lib/ws-frames';
 import { useSession } from '@/stores/session';
-import type { PriceAlert, SecurityRow } from '@/types/api';
+import type { CopyNoteRow, PriceAlert, SecurityRow } from '@/types/api';
 
 import { playTone, showDesktop } from '../alerts';
-import { type CopyNotes, loadCopyNotes } from '../copy-texts';
+import { loadCopyNotes } from '../copy-texts';
 import type { StoredNotification } from '../db';
 import { noticeIsFor, noticeItemId, noticeNotification } from '../notices';
 import { displayParams } from '../params';
@@ -54,10 +58,10 @@ import { type NotificationSettings, usePreferences } from '../stores/preferences
  */
 export type SecurityEvent = SecurityRow;
 
-/** Fired alerts and security events read back on each authentication, and the first time how far back. */
+/** Fired alerts, security events and copy notes read back on each authentication, and the first time how far back. */
 const CATCH_UP = 20;
 const FIRST_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** UIDs remembered in `priceAlertsSeen` and `securityEventsSeen` (people sharing a browser). */
+/** UIDs remembered in `priceAlertsSeen`, `securityEventsSeen` and `copyNotesSeen` (people sharing a browser). */
 const SEEN_USERS_MAX = 20;
 
 /** The notification of a fired price alert, live (`priceAlert` frame) or from the fired list. */
@@ -92,7 +96,7 @@ export function securityNotification(e: SecurityEvent): StoredNotification | nul
   };
 }
 
-type SeenKey = typeof StorageKey.priceAlertsSeen | typeof StorageKey.securityEventsSeen;
+type SeenKey = typeof StorageKey.priceAlertsSeen | typeof StorageKey.securityEventsSeen | typeof StorageKey.copyNotesSeen;
 
 /** Per UID, the newest item of a kind already announced on this browser. */
 function seenOf(key: SeenKey): Record<string, number> {
@@ -164,18 +168,19 @@ export function useNotificationFeed(): void {
 
   useWsEvent<SettledFrame>('order.settled', (f) => announce(settlementNotification(f.data)));
   // Copy trading's notifications and their texts (the `copy` section) are loaded with the first
-  // frame, not with every page.
-  const announceCopy = (make: (notes: CopyNotes, time: number) => StoredNotification | null) => {
-    const time = Date.now();
+  // note, not with every page. A note is the row the catch-up reads back: marked seen by its time.
+  const announceCopy = ({ data }: { data: CopyNoteRow }) => {
+    if (uid === null) return;
+    markSeen(StorageKey.copyNotesSeen, uid, data.time);
     loadCopyNotes()
       .then((notes) => {
-        const item = make(notes, time);
+        const item = notes.copyNoteNotification(data, uid);
         if (item) announce(item);
       })
       .catch(() => undefined);
   };
-  useWsEvent<CopyFrame>('copy', ({ data }) => announceCopy((notes, time) => notes.copyNotification(data, uid, time)));
-  useWsEvent<CopyRefusedFrame>('copy.refused', ({ data }) => announceCopy((notes, time) => notes.copyRefusedNotification(data, time)));
+  useWsEvent<CopyFrame>('copy', announceCopy);
+  useWsEvent<CopyRefusedFrame>('copy.refused', announceCopy);
   useWsEvent<PriceAlertFrame>('priceAlert', ({ data }) => {
     announce(alertNotification(data), 'priceAlerts');
     if (uid !== null) markSeen(StorageKey.priceAlertsSeen, uid, data.id);
@@ -218,6 +223,24 @@ export function useNotificationFeed(): void {
           if (item) announceMissed(item, null, i === missed.length - 1);
         });
         if (items[0]) markSeen(StorageKey.securityEventsSeen, uid, items[0].until);
+      })
+      .catch(() => undefined);
+    // Copy notes the same way, newest first, by their time; their texts are loaded only when
+    // there is one to tell.
+    api
+      .get<Page<CopyNoteRow>>('/copy/notes', { query: { page: 1, pageSize: CATCH_UP } })
+      .then(async ({ items }) => {
+        if (stale) return;
+        const seen = seenOf(StorageKey.copyNotesSeen)[uid];
+        const since = Date.now() - FIRST_WINDOW_MS;
+        const missed = items.filter((n) => (seen === undefined ? n.time >= since : n.time > seen)).reverse();
+        if (missed.length > 0) {
+          const notes = await loadCopyNotes();
+          if (stale) return;
+          const told = missed.map((n) => notes.copyNoteNotification(n, uid)).filter((n) => n !== null);
+          told.forEach((item, i) => announceMissed(item, 'trade', i === told.length - 1));
+        }
+        if (items[0]) markSeen(StorageKey.copyNotesSeen, uid, items[0].time);
       })
       .catch(() => undefined);
     return () => {
