@@ -2,7 +2,8 @@
 // their trades; a follower (Arabic, phone) finds them among the top traders, opens their
 // profile and starts copying with their own settings; the leader's order on the trade page is
 // copied for the follower in the same command, live on the follower's trade page and marked
-// with its leader; the leader removes the follower, who is told in the notification centre.
+// with its leader; the leader removes the follower while their app is closed, and the
+// notification centre tells them when they come back.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -113,13 +114,22 @@ describe('copy trading: a follower copies a leader live', () => {
     assert.equal(copies.items[0].acceptedIndex, own.items[0].acceptedIndex, 'placed in the same command');
   });
 
-  test('the leader removes the follower, who is told', async () => {
+  test('the leader removes the follower while they are away; they are told when they come back', async () => {
+    // The follower's app is closed (its storage stays): no websocket to hear it on.
+    const context = follow.context();
+    const problems = follow.problems;
+    await follow.close();
     await lead.goto(`${server.origin}/copy`);
     await lead.getByRole('button', { name: fill(en.copyTrading.removeLabel, { name: masked(names.follower) }) }).click();
     const ask = lead.getByRole('dialog', { name: fill(en.copyTrading.confirmRemoveTitle, { name: masked(names.follower) }) });
     await ask.getByRole('button', { name: en.copyTrading.remove, exact: true }).click();
     await lead.getByText(en.copyTrading.followersNone).waitFor();
 
+    follow = await context.newPage();
+    follow.problems = problems;
+    follow.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
+    follow.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    await follow.goto(`${server.origin}/copy`);
     const unread = new RegExp(`^${escape(ar.notifications.bellUnread.split('{{')[0])}`);
     await follow.getByRole('button', { name: unread }).first().click();
     await follow.getByText(fill(ar.copyTrading.notify.endedRemoved, { leader: leader.user.uid })).first().waitFor();
