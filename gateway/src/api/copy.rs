@@ -340,13 +340,10 @@ impl CopySettingsView {
         if max_stake < min_stake {
             return Err(ApiError::invalid("maxStake", "copy_bounds"));
         }
-        // Zero (any spelling of it) or empty: no stop.
-        let stop = match self.stop_below.as_str() {
-            "" => Decimal::ZERO,
-            value => dto::plain_decimal(value, 10, 2)
-                .filter(|d| !d.is_sign_negative())
-                .ok_or_else(|| ApiError::invalid("stopBelow", "amount"))?,
-        };
+        // Zero (any spelling of it): no stop.
+        let stop = dto::plain_decimal(&self.stop_below, 10, 2)
+            .filter(|d| !d.is_sign_negative())
+            .ok_or_else(|| ApiError::invalid("stopBelow", "amount"))?;
         let stop_below = money("stopBelow", stop)?;
         Ok(CopySettings { account, percent: self.percent, min_stake, max_stake, stop_below })
     }
@@ -446,12 +443,12 @@ async fn my_copy(State(state): State<AppState>, user: User) -> Answer<MyCopy> {
 
 /// Start or stop sharing.
 #[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct SharingBody {
     /// Share my real trades (my masked name and results become public), or stop (which ends
     /// every follower's copying).
-    #[schema(required = true)]
-    pub sharing: bool,
+    #[schema(required = true, value_type = bool)]
+    pub sharing: Option<bool>,
 }
 
 /// Share my real trades to be copied, or stop.
@@ -463,7 +460,8 @@ async fn set_sharing(
     user: User,
     Body(body): Body<SharingBody>,
 ) -> Answer<MyCopy> {
-    let command = Command::SetCopyable { user: user.id, copyable: body.sharing };
+    let sharing = body.sharing.ok_or_else(|| ApiError::invalid("sharing", "body"))?;
+    let command = Command::SetCopyable { user: user.id, copyable: sharing };
     state.submit(key, command).await?;
     state.copy_board.changed().await;
     mine(&state, user.id).await

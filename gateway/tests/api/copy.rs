@@ -21,6 +21,7 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
     assert_eq!(h.get("/api/copy/traders", None).ok()["items"], json!([]));
     put(&following, &follower, settings("demo", 50, "1", "100", "0"))
         .fails(StatusCode::NOT_FOUND, "NOT_COPYABLE");
+    put("/api/copy/sharing", &leader, json!({})).fails(StatusCode::BAD_REQUEST, "VALIDATION");
     let shared = put("/api/copy/sharing", &leader, json!({"sharing": true}));
     assert_eq!(shared.ok()["sharing"], true);
     assert_eq!(shared.ok()["followersMax"], engine::copy::FOLLOWERS_PER_LEADER_MAX);
@@ -47,6 +48,7 @@ fn a_follower_copies_a_leaders_order_and_either_side_can_end_it() {
             "The largest stake cannot be below the smallest",
         ),
         (settings("demo", 50, "1", "100", "-1"), "stopBelow", "Please enter a valid amount"),
+        (settings("demo", 50, "1", "100", ""), "stopBelow", "Please enter a valid amount"),
         (settings("gold", 50, "1", "100", "0"), "account", ""),
     ] {
         let refused = put(&following, &follower, body);

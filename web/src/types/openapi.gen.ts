@@ -6929,7 +6929,6 @@ export interface components {
             /**
              * @description Share my real trades (my masked name and results become public), or stop (which ends
              *     every follower's copying).
-             * @default false
              */
             sharing: boolean;
         };
