@@ -180,12 +180,12 @@ pub enum Command {
     },
     /// Sell an entered contract back at the current offer (see [`crate::sale`]).
     SellContract(SellContract),
-    /// Start or stop sharing one's real trades to be copied.
+    /// Start or stop sharing one's trades to be copied.
     SetCopyable {
         user: UserId,
         copyable: bool,
     },
-    /// Copy a leader's real trades, or change how.
+    /// Copy a leader's trades, or change how.
     Follow {
         follower: UserId,
         leader: UserId,

@@ -67,7 +67,7 @@ pub struct Follow {
 }
 
 archived! {
-/// A trader who shares their real trades, and who copies them.
+/// A trader who shares their trades, and who copies them.
 pub struct Leader {
     pub user: UserId,
     /// When they started sharing (ms).
@@ -174,7 +174,7 @@ impl CopySettings {
 }
 
 impl Engine {
-    /// Starts or stops sharing `user`'s real trades. Stopping ends every follower's copying.
+    /// Starts or stops sharing `user`'s trades. Stopping ends every follower's copying.
     pub(crate) fn set_copyable(
         &mut self,
         user: UserId,

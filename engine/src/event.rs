@@ -296,7 +296,7 @@ pub enum Event {
     CatalogueChanged,
     /// An admin acted; one per admin command, successful or refused.
     Audit(Box<AuditRecord>),
-    /// A trader started or stopped sharing their real trades.
+    /// A trader started or stopped sharing their trades.
     CopyableChanged { user: UserId, copyable: bool },
     /// A follower started copying a leader, changed how, or stopped.
     CopyChanged { follower: UserId, leader: UserId, change: CopyChange },

@@ -565,7 +565,7 @@ pub struct Account {
     inviter: Option<NonZeroU32>,
     /// A frozen user can sign in and look, but not trade or move money.
     pub frozen: bool,
-    /// Someone copies this user's real trades: an order asks the copy book only then.
+    /// Someone copies this user's trades: an order asks the copy book only then.
     pub leads: bool,
 }
 

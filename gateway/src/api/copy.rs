@@ -1,4 +1,4 @@
-//! Copy trading (decisions §11): traders who share their real trades, their public results,
+//! Copy trading (decisions §11): traders who share their trades, their public (real-money) results,
 //! and following them. Who copies whom is the engine's state (read with a query); results
 //! come from the read model's per-hour sums of each trader's settled real contracts.
 
@@ -20,6 +20,7 @@ use super::auth::{Body, Params, PathValue, User};
 use super::dto::{self, AccountParam, ResultPeriod};
 use super::wallet::masked;
 use super::{ok, Answer, ApiError, AppState, Envelope, ErrorEnvelope, IdempotencyKey};
+use crate::names::WireName;
 use crate::readmodel::rows::HourRow;
 use crate::readmodel::{CopyNoteRow, Page};
 
@@ -143,9 +144,10 @@ type ResultsByTrader = Arc<rustc_hash::FxHashMap<u32, Results>>;
 /// Who shares, with their masked names, as read at one moment.
 type Sharing = Arc<Vec<(engine::copy::LeaderSummary, String)>>;
 
-/// The public figures: who shares and how many follow them are read from the engine on every
-/// request; each trader's results are added up at most once a minute (a trader who starts
-/// sharing meanwhile has theirs added up at once, alone).
+/// The public figures: who shares and how many follow them are read from the engine at most
+/// every [`SHARING_TTL_MS`] (at once after a change made here); each trader's results are added
+/// up at most once a minute (a trader who starts sharing meanwhile has theirs added up at once,
+/// alone).
 #[derive(Debug, Default)]
 pub struct Board {
     /// Who shares, and when that was read (ms).
@@ -246,7 +248,7 @@ impl Board {
     }
 }
 
-/// The rankings: traders who share their real trades, by profit over the period (only real
+/// The rankings: traders who share their trades, by profit over the period (only real
 /// results count). The results are added up at most once a minute.
 #[utoipa::path(get, path = "/api/copy/traders", tag = "copy", params(BoardQuery),
     responses((status = 200, body = Envelope<TraderBoard>), (status = 400, body = ErrorEnvelope)))]
@@ -324,11 +326,8 @@ impl CopySettingsView {
     }
 
     fn parse(&self) -> Result<CopySettings, ApiError> {
-        let account = match self.account.as_str() {
-            "real" => engine::types::AccountKind::Real,
-            "demo" => engine::types::AccountKind::Demo,
-            _ => return Err(ApiError::invalid("account", "account")),
-        };
+        let account = engine::types::AccountKind::from_wire_name(&self.account)
+            .ok_or_else(|| ApiError::invalid("account", "account"))?;
         if !(1..=COPY_PERCENT_MAX).contains(&self.percent) {
             return Err(ApiError::invalid("percent", "copy_percent"));
         }
@@ -382,7 +381,7 @@ pub struct FollowerLink {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MyCopy {
-    /// My real trades are shared to be copied.
+    /// My trades are shared to be copied.
     pub sharing: bool,
     /// Since when (ms).
     pub sharing_since: Option<u64>,
@@ -445,13 +444,13 @@ async fn my_copy(State(state): State<AppState>, user: User) -> Answer<MyCopy> {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SharingBody {
-    /// Share my real trades (my masked name and results become public), or stop (which ends
+    /// Share my trades (my masked name and real-money results become public), or stop (which ends
     /// every follower's copying).
     #[schema(required = true, value_type = bool)]
     pub sharing: Option<bool>,
 }
 
-/// Share my real trades to be copied, or stop.
+/// Share my trades to be copied, or stop.
 #[utoipa::path(put, path = "/api/copy/sharing", tag = "copy", security(("user" = [])), request_body = SharingBody,
     responses((status = 200, body = Envelope<MyCopy>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, description = "ACCOUNT_FROZEN", body = ErrorEnvelope)))]
 async fn set_sharing(
@@ -467,7 +466,7 @@ async fn set_sharing(
     mine(&state, user.id).await
 }
 
-/// Copy a trader's real trades, or change how.
+/// Copy a trader's trades, or change how.
 #[utoipa::path(put, path = "/api/copy/following/{uid}", tag = "copy", security(("user" = [])),
     params(("uid" = u32, Path, description = "The leader's UID")), request_body = CopySettingsView,
     responses((status = 200, body = Envelope<MyCopy>), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),

@@ -191,26 +191,16 @@ impl<'a, 't> Writer<'a, 't> {
                 })?;
             }
             Event::Audit(record) => self.audit(record)?,
-            // Kept by the engine (a password, a profile, the catalogue), by the candle archive
-            // (ticks), or in the audit log (an admin's sessions): no history row of their own.
-            Event::CopyChanged { follower, leader, change } => {
-                for (to, to_leader) in [(*follower, false), (*leader, true)] {
-                    if let Some(note) =
-                        CopyNoteRow::change(now, *follower, *leader, *change, to_leader)
-                    {
-                        self.copy_note(to, &note)?;
-                    }
+            Event::CopyChanged { .. } | Event::CopyRefused { .. } => {
+                for (to, note) in CopyNoteRow::of(event, now) {
+                    self.copy_note(to, &note)?;
                 }
             }
-            Event::CopyRefused { follower, leader, contract, code } => {
-                self.copy_note(
-                    *follower,
-                    &CopyNoteRow::refused(now, *follower, *leader, *contract, code),
-                )?;
-            }
-            // Who shares is the engine's state (read with a query).
-            Event::CopyableChanged { .. } => {}
-            Event::PasswordChanged { .. }
+            // Kept by the engine (a password, a profile, the catalogue, who shares trades), by
+            // the candle archive (ticks), or in the audit log (an admin's sessions): no history
+            // row of their own.
+            Event::CopyableChanged { .. }
+            | Event::PasswordChanged { .. }
             | Event::UserUpdated { .. }
             | Event::Tick { .. }
             | Event::AdminSessionsEnded { .. }

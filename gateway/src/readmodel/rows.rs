@@ -399,10 +399,40 @@ pub struct CopyNoteRow {
 }
 
 impl CopyNoteRow {
+    /// What `event` tells whom, if it is copy trading's: a copy started or ended (to the
+    /// follower and the leader, each as they are told), or a copy refused (to the follower).
+    /// The websocket sends these and the read model keeps them, so both say the same.
+    pub fn of(event: &engine::Event, time: u64) -> Vec<(engine::types::UserId, CopyNoteRow)> {
+        match *event {
+            engine::Event::CopyChanged { follower, leader, change } => {
+                [(follower, false), (leader, true)]
+                    .into_iter()
+                    .filter_map(|(to, to_leader)| {
+                        Some((to, Self::change(time, follower, leader, change, to_leader)?))
+                    })
+                    .collect()
+            }
+            engine::Event::CopyRefused { follower, leader, contract, code } => {
+                let note = CopyNoteRow {
+                    kind: "copy.refused".into(),
+                    time,
+                    follower: follower.into(),
+                    leader: leader.into(),
+                    change: None,
+                    reason: None,
+                    contract_id: Some(contract.into()),
+                    code: Some(code.into()),
+                };
+                vec![(follower, note)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// A copy started or ended, as `to_leader` or the follower is told; none when they did it
     /// themselves (nobody is told of their own act) or for a change of settings. A leader is
     /// not told why a follower stopped (a stop level reached would tell their balance).
-    pub fn change(
+    fn change(
         time: u64,
         follower: engine::types::UserId,
         leader: engine::types::UserId,
@@ -433,26 +463,6 @@ impl CopyNoteRow {
             contract_id: None,
             code: None,
         })
-    }
-
-    /// A copy of the leader's order `contract` refused for the follower, with its code.
-    pub fn refused(
-        time: u64,
-        follower: engine::types::UserId,
-        leader: engine::types::UserId,
-        contract: engine::types::ContractId,
-        code: &str,
-    ) -> CopyNoteRow {
-        CopyNoteRow {
-            kind: "copy.refused".into(),
-            time,
-            follower: follower.into(),
-            leader: leader.into(),
-            change: None,
-            reason: None,
-            contract_id: Some(contract.into()),
-            code: Some(code.into()),
-        }
     }
 }
 

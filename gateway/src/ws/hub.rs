@@ -380,20 +380,10 @@ impl Hub {
                     self.to_every_user(&protocol::notice_withdrawn(*notice));
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
-                Event::CopyChanged { follower, leader, change } => {
-                    for (to, to_leader) in [(*follower, false), (*leader, true)] {
-                        let time = batch.time_ms;
-                        let note =
-                            CopyNoteRow::change(time, *follower, *leader, *change, to_leader);
-                        if let Some(note) = note {
-                            self.to_user(to, || protocol::copy_note(&note));
-                        }
+                Event::CopyChanged { .. } | Event::CopyRefused { .. } => {
+                    for (to, note) in CopyNoteRow::of(event, batch.time_ms) {
+                        self.to_user(to, || protocol::copy_note(&note));
                     }
-                }
-                Event::CopyRefused { follower, leader, contract, code } => {
-                    let note =
-                        CopyNoteRow::refused(batch.time_ms, *follower, *leader, *contract, code);
-                    self.to_user(*follower, || protocol::copy_note(&note));
                 }
                 // Nobody to tell yet (no user online), or nothing a connection shows: ticks
                 // reach clients from the market feed, the rest is read over HTTP when asked.

@@ -1415,7 +1415,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Copy a trader's real trades, or change how. */
+        /** Copy a trader's trades, or change how. */
         put: operations["follow"];
         post?: never;
         /** Stop copying a trader. */
@@ -1453,7 +1453,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Share my real trades to be copied, or stop. */
+        /** Share my trades to be copied, or stop. */
         put: operations["set_sharing"];
         post?: never;
         delete?: never;
@@ -1470,7 +1470,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The rankings: traders who share their real trades, by profit over the period (only real
+         * The rankings: traders who share their trades, by profit over the period (only real
          *     results count). The results are added up at most once a minute.
          */
         get: operations["traders"];
@@ -4609,7 +4609,7 @@ export interface components {
                 following: components["schemas"]["CopyLink"][];
                 /** @description Most traders one may copy. */
                 followingMax: number;
-                /** @description My real trades are shared to be copied. */
+                /** @description My trades are shared to be copied. */
                 sharing: boolean;
                 /**
                  * Format: int64
@@ -6292,7 +6292,7 @@ export interface components {
             following: components["schemas"]["CopyLink"][];
             /** @description Most traders one may copy. */
             followingMax: number;
-            /** @description My real trades are shared to be copied. */
+            /** @description My trades are shared to be copied. */
             sharing: boolean;
             /**
              * Format: int64
@@ -6927,7 +6927,7 @@ export interface components {
         /** @description Start or stop sharing. */
         SharingBody: {
             /**
-             * @description Share my real trades (my masked name and results become public), or stop (which ends
+             * @description Share my trades (my masked name and real-money results become public), or stop (which ends
              *     every follower's copying).
              */
             sharing: boolean;

@@ -16,6 +16,9 @@ import { useWallet } from '@/stores/wallet';
 
 import type { CopySettingsView } from '../api';
 import { type CopyAccount, type CopyField, type CopyForm, formOf, newCopyForm, parseCopyForm } from '../form';
+
+/** The form's amounts, each a USDT field with its hint. */
+const AMOUNTS = ['minStake', 'maxStake', 'stopBelow'] as const satisfies readonly CopyField[];
 import { useMyCopy } from '../stores/my-copy';
 
 const ACCOUNTS: readonly CopyAccount[] = ['real', 'demo'];
@@ -92,36 +95,19 @@ export function FollowDialog({ leader, current, onClose }: FollowDialogProps) {
           hint={t('copyTrading.form.percentHint')}
           after={<span className="field-unit">%</span>}
         />
-        <Field
-          label={t('copyTrading.form.minStake')}
-          inputMode="decimal"
-          autoComplete="off"
-          value={form.minStake}
-          onChange={set('minStake')}
-          error={errors.minStake}
-          hint={t('copyTrading.form.minStakeHint')}
-          after={<span className="field-unit">USDT</span>}
-        />
-        <Field
-          label={t('copyTrading.form.maxStake')}
-          inputMode="decimal"
-          autoComplete="off"
-          value={form.maxStake}
-          onChange={set('maxStake')}
-          error={errors.maxStake}
-          hint={t('copyTrading.form.maxStakeHint')}
-          after={<span className="field-unit">USDT</span>}
-        />
-        <Field
-          label={t('copyTrading.form.stopBelow')}
-          inputMode="decimal"
-          autoComplete="off"
-          value={form.stopBelow}
-          onChange={set('stopBelow')}
-          error={errors.stopBelow}
-          hint={t('copyTrading.form.stopBelowHint')}
-          after={<span className="field-unit">USDT</span>}
-        />
+        {AMOUNTS.map((key) => (
+          <Field
+            key={key}
+            label={t(`copyTrading.form.${key}`)}
+            inputMode="decimal"
+            autoComplete="off"
+            value={form[key]}
+            onChange={set(key)}
+            error={errors[key]}
+            hint={t(`copyTrading.form.${key}Hint`)}
+            after={<span className="field-unit">USDT</span>}
+          />
+        ))}
         <p className="muted small">{t('copyTrading.form.risk')}</p>
         <FormError text={request.error} />
         <div className="dialog-actions">
