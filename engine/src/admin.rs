@@ -180,6 +180,10 @@ impl Engine {
             }
             AdminAction::SetRule(rule) => self.set_rule(rule, events),
             AdminAction::SetSaleTerms(terms) => self.set_sale_terms(*terms, events),
+            AdminAction::CreateTournament(_)
+            | AdminAction::UpdateTournament { .. }
+            | AdminAction::PublishTournament { .. }
+            | AdminAction::CancelTournament { .. } => self.tournament_action(action, events),
             AdminAction::RemoveRule { duration_secs } => self.remove_rule(duration_secs, events),
             AdminAction::UpdateSettings(settings) => self.update_settings(*settings, events),
             AdminAction::BroadcastNotice { title, body, lang } => {
@@ -275,7 +279,7 @@ impl Engine {
         if reason.trim().is_empty() || !valid_text(reason) {
             return Err(EngineError::Invalid("reason"));
         }
-        if delta.is_positive() && self.ledger.house - self.ledger.house_reserved < delta {
+        if delta.is_positive() && self.house_free() < delta {
             return Err(EngineError::HouseExposureLimit);
         }
         if delta < Money::ZERO && account.real.available < -delta {
@@ -543,6 +547,12 @@ fn audit_detail(action: &AdminAction) -> String {
                 .collect::<Vec<_>>()
                 .join(","),
         ),
+        AdminAction::CreateTournament(rules) => rules.audit(),
+        AdminAction::UpdateTournament { tournament, rules } => {
+            format!("tournament={tournament} {}", rules.audit())
+        }
+        AdminAction::PublishTournament { tournament }
+        | AdminAction::CancelTournament { tournament } => format!("tournament={tournament}"),
         AdminAction::UpdateSettings(_) => "settings".to_string(),
         AdminAction::BroadcastNotice { title, lang, .. } => format!("title={title} lang={lang}"),
         AdminAction::WithdrawNotice { notice } => format!("notice={notice}"),

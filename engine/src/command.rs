@@ -197,6 +197,16 @@ pub enum Command {
         follower: UserId,
         leader: UserId,
     },
+    /// Enter a published tournament for its entry fee.
+    JoinTournament {
+        user: UserId,
+        tournament: crate::tournament::TournamentId,
+    },
+    /// Buy another start balance in a running tournament.
+    Rebuy {
+        user: UserId,
+        tournament: crate::tournament::TournamentId,
+    },
 }
 }
 
@@ -415,6 +425,21 @@ pub enum AdminAction {
     },
     /// Replace the early-close terms (cut-off and spreads).
     SetSaleTerms(Box<crate::sale::SaleTerms>),
+    /// Create a draft tournament.
+    CreateTournament(Box<crate::tournament::TournamentRules>),
+    /// Replace a draft tournament's rules.
+    UpdateTournament {
+        tournament: crate::tournament::TournamentId,
+        rules: Box<crate::tournament::TournamentRules>,
+    },
+    /// Put a draft tournament in the lobby; its rules are fixed from then on.
+    PublishTournament {
+        tournament: crate::tournament::TournamentId,
+    },
+    /// Cancel a tournament before its start, refunding every fee.
+    CancelTournament {
+        tournament: crate::tournament::TournamentId,
+    },
 }
 }
 
@@ -443,12 +468,16 @@ impl AdminAction {
             AdminAction::SetOwnTotp { .. } => "set_own_totp",
             AdminAction::WithdrawNotice { .. } => "withdraw_notice",
             AdminAction::SetSaleTerms(_) => "set_sale_terms",
+            AdminAction::CreateTournament(_) => "create_tournament",
+            AdminAction::UpdateTournament { .. } => "update_tournament",
+            AdminAction::PublishTournament { .. } => "publish_tournament",
+            AdminAction::CancelTournament { .. } => "cancel_tournament",
         }
     }
 
     /// Every action's [`AdminAction::name`], and the engine's own audit record of an admin's
     /// two-factor pause, for filters.
-    pub const NAMES: [&'static str; 22] = [
+    pub const NAMES: [&'static str; 26] = [
         "create_admin",
         "set_user_frozen",
         "adjust_balance",
@@ -470,6 +499,10 @@ impl AdminAction {
         "set_own_totp",
         "withdraw_notice",
         "set_sale_terms",
+        "create_tournament",
+        "update_tournament",
+        "publish_tournament",
+        "cancel_tournament",
         "two_factor_locked",
     ];
 
@@ -490,7 +523,11 @@ impl AdminAction {
             AdminAction::UpsertProduct { .. } => Area::Products,
             AdminAction::SetRule(_)
             | AdminAction::RemoveRule { .. }
-            | AdminAction::SetSaleTerms(_) => Area::Rules,
+            | AdminAction::SetSaleTerms(_)
+            | AdminAction::CreateTournament(_)
+            | AdminAction::UpdateTournament { .. }
+            | AdminAction::PublishTournament { .. }
+            | AdminAction::CancelTournament { .. } => Area::Rules,
             AdminAction::UpdateSettings(_) | AdminAction::SetDepositAccounts(_) => Area::Config,
             AdminAction::BroadcastNotice { .. } | AdminAction::WithdrawNotice { .. } => {
                 Area::Notices

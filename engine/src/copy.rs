@@ -150,6 +150,10 @@ impl CopySettings {
     /// The settings if every figure is in range; which one is not otherwise.
     fn check(&self) -> Result<(), EngineError> {
         let most = Money::from_usdt(AMOUNT_MAX_USDT);
+        // A tournament balance is its player's own play: it copies nobody.
+        if self.account == AccountKind::Tournament {
+            return Err(EngineError::Invalid("account"));
+        }
         if !(1..=COPY_PERCENT_MAX).contains(&self.percent) {
             return Err(EngineError::Invalid("percent"));
         }

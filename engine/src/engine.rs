@@ -228,6 +228,8 @@ pub struct Engine {
     pub(crate) sale_terms: crate::sale::SaleTerms,
     /// Copy trading: leaders, followers, and the leader of each open copy.
     pub(crate) copy: crate::copy::CopyBook,
+    /// Tournaments, their seats, and the tournament of each open contract played in one.
+    pub(crate) tournaments: crate::tournament::TournamentBook,
     /// Derived lookups.
     pub(crate) idx: Indexes,
     /// While true, trading builds no events (replay discards them anyway). Not state: never
@@ -270,6 +272,7 @@ impl Engine {
             chart_history: None,
             sale_terms: crate::sale::SaleTerms::default(),
             copy: crate::copy::CopyBook::default(),
+            tournaments: crate::tournament::TournamentBook::default(),
             idx: Indexes::default(),
             quiet: false,
         }
@@ -379,6 +382,10 @@ impl Engine {
             Command::Follow { follower, leader, settings } => {
                 self.follow(follower, leader, *settings, events)
             }
+            Command::JoinTournament { user, tournament } => {
+                self.join_tournament(user, tournament, events)
+            }
+            Command::Rebuy { user, tournament } => self.rebuy(user, tournament, events),
             Command::EndCopy { by, follower, leader } => {
                 self.end_copy(by, follower, leader, events)
             }

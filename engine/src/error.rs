@@ -198,6 +198,28 @@ pub enum EngineError {
     /// No such running copy.
     #[error("no such copy")]
     CopyNotFound,
+    /// No such tournament.
+    #[error("no such tournament")]
+    TournamentNotFound,
+    /// The tournament does not take this now: entries closed, not published, over, its rules
+    /// fixed, or an order that would expire after its end.
+    #[error("the tournament does not allow this now")]
+    TournamentClosed,
+    /// The player is in another tournament at that time, or in the most allowed.
+    #[error("you play another tournament at that time")]
+    TournamentOverlap,
+    /// The tournament has the most players allowed.
+    #[error("the tournament is full")]
+    TournamentFull,
+    /// An order on the tournament balance, or a rebuy, without a seat in a running tournament.
+    #[error("you have no running tournament")]
+    NoTournamentBalance,
+    /// The running tournament is not played on this product or duration.
+    #[error("the tournament is not played on this product or duration")]
+    NotTournamentProduct,
+    /// No rebuy left, or the balance is not below the rebuy level.
+    #[error("no rebuy available")]
+    RebuyUnavailable,
     /// As many traders share their trades as allowed.
     #[error("as many traders share their trades as allowed")]
     SharingFull,
@@ -260,6 +282,13 @@ impl EngineError {
             EngineError::FollowersFull => "FOLLOWERS_FULL",
             EngineError::FollowingFull => "FOLLOWING_FULL",
             EngineError::CopyNotFound => "COPY_NOT_FOUND",
+            EngineError::TournamentNotFound => "TOURNAMENT_NOT_FOUND",
+            EngineError::TournamentClosed => "TOURNAMENT_CLOSED",
+            EngineError::TournamentOverlap => "TOURNAMENT_OVERLAP",
+            EngineError::TournamentFull => "TOURNAMENT_FULL",
+            EngineError::NoTournamentBalance => "NO_TOURNAMENT_BALANCE",
+            EngineError::NotTournamentProduct => "NOT_TOURNAMENT_PRODUCT",
+            EngineError::RebuyUnavailable => "REBUY_UNAVAILABLE",
             EngineError::SharingFull => "SHARING_FULL",
         }
     }

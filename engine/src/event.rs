@@ -69,6 +69,11 @@ pub enum Reply {
         /// What the sale paid.
         credited: Money,
     },
+    /// A tournament was created as a draft.
+    TournamentCreated {
+        /// Its number.
+        tournament: crate::tournament::TournamentId,
+    },
     /// A tick or timer was applied.
     Clock {
         /// Contracts that received their entry.
@@ -220,6 +225,8 @@ pub enum Event {
         symbol: Symbol,
         /// The leader whose order this contract copies, if it is a copy.
         leader: Option<UserId>,
+        /// The tournament it is played in, if it is on a tournament balance.
+        tournament: Option<crate::tournament::TournamentId>,
     },
     /// A contract received its entry tick.
     ContractEntered {
@@ -309,6 +316,23 @@ pub enum Event {
         contract: ContractId,
         /// The refusal's stable code.
         code: &'static str,
+    },
+    /// A tournament was created, changed, published, entered, cancelled or finished.
+    TournamentChanged { tournament: crate::tournament::TournamentId },
+    /// A player's tournament balance changed (entry, rebuy, an order, a settlement).
+    TournamentBalance {
+        tournament: crate::tournament::TournamentId,
+        user: UserId,
+        /// The balance after the change.
+        wallet: Wallet,
+        /// Rebuys made so far.
+        rebuys: u8,
+    },
+    /// A tournament ended: its final table, prizes paid.
+    TournamentFinished {
+        tournament: crate::tournament::TournamentId,
+        /// Every player by final place.
+        table: Vec<crate::tournament::Place>,
     },
 }
 

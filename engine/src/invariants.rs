@@ -23,7 +23,8 @@ impl Engine {
             ledger: &self.ledger,
         }
         .check()?;
-        self.check_copy_book()
+        self.check_copy_book()?;
+        self.check_tournament_book()
     }
 
     /// Copy trading's book agrees with itself: a leader's flag is set exactly when someone
@@ -132,6 +133,10 @@ where
         let mut open: PerUser = FxHashMap::default();
         let mut reserved = Money::ZERO;
         for c in self.contracts {
+            if c.account == AccountKind::Tournament {
+                // Held in seats, checked with the tournaments.
+                continue;
+            }
             let e = open.entry((c.user, c.account)).or_default();
             e.0 += c.stake;
             e.1 += 1;

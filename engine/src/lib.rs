@@ -10,6 +10,7 @@
 //! - [`engine`]: the state and the `apply` dispatch, plus read accessors.
 //! - `identity`, `two_factor`, `trading`, `funds`, `admin`: the handlers, one area each.
 //! - [`copy`]: copy trading, whose copies the leader's own order places.
+//! - [`tournament`]: tournaments, whose seats are a third kind of account.
 //! - [`snapshot`]: canonical rkyv snapshots, restore, and the state hash.
 //! - `invariants`: conservation and consistency checks used by the tests.
 //! - [`constants`]: every bound; [`defaults`]: the embedded rules and settings.
@@ -25,6 +26,7 @@ pub mod event;
 pub mod money;
 pub mod sale;
 pub mod snapshot;
+pub mod tournament;
 pub mod types;
 
 mod admin;

@@ -126,7 +126,8 @@ impl Engine {
         if self.now_ms < l.excluded_until_ms {
             return Err(EngineError::SelfExcluded { until_ms: l.excluded_until_ms });
         }
-        if account == AccountKind::Demo {
+        // Play money (demo, tournament balances) risks nothing real: only the exclusion holds.
+        if account != AccountKind::Real {
             return Ok(());
         }
         if l.open_contracts.is_some_and(|max| open_real >= max) {
@@ -141,6 +142,29 @@ impl Engine {
             return Err(EngineError::DailyLossLimit);
         }
         Ok(())
+    }
+
+    /// Refuses a real amount about to be spent (a tournament's fee) that the day's loss limit
+    /// does not allow. Changes nothing.
+    pub(crate) fn check_loss_limit(&self, user: UserId, amount: Money) -> Result<(), EngineError> {
+        let Some(state) = self.limits.get(&user) else { return Ok(()) };
+        let mut state = state.clone();
+        state.roll(self.now_ms);
+        let over =
+            |max: Decimal| Money::from_decimal(max).is_none_or(|m| state.day_loss + amount > m);
+        if state.current.daily_loss.is_some_and(over) {
+            return Err(EngineError::DailyLossLimit);
+        }
+        Ok(())
+    }
+
+    /// Counts real money spent for nothing back (a tournament's fee) as lost today.
+    pub(crate) fn count_loss(&mut self, user: UserId, amount: Money) {
+        let now = self.now_ms;
+        if let Some(state) = self.limits.get_mut(&user) {
+            state.roll(now);
+            state.day_loss += amount;
+        }
     }
 
     /// Counts an accepted real contract against the day (its stake and fee as lost, for now).

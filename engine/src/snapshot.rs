@@ -14,6 +14,7 @@ use crate::cow::CowVec;
 use crate::engine::{Book, Due, Indexes, Ledger, Pending};
 use crate::sale::{SaleTerms, Volatility};
 use crate::terms::Terms;
+use crate::tournament::{ArchivedTournamentState, TournamentBook, TournamentState};
 use crate::types::{
     Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
     OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, Wallet,
@@ -30,7 +31,11 @@ pub(crate) fn snapshot_hash(bytes: &[u8]) -> u64 {
 }
 
 /// Bumped whenever the layout below changes.
-pub const SNAPSHOT_VERSION: u32 = 7;
+pub const SNAPSHOT_VERSION: u32 = 8;
+
+/// The version of snapshots from before tournaments: a [`Base`], early close's and copy
+/// trading's state. They still restore, with no tournament.
+const SNAPSHOT_VERSION_BEFORE_TOURNAMENTS: u32 = 7;
 
 /// The version of snapshots from before copy trading: a [`Base`] and early close's state.
 /// They still restore, with nobody sharing or copying trades.
@@ -41,10 +46,19 @@ const SNAPSHOT_VERSION_BEFORE_COPY: u32 = 6;
 /// as ticks come).
 const SNAPSHOT_VERSION_BEFORE_SALES: u32 = 5;
 
-/// The persisted part of the engine: what version 5 held, then early close's state, then
-/// copy trading's.
+/// The persisted part of the engine: what version 5 held, then early close's state, copy
+/// trading's, and tournaments'.
 #[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
 struct Snapshot {
+    base: Base,
+    sale: SaleState,
+    copy: CopyState,
+    tournaments: TournamentState,
+}
+
+/// The root of a version-7 snapshot.
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug)]
+struct SnapshotBeforeTournaments {
     base: Base,
     sale: SaleState,
     copy: CopyState,
@@ -122,6 +136,8 @@ struct SnapshotRef<'a> {
     sale: &'a SaleState,
     #[rkyv(with = Inline)]
     copy: &'a CopyState,
+    #[rkyv(with = Inline)]
+    tournaments: &'a TournamentState,
 }
 
 /// [`Base`] from borrowed state.
@@ -265,6 +281,14 @@ pub enum SnapshotError {
     },
 }
 
+/// The parts of a snapshot of any version: the base, and the state the version has beside it.
+struct Parts<'a> {
+    base: &'a ArchivedBase,
+    sale: Option<&'a ArchivedSaleState>,
+    copy: Option<&'a ArchivedCopyState>,
+    tournaments: Option<&'a ArchivedTournamentState>,
+}
+
 /// The state at one moment, frozen: the big tables shared with the live engine chunk by chunk
 /// (copy-on-write), the small ones copied. Taking it stops the engine for microseconds; its
 /// bytes are then written on any thread while the engine goes on applying.
@@ -294,6 +318,7 @@ pub struct Frozen {
     chart_history: Option<(u64, u64)>,
     sale: SaleState,
     copy: CopyState,
+    tournaments: TournamentState,
 }
 
 impl Frozen {
@@ -339,7 +364,12 @@ impl Frozen {
             invite_key: self.invite_key,
             chart_history: self.chart_history,
         };
-        let snapshot = SnapshotRef { base, sale: &self.sale, copy: &self.copy };
+        let snapshot = SnapshotRef {
+            base,
+            sale: &self.sale,
+            copy: &self.copy,
+            tournaments: &self.tournaments,
+        };
         // Straight into a Vec sized from the counts: no doubling, no copy out of an AlignedVec.
         // Positions in the archive are relative, and restore copies into an aligned buffer.
         let estimate = 512 * self.users.len() + 192 * snapshot.base.contracts.len() + (1 << 16);
@@ -392,6 +422,7 @@ impl Engine {
                 windows: self.books.iter().map(|b| b.volatility.clone()).collect(),
             },
             copy: self.copy.state(),
+            tournaments: self.tournaments.state(),
         }
     }
 
@@ -410,7 +441,7 @@ impl Engine {
             copy = buffer;
             &copy[..]
         };
-        let (s, sale, copy) = Self::parts(aligned)?;
+        let Parts { base: s, sale, copy, tournaments } = Self::parts(aligned)?;
         // The lookups by name and e-mail are two million string inserts at a million users,
         // the largest part of a restore: a second thread builds them straight from the
         // validated archive while this one deserialises the state beside it.
@@ -418,7 +449,7 @@ impl Engine {
             let names = std::thread::Builder::new()
                 .name("restore-names".into())
                 .spawn_scoped(scope, || names_of(&s.users));
-            let mut engine = Engine::from_archive(s, sale, copy)?;
+            let mut engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
             (engine.idx.username, engine.idx.email) = match names {
                 Ok(thread) => thread.join().expect("building the name lookups does not panic"),
                 // No thread to spare: built here instead.
@@ -428,32 +459,46 @@ impl Engine {
         })
     }
 
-    /// The parts of a snapshot of this version or an older one: the base, and early close's
-    /// and copy trading's state where the version has them.
-    #[allow(clippy::type_complexity)]
-    fn parts(
-        aligned: &[u8],
-    ) -> Result<
-        (&ArchivedBase, Option<&ArchivedSaleState>, Option<&ArchivedCopyState>),
-        SnapshotError,
-    > {
+    /// The parts of a snapshot of this version or an older one: the base, and early close's,
+    /// copy trading's and tournaments' state where the version has them.
+    fn parts(aligned: &[u8]) -> Result<Parts<'_>, SnapshotError> {
         let newest = match rkyv::access::<ArchivedSnapshot, rkyv::rancor::Error>(aligned) {
-            Ok(snapshot) if snapshot.base.version == SNAPSHOT_VERSION => {
-                return Ok((&snapshot.base, Some(&snapshot.sale), Some(&snapshot.copy)));
+            Ok(s) if s.base.version == SNAPSHOT_VERSION => {
+                return Ok(Parts {
+                    base: &s.base,
+                    sale: Some(&s.sale),
+                    copy: Some(&s.copy),
+                    tournaments: Some(&s.tournaments),
+                });
             }
             Ok(snapshot) => Err(snapshot.base.version.to_native()),
             Err(error) => Ok(error),
         };
         let version = |found: u32| SnapshotError::Version { found, expected: SNAPSHOT_VERSION };
+        match rkyv::access::<ArchivedSnapshotBeforeTournaments, rkyv::rancor::Error>(aligned) {
+            Ok(s) if s.base.version == SNAPSHOT_VERSION_BEFORE_TOURNAMENTS => {
+                let (sale, copy) = (Some(&s.sale), Some(&s.copy));
+                return Ok(Parts { base: &s.base, sale, copy, tournaments: None });
+            }
+            Ok(s) => return Err(version(s.base.version.to_native())),
+            Err(_) => {}
+        }
         match rkyv::access::<ArchivedSnapshotBeforeCopy, rkyv::rancor::Error>(aligned) {
             Ok(s) if s.base.version == SNAPSHOT_VERSION_BEFORE_COPY => {
-                return Ok((&s.base, Some(&s.sale), None));
+                return Ok(Parts {
+                    base: &s.base,
+                    sale: Some(&s.sale),
+                    copy: None,
+                    tournaments: None,
+                });
             }
             Ok(s) => return Err(version(s.base.version.to_native())),
             Err(_) => {}
         }
         match rkyv::access::<ArchivedBase, rkyv::rancor::Error>(aligned) {
-            Ok(base) if base.version == SNAPSHOT_VERSION_BEFORE_SALES => Ok((base, None, None)),
+            Ok(base) if base.version == SNAPSHOT_VERSION_BEFORE_SALES => {
+                Ok(Parts { base, sale: None, copy: None, tournaments: None })
+            }
             Ok(base) => Err(version(base.version.to_native())),
             Err(_) => Err(match newest {
                 Ok(error) => SnapshotError::Invalid(error.to_string()),
@@ -463,11 +508,12 @@ impl Engine {
     }
 
     /// The engine an archive holds, with every derived lookup but the names rebuilt.
-    fn from_archive(
-        s: &ArchivedBase,
-        sale: Option<&ArchivedSaleState>,
-        copy: Option<&ArchivedCopyState>,
-    ) -> Result<Engine, SnapshotError> {
+    fn from_archive(s: &ArchivedBase, parts: Parts<'_>) -> Result<Engine, SnapshotError> {
+        let Parts { sale, copy, tournaments, .. } = parts;
+        let tournaments = match tournaments {
+            Some(t) => TournamentBook::of(de::<TournamentState>(t)?),
+            None => TournamentBook::default(),
+        };
         let copy = match copy {
             Some(copy) => CopyBook::of(de::<CopyState>(copy)?),
             None => CopyBook::default(),
@@ -511,6 +557,7 @@ impl Engine {
             chart_history: de(&s.chart_history)?,
             sale_terms: sale.terms,
             copy,
+            tournaments,
             idx: Indexes::default(),
             quiet: false,
         };
@@ -518,19 +565,7 @@ impl Engine {
             book.volatility = window;
         }
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
-        let users = engine.accounts.len();
-        let known = |u: &UserId| u.slot().is_some_and(|slot| slot < users);
-        let leaders: Vec<UserId> = (engine.copy.leaders.values())
-            .filter(|l| !l.followers.is_empty())
-            .map(|l| l.user)
-            .collect();
-        let copying = engine.copy.following.keys();
-        if !leaders.iter().all(known) || !copying.into_iter().all(known) {
-            return Err(SnapshotError::Invalid("copy trading names an unknown user".into()));
-        }
-        for leader in leaders {
-            engine.account_mut(leader).leads = true;
-        }
+        engine.mark_leaders()?;
         engine.rebuild_indexes(de(&s.contracts)?);
         engine.restore_alerts(de(&s.alerts)?);
         // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
@@ -542,6 +577,28 @@ impl Engine {
             .map(|c| c.reserved)
             .sum();
         Ok(engine)
+    }
+
+    /// Sets the flag of every leader someone copies, after checking that copy trading and the
+    /// tournaments name only users the snapshot holds.
+    fn mark_leaders(&mut self) -> Result<(), SnapshotError> {
+        let users = self.accounts.len();
+        let known = |u: &UserId| u.slot().is_some_and(|slot| slot < users);
+        let leaders: Vec<UserId> = (self.copy.leaders.values())
+            .filter(|l| !l.followers.is_empty())
+            .map(|l| l.user)
+            .collect();
+        let copying = self.copy.following.keys();
+        if !leaders.iter().all(known) || !copying.into_iter().all(known) {
+            return Err(SnapshotError::Invalid("copy trading names an unknown user".into()));
+        }
+        if !self.tournaments().flat_map(|t| &t.seats).all(|s| known(&s.user)) {
+            return Err(SnapshotError::Invalid("a tournament seats an unknown user".into()));
+        }
+        for leader in leaders {
+            self.account_mut(leader).leads = true;
+        }
+        Ok(())
     }
 
     /// Rebuilds the derived lookups but the names, and the books' queues, from the persisted
@@ -667,7 +724,12 @@ mod tests {
             terms: engine.sale_terms.clone(),
             windows: engine.books.iter().map(|b| b.volatility.clone()).collect(),
         };
-        let owned = Snapshot { base, sale, copy: engine.copy.state() };
+        let owned = Snapshot {
+            base,
+            sale,
+            copy: engine.copy.state(),
+            tournaments: engine.tournaments.state(),
+        };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);
     }

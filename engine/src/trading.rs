@@ -15,8 +15,10 @@ use crate::engine::Due;
 use crate::event::{CommandResult, Event, Reply, SettledContract, Settlement};
 use crate::money::{is_valid_price, Money, Rate};
 use crate::slab::SlotRef;
+use crate::tournament::SeatRef;
 use crate::types::{
     AccountKind, BillType, Contract, ContractId, Direction, Outcome, Symbol, TickRef, UserId,
+    Wallet,
 };
 use crate::{Engine, EngineError};
 
@@ -35,8 +37,10 @@ pub(crate) struct CheckedOrder {
     fee: Money,
     /// The rule's payout rate, locked in the contract.
     payout_rate: Rate,
-    /// What the house sets aside (zero on demo).
+    /// What the house sets aside (zero on play money).
     reserved: Money,
+    /// The seat an order on a tournament balance trades from.
+    seat: Option<SeatRef>,
 }
 
 impl Engine {
@@ -45,8 +49,8 @@ impl Engine {
         let (stake, fee) = (checked.stake, checked.fee);
         let contract = self.open_contract(&o, checked, None, events);
         // One byte of the account already in cache: orders of traders nobody copies never
-        // look further.
-        if self.accounts[o.user.index()].leads {
+        // look further. Tournament play is not copied: a player's tournament is their own.
+        if self.accounts[o.user.index()].leads && o.account != AccountKind::Tournament {
             self.copy_order(&o, stake, contract, events);
         }
         Ok(Reply::OrderAccepted { contract, fee })
@@ -82,13 +86,17 @@ impl Engine {
             return Err(EngineError::StakeOutOfRange { min, max });
         }
         let fee = stake.times(rule.fee_rate);
-        if account.wallet(o.account).available < stake + fee {
+        let (available, open, seat) = match o.account {
+            AccountKind::Real => (account.real.available, account.open_real, None),
+            AccountKind::Demo => (account.demo.available, account.open_demo, None),
+            AccountKind::Tournament => {
+                let (at, seat) = self.seat_for_order(o)?;
+                (seat.wallet.available, seat.open, Some(at))
+            }
+        };
+        if available < stake + fee {
             return Err(EngineError::InsufficientBalance);
         }
-        let open = match o.account {
-            AccountKind::Real => account.open_real,
-            AccountKind::Demo => account.open_demo,
-        };
         if open >= self.settings.open_contracts_per_user_max {
             return Err(EngineError::TooManyOpenContracts);
         }
@@ -100,14 +108,14 @@ impl Engine {
                 // win and every generation's reward, and the fee back on a void.
                 let reserve =
                     stake.times_ceil(payout_rate + self.terms.reward_total) + fee + RESERVE_SLACK;
-                if self.ledger.house - self.ledger.house_reserved < reserve {
+                if self.house_free() < reserve {
                     return Err(EngineError::HouseExposureLimit);
                 }
                 reserve
             }
-            AccountKind::Demo => Money::ZERO,
+            AccountKind::Demo | AccountKind::Tournament => Money::ZERO,
         };
-        Ok(CheckedOrder { product, stake, fee, payout_rate, reserved })
+        Ok(CheckedOrder { product, stake, fee, payout_rate, reserved, seat })
     }
 
     /// Opens the contract of an order that passed [`Engine::check_order`] (a copy of
@@ -115,22 +123,26 @@ impl Engine {
     pub(crate) fn open_contract(
         &mut self,
         o: &PlaceOrder,
-        CheckedOrder { product, stake, fee, payout_rate, reserved }: CheckedOrder,
+        CheckedOrder { product, stake, fee, payout_rate, reserved, seat }: CheckedOrder,
         leader: Option<UserId>,
         events: &mut Vec<Event>,
     ) -> ContractId {
         let id = self.next_contract;
         self.next_contract = self.next_contract.next();
-        let wallet = self.account_mut(o.user).wallet_mut(o.account);
-        wallet.available -= stake + fee;
-        wallet.in_position += stake;
-        *self.account_mut(o.user).open_mut(o.account) += 1;
-        match o.account {
-            AccountKind::Real => {
+        if let Some(seat) = seat {
+            self.open_on_seat(seat, id, stake, fee);
+        } else {
+            let account = self.account_mut(o.user);
+            let wallet = account.wallet_mut(o.account);
+            wallet.available -= stake + fee;
+            wallet.in_position += stake;
+            *account.open_mut(o.account) += 1;
+            if o.account == AccountKind::Real {
                 self.ledger.house += fee;
                 self.ledger.house_reserved += reserved;
+            } else {
+                self.ledger.demo_house += fee;
             }
-            AccountKind::Demo => self.ledger.demo_house += fee,
         }
         let contract = Contract {
             id,
@@ -153,13 +165,20 @@ impl Engine {
                 contract: Box::new(contract.clone()),
                 symbol: o.symbol,
                 leader,
+                tournament: seat.map(|s| s.tournament),
             });
         }
         self.count_accepted(&contract);
         let at = self.contracts.insert(contract);
         self.books[usize::from(product)].waiting.push_back(at);
-        let bill = (!fee.is_zero()).then_some(BillType::Fee);
-        self.wallet_event(o.user, o.account, bill, -fee, id.get(), events);
+        match seat {
+            Some(seat) if !self.quiet => self.seat_event(seat, events),
+            Some(_) => {}
+            None => {
+                let bill = (!fee.is_zero()).then_some(BillType::Fee);
+                self.wallet_event(o.user, o.account, bill, -fee, id.get(), events);
+            }
+        }
         id
     }
 
@@ -219,6 +238,7 @@ impl Engine {
     pub(crate) fn timer(&mut self, events: &mut Vec<Event>) -> Reply {
         let now = self.now_ms;
         let mut settled = 0;
+        // Contracts first: a tournament finishes once its last one has settled.
         for at in 0..self.books.len() {
             let last = self.books[at].last;
             settled += self.settle_due(at, now, true, last, events);
@@ -236,6 +256,7 @@ impl Engine {
                 }
             }
         }
+        self.finish_tournaments(events);
         Reply::Clock { entered: 0, settled }
     }
 
@@ -358,20 +379,27 @@ impl Engine {
             (Outcome::Loss | Outcome::Sold, _) => Money::ZERO,
         };
         self.count_settled(&contract, credited);
-        let account = self.account_mut(contract.user);
-        *account.open_mut(contract.account) -= 1;
-        let wallet = account.wallet_mut(contract.account);
-        wallet.in_position -= stake;
-        wallet.available += credited;
-        let after = wallet.clone();
         let house_gain = stake - credited;
-        match contract.account {
-            AccountKind::Real => {
+        let (after, seat) = if contract.account == AccountKind::Tournament {
+            match self.close_on_seat(id, contract.user, stake, credited) {
+                Some((seat, wallet)) => (wallet, Some(seat)),
+                None => (Wallet::default(), None),
+            }
+        } else {
+            let account = self.account_mut(contract.user);
+            *account.open_mut(contract.account) -= 1;
+            let wallet = account.wallet_mut(contract.account);
+            wallet.in_position -= stake;
+            wallet.available += credited;
+            let after = wallet.clone();
+            if contract.account == AccountKind::Real {
                 self.ledger.house += house_gain;
                 self.ledger.house_reserved -= contract.reserved;
+            } else {
+                self.ledger.demo_house += house_gain;
             }
-            AccountKind::Demo => self.ledger.demo_house += house_gain,
-        }
+            (after, None)
+        };
         // Rewards come out of what the house took in: the stake of a win or a loss, what a sale
         // kept of the stake, none of a returned stake (tie, void).
         let reward_base = match (contract.account, outcome) {
@@ -398,6 +426,9 @@ impl Engine {
                 exit,
                 wallet: after,
             }));
+            if let Some(seat) = seat {
+                self.seat_event(seat, events);
+            }
         }
         if reward_base.is_positive() {
             self.pay_rewards(user, reward_base, id, events);
@@ -418,7 +449,7 @@ impl Engine {
         let mut inviter = self.accounts[user.index()].inviter();
         for generation in 0..self.terms.reward_rates.len() {
             let Some(to) = inviter else { break };
-            let free = self.ledger.house - self.ledger.house_reserved;
+            let free = self.house_free();
             let reward = stake.times(self.terms.reward_rates[generation]).min(free);
             if reward.is_positive() {
                 self.ledger.house -= reward;

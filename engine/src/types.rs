@@ -157,6 +157,7 @@ macro_rules! archived_copy {
         $item
     };
 }
+pub(crate) use archived_copy;
 
 archived_copy! {
 /// Which wallet of a user: real USDT, or the virtual demo balance (decisions §3).
@@ -165,6 +166,9 @@ pub enum AccountKind {
     Real,
     /// Virtual money: settles by the same rules, never touches real balances.
     Demo,
+    /// A tournament balance: play money in the seat of the tournament running now, isolated
+    /// from both others (see [`crate::tournament`]).
+    Tournament,
 }
 }
 
@@ -323,6 +327,12 @@ pub enum BillType {
     Adjustment,
     /// A contract sold back before expiry: what the sale paid less the stake (signed).
     Sale,
+    /// A tournament's entry fee or rebuy.
+    TournamentFee,
+    /// A tournament prize.
+    TournamentPrize,
+    /// A cancelled tournament's fees returned.
+    TournamentRefund,
 }
 }
 
@@ -583,27 +593,33 @@ impl Account {
         self.inviter.map(|u| UserId(u.get()))
     }
 
-    /// The wallet of one kind.
+    /// The wallet of one kind. An account holds no tournament balance (its seat does): that
+    /// reads as empty here.
     pub fn wallet(&self, kind: AccountKind) -> &Wallet {
+        static NONE: Wallet =
+            Wallet { available: Money::ZERO, frozen: Money::ZERO, in_position: Money::ZERO };
         match kind {
             AccountKind::Real => &self.real,
             AccountKind::Demo => &self.demo,
+            AccountKind::Tournament => &NONE,
         }
     }
 
-    /// The wallet of one kind, to change.
-    pub fn wallet_mut(&mut self, kind: AccountKind) -> &mut Wallet {
+    /// The wallet of one kind, to change; the engine moves tournament money on seats only.
+    pub(crate) fn wallet_mut(&mut self, kind: AccountKind) -> &mut Wallet {
         match kind {
             AccountKind::Real => &mut self.real,
             AccountKind::Demo => &mut self.demo,
+            AccountKind::Tournament => unreachable!("a tournament balance is held in its seat"),
         }
     }
 
-    /// Open contracts of one kind.
-    pub fn open_mut(&mut self, kind: AccountKind) -> &mut u32 {
+    /// Open contracts of one kind; the engine counts tournament contracts on seats only.
+    pub(crate) fn open_mut(&mut self, kind: AccountKind) -> &mut u32 {
         match kind {
             AccountKind::Real => &mut self.open_real,
             AccountKind::Demo => &mut self.open_demo,
+            AccountKind::Tournament => unreachable!("a tournament balance is held in its seat"),
         }
     }
 }

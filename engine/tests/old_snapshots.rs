@@ -48,7 +48,8 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
 /// they freeze) and its hash is the one the engine before the one-line account gave. A
 /// layout change that alters it must bump the snapshot version and keep old snapshots loading
 /// (version 6 added early close's terms and volatility windows: 12 291 314 822 722 620 967
-/// before it; version 7 copy trading's leaders and marks: 187 226 354 554 008 428 before it).
+/// before it; version 7 copy trading's leaders and marks: 187 226 354 554 008 428 before it;
+/// version 8 tournaments: 7 487 574 017 874 329 425 before it).
 #[test]
 fn the_state_hash_of_a_fixed_history_is_stable_across_builds() {
     use engine::command::{Command, RequestDeposit};
@@ -83,7 +84,7 @@ fn the_state_hash_of_a_fixed_history_is_stable_across_builds() {
     let restored = Engine::restore(&h.engine.snapshot_bytes()).expect("restores");
     restored.check_invariants().expect("restored state is consistent");
     assert_eq!(restored.state_hash(), h.engine.state_hash());
-    assert_eq!(h.engine.state_hash(), 7_487_574_017_874_329_425);
+    assert_eq!(h.engine.state_hash(), 7_419_758_747_666_320_545);
 }
 
 /// A snapshot of version 6, from before copy trading, restores with nobody sharing or copying,
@@ -126,5 +127,70 @@ fn a_snapshot_from_before_copy_trading_restores_and_copies_after() {
     assert_eq!(h.engine.open_contract_count(), 0);
     let copies = h.settlements().iter().filter(|s| s.leader() == Some(alice)).count();
     assert_eq!(copies, 1);
+    h.check();
+}
+
+/// A snapshot of version 7, from before tournaments, restores with none, its open contracts
+/// (a leader's and its copy) settle, and a tournament can then be played. The fixture was
+/// written by that engine (commit da52350) after these commands: alice and bob sign up with
+/// 500 and 300; alice shares her trades and bob copies them at 100 % (1 to 50 USDT); alice
+/// buys up 7 real for 60 s, copied to bob, with no tick yet.
+#[test]
+fn a_snapshot_from_before_tournaments_restores_and_plays_one_after() {
+    use engine::command::{AdminAction, Command};
+    use engine::tournament::{TournamentRules, TournamentStatus};
+    use engine::types::Direction;
+
+    let bytes = include_bytes!("fixtures/before-tournaments.snapshot");
+    let engine = Engine::restore(bytes).expect("version 7 loads");
+    engine.check_invariants().expect("restored state is consistent");
+    assert_eq!(engine.tournaments().count(), 0);
+    let (alice, bob) = (UserId(1), UserId(2));
+    assert_eq!(engine.open_contract_count(), 2);
+    assert_eq!(engine.copy_leaders().len(), 1);
+    let index = engine.applied_index();
+    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    h.now_ms = h.engine.now_ms() + 1_000;
+    let start_ms = h.now_ms + 1_000;
+    let rules = TournamentRules {
+        title: "After the upgrade".into(),
+        symbols: Vec::new(),
+        durations: Vec::new(),
+        start_ms,
+        end_ms: start_ms + 600_000,
+        entry_fee: usdt("5"),
+        start_balance: usdt("100"),
+        rebuys_max: 0,
+        rebuy_fee: usdt("0"),
+        rebuy_below: usdt("0"),
+        pool_share_bp: 10_000,
+        pool_min: usdt("0"),
+        prizes_bp: vec![10_000],
+    };
+    h.admin(AdminAction::CreateTournament(Box::new(rules)));
+    h.admin(AdminAction::PublishTournament { tournament: 1 });
+    h.ok(Command::JoinTournament { user: bob, tournament: 1 });
+    h.tick(btc(), "100"); // the old contracts enter
+    h.advance(1_000);
+    h.order(bob, engine::types::AccountKind::Tournament, btc(), Direction::Up, "10", 60).unwrap();
+    h.advance(1_000);
+    h.tick(btc(), "100"); // the tournament contract enters
+    h.advance(57_000);
+    h.tick(btc(), "101"); // the old contracts' exit
+    h.advance(2_000);
+    h.tick(btc(), "101"); // the tournament contract's exit
+    h.advance(2_000);
+    h.tick(btc(), "102");
+    assert_eq!(h.engine.open_contract_count(), 0);
+    assert_eq!(h.engine.tournament(1).unwrap().seats[0].wallet.available, usdt("108.50"));
+    h.now_ms = start_ms + 600_000;
+    h.ok(Command::Timer);
+    assert_eq!(h.engine.open_contract_count(), 0);
+    let t = h.engine.tournament(1).unwrap();
+    assert_eq!(
+        (t.status, t.table[0].user, t.table[0].prize),
+        (TournamentStatus::Finished, bob, usdt("5"))
+    );
+    assert!(h.settlements().iter().any(|s| s.contract.user == alice));
     h.check();
 }

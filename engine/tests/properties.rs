@@ -129,6 +129,34 @@ enum Op {
         leader: u32,
         by_leader: bool,
     },
+    /// Create a tournament starting `start_in_ms` from now for `length_ms`, with an entry
+    /// fee, a guaranteed pool and two paid places, and publish it (or leave it a draft).
+    CreateTournament {
+        start_in_ms: u64,
+        length_ms: u64,
+        fee_cents: i64,
+        pool_min_cents: i64,
+        publish: bool,
+    },
+    /// Enter, rebuy in, or (admin) cancel the `nth` tournament kept.
+    JoinTournament {
+        user: u32,
+        nth: usize,
+    },
+    Rebuy {
+        user: u32,
+        nth: usize,
+    },
+    CancelTournament {
+        nth: usize,
+    },
+    /// An order on the tournament balance.
+    TournamentOrder {
+        user: u32,
+        up: bool,
+        cents: i64,
+        duration: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -158,6 +186,13 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (user.clone(), user.clone(), 0u16..=300, 0i64..2_000, 0i64..40_000, prop_oneof![2 => Just(0i64), 1 => 0i64..200_000], any::<bool>())
             .prop_map(|(follower, leader, percent, min_cents, max_cents, stop_cents, demo)| Op::Follow { follower, leader, percent, min_cents, max_cents, stop_cents, demo }),
         1 => (user.clone(), user.clone(), any::<bool>()).prop_map(|(follower, leader, by_leader)| Op::EndCopy { follower, leader, by_leader }),
+        1 => (0u64..20_000, 5_000u64..120_000, 0i64..3_000, 0i64..5_000, prop::bool::weighted(0.9))
+            .prop_map(|(start_in_ms, length_ms, fee_cents, pool_min_cents, publish)| Op::CreateTournament { start_in_ms, length_ms, fee_cents, pool_min_cents, publish }),
+        2 => (user.clone(), 0usize..3).prop_map(|(user, nth)| Op::JoinTournament { user, nth }),
+        1 => (user.clone(), 0usize..3).prop_map(|(user, nth)| Op::Rebuy { user, nth }),
+        1 => (0usize..3).prop_map(|nth| Op::CancelTournament { nth }),
+        3 => (user.clone(), any::<bool>(), 1i64..60_000, 0usize..3)
+            .prop_map(|(user, up, cents, duration)| Op::TournamentOrder { user, up, cents, duration }),
     ]
 }
 
@@ -369,6 +404,63 @@ impl Run {
                     }),
                 }
             }
+            Op::CreateTournament { start_in_ms, length_ms, fee_cents, pool_min_cents, publish } => {
+                let start_ms = h.now_ms + start_in_ms;
+                let rules = engine::tournament::TournamentRules {
+                    title: "property".into(),
+                    symbols: Vec::new(),
+                    durations: Vec::new(),
+                    start_ms,
+                    end_ms: start_ms + length_ms,
+                    entry_fee: Money::from_cents(fee_cents),
+                    start_balance: Money::from_usdt(1_000),
+                    rebuys_max: 2,
+                    rebuy_fee: Money::from_cents(fee_cents / 2),
+                    rebuy_below: Money::from_usdt(900),
+                    pool_share_bp: 7_500,
+                    pool_min: Money::from_cents(pool_min_cents),
+                    prizes_bp: vec![7_000, 3_000],
+                };
+                let created = h.run(Command::Admin {
+                    admin: AdminId(1),
+                    action: Box::new(AdminAction::CreateTournament(Box::new(rules))),
+                });
+                if let (Ok(Reply::TournamentCreated { tournament }), true) = (created, publish) {
+                    Command::Admin {
+                        admin: AdminId(1),
+                        action: Box::new(AdminAction::PublishTournament { tournament }),
+                    }
+                } else {
+                    self.observe(events_before);
+                    return;
+                }
+            }
+            Op::JoinTournament { user, nth } | Op::Rebuy { user, nth } => {
+                let Some(t) = h.engine.tournaments().nth(nth) else { return };
+                let (user, tournament) = (UserId(user), t.id);
+                if matches!(op, Op::Rebuy { .. }) {
+                    Command::Rebuy { user, tournament }
+                } else {
+                    Command::JoinTournament { user, tournament }
+                }
+            }
+            Op::CancelTournament { nth } => {
+                let Some(t) = h.engine.tournaments().nth(nth) else { return };
+                Command::Admin {
+                    admin: AdminId(1),
+                    action: Box::new(AdminAction::CancelTournament { tournament: t.id }),
+                }
+            }
+            Op::TournamentOrder { user, up, cents: c, duration } => {
+                Command::PlaceOrder(PlaceOrder {
+                    user: UserId(user),
+                    account: AccountKind::Tournament,
+                    symbol: btc(),
+                    direction: if up { Direction::Up } else { Direction::Down },
+                    stake: cents(c),
+                    duration_secs: DURATIONS[duration],
+                })
+            }
             Op::EndCopy { follower, leader, by_leader } => Command::EndCopy {
                 by: UserId(if by_leader { leader } else { follower }),
                 follower: UserId(follower),
@@ -529,7 +621,7 @@ impl Run {
                 Event::Tick { symbol, tick, .. } => {
                     self.model.ticks.entry(*symbol).or_default().push(*tick)
                 }
-                Event::ContractOpened { contract: c, symbol, leader } => {
+                Event::ContractOpened { contract: c, symbol, leader, .. } => {
                     assert_eq!(self.h.engine.products()[usize::from(c.product)].symbol, *symbol);
                     self.model.opened.insert(c.id, *symbol);
                     // A copy opens in its leader's command, right after the leader's
@@ -665,5 +757,52 @@ fn a_long_stream_settles_many_contracts() {
         "{outcomes:?}"
     );
     assert!(matches!(run.h.ok(Command::Timer), Reply::Clock { .. }));
+    run.finish();
+}
+
+#[test]
+fn a_tournament_stream_settles_on_seats_and_finishes() {
+    // A fixed stream through the tournament operations, so that the test also proves they
+    // are exercised: contracts on seats settle by the same rules, and tournaments finish.
+    let mut run = Run::new(false, false);
+    let create = |start_in_ms| Op::CreateTournament {
+        start_in_ms,
+        length_ms: 90_000,
+        fee_cents: 500,
+        pool_min_cents: 1_000,
+        publish: true,
+    };
+    run.step(&create(1_000));
+    for user in 1..=USERS {
+        run.step(&Op::JoinTournament { user, nth: 0 });
+    }
+    run.step(&Op::Advance(1_000));
+    for i in 0..200i64 {
+        run.step(&Op::TournamentOrder {
+            user: (i % 5) as u32 + 1,
+            up: i % 2 == 0,
+            cents: 10_000 + 100 * i,
+            duration: (i % 2) as usize,
+        });
+        run.step(&Op::Tick { forex: false, step: (i * i * 7919 + i / 3) % 7 - 3 });
+        run.step(&Op::Advance(400));
+        if i % 10 == 0 {
+            run.step(&Op::Rebuy { user: (i % 5) as u32 + 1, nth: 0 });
+            run.step(&Op::Timer);
+        }
+    }
+    let on_seats = (run.h.settlements().iter())
+        .filter(|s| s.contract.account == AccountKind::Tournament)
+        .count();
+    assert!(on_seats > 50, "only {on_seats} tournament contracts settled");
+    run.step(&Op::Advance(120_000));
+    run.step(&Op::Timer);
+    let finished: Vec<_> = (run.h.events.iter())
+        .filter_map(|e| match e {
+            Event::TournamentFinished { table, .. } => Some(table.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished, [USERS as usize]);
     run.finish();
 }

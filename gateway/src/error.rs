@@ -131,47 +131,58 @@ pub fn utc_minute(ms: u64) -> String {
         .unwrap_or_default()
 }
 
+/// The HTTP status of an engine refusal.
+fn status_of(error: &EngineError) -> StatusCode {
+    match error {
+        EngineError::TwoFactorLocked { .. } => StatusCode::TOO_MANY_REQUESTS,
+        EngineError::Forbidden | EngineError::AccountFrozen | EngineError::SelfExcluded { .. } => {
+            StatusCode::FORBIDDEN
+        }
+        EngineError::UserNotFound
+        | EngineError::AdminNotFound
+        | EngineError::SessionNotFound
+        | EngineError::ProductNotFound
+        | EngineError::ContractNotFound
+        | EngineError::OrderNotFound
+        | EngineError::RuleNotFound
+        | EngineError::AddressNotFound
+        | EngineError::PriceAlertNotFound
+        | EngineError::NotCopyable
+        | EngineError::CopyNotFound
+        | EngineError::TournamentNotFound => StatusCode::NOT_FOUND,
+        EngineError::AdminExists
+        | EngineError::AdminKept
+        | EngineError::WalletExists
+        | EngineError::DemoHasOpenContracts
+        | EngineError::ProductHasOpenContracts
+        | EngineError::TooManyPendingOrders
+        | EngineError::OrderWrongState
+        | EngineError::DailyLossLimit
+        | EngineError::DailyTurnoverLimit
+        | EngineError::OpenContractsLimit
+        | EngineError::TooManyPriceAlerts
+        | EngineError::TooManyOpenContracts
+        | EngineError::SaleUnavailable(_)
+        | EngineError::OfferChanged { .. }
+        | EngineError::FollowersFull
+        | EngineError::FollowingFull
+        | EngineError::SharingFull
+        | EngineError::TournamentClosed
+        | EngineError::TournamentOverlap
+        | EngineError::TournamentFull
+        | EngineError::NoTournamentBalance
+        | EngineError::RebuyUnavailable
+        | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
+        // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
+        // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> ApiError {
         let code = error.code();
-        let status = match &error {
-            EngineError::TwoFactorLocked { .. } => StatusCode::TOO_MANY_REQUESTS,
-            EngineError::Forbidden
-            | EngineError::AccountFrozen
-            | EngineError::SelfExcluded { .. } => StatusCode::FORBIDDEN,
-            EngineError::UserNotFound
-            | EngineError::AdminNotFound
-            | EngineError::SessionNotFound
-            | EngineError::ProductNotFound
-            | EngineError::ContractNotFound
-            | EngineError::OrderNotFound
-            | EngineError::RuleNotFound
-            | EngineError::AddressNotFound
-            | EngineError::PriceAlertNotFound
-            | EngineError::NotCopyable
-            | EngineError::CopyNotFound => StatusCode::NOT_FOUND,
-            EngineError::AdminExists
-            | EngineError::AdminKept
-            | EngineError::WalletExists
-            | EngineError::DemoHasOpenContracts
-            | EngineError::ProductHasOpenContracts
-            | EngineError::TooManyPendingOrders
-            | EngineError::OrderWrongState
-            | EngineError::DailyLossLimit
-            | EngineError::DailyTurnoverLimit
-            | EngineError::OpenContractsLimit
-            | EngineError::TooManyPriceAlerts
-            | EngineError::TooManyOpenContracts
-            | EngineError::SaleUnavailable(_)
-            | EngineError::OfferChanged { .. }
-            | EngineError::FollowersFull
-            | EngineError::FollowingFull
-            | EngineError::SharingFull
-            | EngineError::HouseExposureLimit => StatusCode::CONFLICT,
-            // The spec's registration errors (USERNAME_EXISTS, EMAIL_EXISTS,
-            // INVALID_INVITE_CODE) are HTTP 400, like every other refused input.
-            _ => StatusCode::BAD_REQUEST,
-        };
+        let status = status_of(&error);
         let mut api = ApiError::new(status, code);
         match error {
             EngineError::StakeOutOfRange { min, max }

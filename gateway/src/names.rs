@@ -38,7 +38,7 @@ macro_rules! wire_names {
 
 wire_names! {
     /// Which balance.
-    account_name(AccountKind) { Real = "real", Demo = "demo" }
+    account_name(AccountKind) { Real = "real", Demo = "demo", Tournament = "tournament" }
 }
 
 wire_names! {
@@ -55,6 +55,9 @@ wire_names! {
         TransferOut = "transfer_out",
         Adjustment = "adjustment",
         Sale = "sale",
+        TournamentFee = "tournament_fee",
+        TournamentPrize = "tournament_prize",
+        TournamentRefund = "tournament_refund",
     }
 }
 

@@ -138,8 +138,8 @@ impl<'a, 't> Writer<'a, 't> {
         let now = self.time_ms;
         match event {
             Event::Wallet(change) => self.bill(change)?,
-            Event::ContractOpened { contract, symbol, leader } => {
-                self.opened(contract, *symbol, *leader)?;
+            Event::ContractOpened { contract, symbol, leader, tournament } => {
+                self.opened(contract, *symbol, *leader, *tournament)?;
             }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(
@@ -196,10 +196,14 @@ impl<'a, 't> Writer<'a, 't> {
                     self.copy_note(to, &note)?;
                 }
             }
-            // Kept by the engine (a password, a profile, the catalogue, who shares trades), by
+            // Kept by the engine (a password, a profile, the catalogue, who shares trades, the
+            // tournaments and their tables; their contracts are rows like any other), by
             // the candle archive (ticks), or in the audit log (an admin's sessions): no history
             // row of their own.
             Event::CopyableChanged { .. }
+            | Event::TournamentChanged { .. }
+            | Event::TournamentFinished { .. }
+            | Event::TournamentBalance { .. }
             | Event::PasswordChanged { .. }
             | Event::UserUpdated { .. }
             | Event::Tick { .. }
@@ -218,7 +222,10 @@ impl<'a, 't> Writer<'a, 't> {
     /// A bill line for a wallet change that moved the total.
     fn bill(&mut self, change: &WalletChange) -> Result<(), ReadModelError> {
         let now = self.time_ms;
-        let Some(bill) = change.bill else { return Ok(()) };
+        // Tournament play money has no bills: its fees and prizes are real-money bills.
+        let Some(bill) = change.bill.filter(|_| change.account != AccountKind::Tournament) else {
+            return Ok(());
+        };
         self.seq += 1;
         let row = BillRow {
             id: self.seq,
@@ -241,6 +248,7 @@ impl<'a, 't> Writer<'a, 't> {
         c: &Contract,
         symbol: Symbol,
         leader: Option<UserId>,
+        tournament: Option<engine::tournament::TournamentId>,
     ) -> Result<(), ReadModelError> {
         if c.account == AccountKind::Real {
             self.totals.contracts += 1;
@@ -251,7 +259,7 @@ impl<'a, 't> Writer<'a, 't> {
             day.fees += c.fee.to_decimal();
             day.house_result += c.fee.to_decimal();
         }
-        let row = ContractRow::opened(c, symbol, leader);
+        let row = ContractRow::opened(c, symbol, leader, tournament);
         self.put(&key(CONTRACT, c.user.into(), c.id.into()), &row)?;
         self.put_raw(&global_key(CONTRACT_OWNER, c.id.into()), &c.user.0.to_be_bytes())?;
         Ok(())

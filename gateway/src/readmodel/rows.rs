@@ -57,6 +57,7 @@ impl ContractRow {
         c: &engine::types::Contract,
         symbol: engine::types::Symbol,
         leader: Option<engine::types::UserId>,
+        tournament: Option<engine::tournament::TournamentId>,
     ) -> ContractRow {
         ContractRow {
             id: c.id.into(),
@@ -80,6 +81,7 @@ impl ContractRow {
             status: ContractState::WaitingEntry,
             sale: None,
             copied_from: leader.map(u32::from),
+            tournament,
         }
     }
 
@@ -174,6 +176,9 @@ pub struct ContractRow {
     /// for a trader's own order, so that rows stay as small as they were).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copied_from: Option<u32>,
+    /// The tournament it was played in, when it is on a tournament balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<u32>,
 }
 
 /// A sale back before expiry, as the engine priced it (decisions §11; the rule is on the

@@ -360,6 +360,7 @@ impl Reader {
                     .ok_or_else(|| ApiError::invalid("period", "period"))?;
                 Ok(Topic::Candles(symbol()?, period))
             }
+            "tournament" => Ok(Topic::Tournament(message.tournament)),
             _ => Err(ApiError::bad("UNKNOWN_CHANNEL")),
         }
     }
@@ -370,6 +371,12 @@ impl Reader {
         message: &Incoming,
     ) -> Result<Bytes, ApiError> {
         let topic = self.topic(message)?;
+        if let Topic::Tournament(id) = topic {
+            let kept = self.state.query(move |e| e.tournament(id).is_some()).await?;
+            if !kept {
+                return Err(engine::EngineError::TournamentNotFound.into());
+            }
+        }
         if !self.topics.contains(&topic) {
             let max = self.state.ws.config.subscriptions_max;
             if self.topics.len() >= max {

@@ -59,6 +59,8 @@ pub enum Topic {
     Ticks(Symbol),
     /// One product's candles of one period.
     Candles(Symbol, Period),
+    /// One tournament's live standings.
+    Tournament(u32),
 }
 
 impl Topic {
@@ -68,6 +70,7 @@ impl Topic {
             Topic::Tickers => "tickers",
             Topic::Ticks(_) => "ticks",
             Topic::Candles(..) => "candles",
+            Topic::Tournament(_) => "tournament",
         }
     }
 }

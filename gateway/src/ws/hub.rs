@@ -257,6 +257,8 @@ impl Hub {
                     entry.outbox.push_latest(Slot::Tick(symbol), protocol::tick(&tick));
                 }
             }
+            // Standings come over HTTP first, then as they change.
+            Topic::Tournament(_) => {}
             Topic::Candles(symbol, period) => {
                 // The forming candle; closed ones (history) come over HTTP.
                 if let Some(candle) = state.market.open_candle(symbol, period) {
@@ -325,6 +327,49 @@ impl Hub {
     }
 
     /// Sends `frame` to every connection of `user`.
+    /// A tournament's change: a player's balance to them, standings to the tournament's
+    /// subscribers.
+    fn tournament_event(&self, event: &Event) {
+        match event {
+            Event::TournamentBalance { tournament, user, wallet, rebuys } => {
+                let change = engine::WalletChange {
+                    user: *user,
+                    account: engine::types::AccountKind::Tournament,
+                    bill: None,
+                    amount: engine::money::Money::ZERO,
+                    wallet: wallet.clone(),
+                    reference: (*tournament).into(),
+                };
+                self.to_user(*user, || protocol::balance(&change));
+                self.to_topic(Topic::Tournament(*tournament), || {
+                    protocol::tournament_standing(*tournament, *user, wallet, *rebuys)
+                });
+            }
+            Event::TournamentChanged { tournament } => {
+                self.to_topic(Topic::Tournament(*tournament), || {
+                    protocol::tournament_changed("tournament.changed", *tournament)
+                });
+            }
+            Event::TournamentFinished { tournament, .. } => {
+                self.to_topic(Topic::Tournament(*tournament), || {
+                    protocol::tournament_changed("tournament.finished", *tournament)
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends a frame built once to every subscriber of `topic`.
+    fn to_topic(&self, topic: Topic, frame: impl FnOnce() -> bytes::Bytes) {
+        let Some(conns) = self.subscribers(topic) else { return };
+        let frame = frame();
+        for conn in conns {
+            if let Some(entry) = self.conns.get(conn) {
+                entry.outbox.push(frame.clone());
+            }
+        }
+    }
+
     fn to_user(&self, user: UserId, frame: impl FnOnce() -> bytes::Bytes) {
         let Some(conns) = self.users.get(&user) else { return };
         let frame = frame();
@@ -338,7 +383,7 @@ impl Hub {
     fn events(&mut self, batch: &EventBatch<Event>) {
         for event in &batch.events {
             match event {
-                Event::ContractOpened { contract, symbol, leader } => {
+                Event::ContractOpened { contract, symbol, leader, .. } => {
                     self.opened(contract, *symbol, *leader);
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
@@ -380,6 +425,9 @@ impl Hub {
                     self.to_every_user(&protocol::notice_withdrawn(*notice));
                 }
                 Event::SessionEnded { user, session } => self.end_session(*user, *session),
+                Event::TournamentBalance { .. }
+                | Event::TournamentChanged { .. }
+                | Event::TournamentFinished { .. } => self.tournament_event(event),
                 Event::CopyChanged { .. } | Event::CopyRefused { .. } => {
                     for (to, note) in CopyNoteRow::of(event, batch.time_ms) {
                         self.to_user(to, || protocol::copy_note(&note));

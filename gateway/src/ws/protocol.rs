@@ -111,8 +111,10 @@ pub struct Incoming {
     pub op: String,
     /// Request id, echoed on the answer.
     pub id: Option<RequestId>,
-    /// `tickers`, `ticks` or `candles`.
+    /// `tickers`, `ticks`, `candles` or `tournament`.
     pub channel: String,
+    /// Tournament number (the `tournament` channel: its live standings).
+    pub tournament: u32,
     /// Product code (ticks, candles, order).
     pub symbol: String,
     /// Chart period (candles).
@@ -125,7 +127,7 @@ pub struct Incoming {
     pub amount: String,
     /// Seconds (order).
     pub duration: u32,
-    /// `real` or `demo` (order).
+    /// `real`, `demo` or `tournament` (order).
     pub account: Option<String>,
 }
 
@@ -162,16 +164,19 @@ struct TopicView {
     symbol: Option<Code>,
     #[serde(skip_serializing_if = "Option::is_none")]
     period: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tournament: Option<u32>,
 }
 
 /// `{"type":"subscribed"|"unsubscribed", "data":{channel, symbol?, period?}}`.
 pub fn topic_ack(kind: &str, id: Option<&RequestId>, topic: &Topic) -> Bytes {
-    let (symbol, period) = match topic {
-        Topic::Tickers => (None, None),
-        Topic::Ticks(s) => (Some(Code(*s)), None),
-        Topic::Candles(s, p) => (Some(Code(*s)), Some(p.as_str())),
+    let (symbol, period, tournament) = match topic {
+        Topic::Tickers => (None, None, None),
+        Topic::Ticks(s) => (Some(Code(*s)), None, None),
+        Topic::Candles(s, p) => (Some(Code(*s)), Some(p.as_str()), None),
+        Topic::Tournament(t) => (None, None, Some(*t)),
     };
-    frame(kind, id, TopicView { channel: topic.channel(), symbol, period })
+    frame(kind, id, TopicView { channel: topic.channel(), symbol, period, tournament })
 }
 
 /// An error answer.
@@ -233,7 +238,7 @@ struct AdminEnteredView {
 
 /// `{"type":"adminTrade","data":{kind:"opened",contract}}`.
 pub fn admin_trade_opened(contract: &Contract, symbol: Symbol, leader: Option<UserId>) -> Bytes {
-    let row = ContractRow::opened(contract, symbol, leader);
+    let row = ContractRow::opened(contract, symbol, leader, None);
     frame("adminTrade", None, AdminTradeView { kind: "opened", contract: Some(row), entered: None })
 }
 
@@ -250,7 +255,8 @@ pub fn admin_trade_entered(contract: u64, user: u32, entry: TickRef, expiry_ms: 
 
 /// `{"type":"adminTrade","data":{kind:"settled",contract}}`.
 pub fn admin_trade_settled(settlement: &Settlement) -> Bytes {
-    let mut row = ContractRow::opened(&settlement.contract, settlement.symbol, settlement.leader());
+    let mut row =
+        ContractRow::opened(&settlement.contract, settlement.symbol, settlement.leader(), None);
     row.settled(settlement);
     frame(
         "adminTrade",
@@ -630,4 +636,48 @@ pub fn offer(
         },
     };
     frame("order.offer", None, view)
+}
+
+/// A player's place-deciding figures in a tournament.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StandingView {
+    tournament: u32,
+    uid: u32,
+    /// Available + in position: what ranks.
+    balance: Decimal,
+    available: Decimal,
+    in_position: Decimal,
+    rebuys: u8,
+}
+
+/// `{"type":"tournament.standing","data":{tournament, uid, balance, available, inPosition,
+/// rebuys}}`: a player's tournament balance changed (to the tournament's subscribers).
+pub fn tournament_standing(
+    tournament: u32,
+    user: UserId,
+    wallet: &engine::types::Wallet,
+    rebuys: u8,
+) -> Bytes {
+    let view = StandingView {
+        tournament,
+        uid: user.into(),
+        balance: wallet.total().to_decimal(),
+        available: wallet.available.to_decimal(),
+        in_position: wallet.in_position.to_decimal(),
+        rebuys,
+    };
+    frame("tournament.standing", None, view)
+}
+
+/// The tournament a frame is about.
+#[derive(Serialize)]
+struct TournamentRef {
+    tournament: u32,
+}
+
+/// `{"type":"tournament.changed"|"tournament.finished","data":{tournament}}`: read it again
+/// (a player entered, it was cancelled, or its final table is out).
+pub fn tournament_changed(kind: &str, tournament: u32) -> Bytes {
+    frame(kind, None, TournamentRef { tournament })
 }
