@@ -650,14 +650,8 @@ impl Engine {
     /// running now, if it plays this product and duration and the contract would expire by
     /// its end.
     pub(crate) fn seat_for_order(&self, o: &PlaceOrder) -> Result<(SeatRef, &Seat), EngineError> {
-        let entered = self.tournaments.entered.get(&o.user).map_or(&[][..], Vec::as_slice);
+        let (t, at) = self.running(o.user).ok_or(EngineError::NoTournamentBalance)?;
         let now = self.now_ms;
-        let (t, at) = entered
-            .iter()
-            .filter_map(|id| self.tournaments.tournaments.get(id))
-            .filter(|t| t.rules.start_ms <= now && now < t.rules.end_ms)
-            .find_map(|t| Some((t, *self.tournaments.seats.get(&(t.id, o.user))?)))
-            .ok_or(EngineError::NoTournamentBalance)?;
         if !t.rules.allows(o.symbol, o.duration_secs) {
             return Err(EngineError::NotTournamentProduct);
         }
@@ -809,7 +803,7 @@ impl Engine {
     }
 
     /// Every tournament kept, by id.
-    pub fn tournaments(&self) -> impl Iterator<Item = &Tournament> {
+    pub fn tournaments(&self) -> impl DoubleEndedIterator<Item = &Tournament> {
         self.tournaments.tournaments.values()
     }
 
@@ -826,6 +820,23 @@ impl Engine {
     /// The tournaments not yet over `user` has entered.
     pub fn entered_tournaments(&self, user: UserId) -> Vec<TournamentId> {
         self.tournaments.entered.get(&user).cloned().unwrap_or_default()
+    }
+
+    /// The tournament running now that `user` sits in, and their seat: the balance their
+    /// orders on the tournament account trade.
+    pub fn running_seat(&self, user: UserId) -> Option<(TournamentId, &Seat)> {
+        self.running(user).map(|(t, at)| (t.id, &t.seats[at as usize]))
+    }
+
+    /// The tournament running now that `user` sits in, and their seat's position.
+    fn running(&self, user: UserId) -> Option<(&Tournament, u32)> {
+        let now = self.now_ms;
+        let entered = self.tournaments.entered.get(&user)?;
+        entered.iter().find_map(|id| {
+            let t = self.tournaments.tournaments.get(id)?;
+            let at = *self.tournaments.seats.get(&(t.id, user))?;
+            (t.rules.start_ms <= now && now < t.rules.end_ms).then_some((t, at))
+        })
     }
 
     /// The house's real USDT held aside for published tournaments' guaranteed pools.

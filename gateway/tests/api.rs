@@ -335,6 +335,8 @@ mod docs;
 mod listener;
 #[path = "api/money.rs"]
 mod money;
+#[path = "api/tournaments.rs"]
+mod tournaments;
 #[path = "api/ws.rs"]
 mod ws;
 

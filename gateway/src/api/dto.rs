@@ -55,7 +55,7 @@ macro_rules! names {
 
 names! {
     /// Which balance: the real one (default) or the demo one.
-    AccountParam { Real = "real", Demo = "demo" }
+    AccountParam { Real = "real", Demo = "demo", Tournament = "tournament" }
 }
 
 impl From<AccountParam> for AccountKind {
@@ -63,6 +63,7 @@ impl From<AccountParam> for AccountKind {
         match value {
             AccountParam::Real => AccountKind::Real,
             AccountParam::Demo => AccountKind::Demo,
+            AccountParam::Tournament => AccountKind::Tournament,
         }
     }
 }
@@ -114,6 +115,9 @@ names! {
         TransferOut = "transfer_out",
         Adjustment = "adjustment",
         Sale = "sale",
+        TournamentFee = "tournament_fee",
+        TournamentPrize = "tournament_prize",
+        TournamentRefund = "tournament_refund",
     }
 }
 
@@ -364,6 +368,7 @@ pub fn account(value: Option<&str>) -> Result<AccountKind, ApiError> {
     match value.unwrap_or("real") {
         "real" => Ok(AccountKind::Real),
         "demo" => Ok(AccountKind::Demo),
+        "tournament" => Ok(AccountKind::Tournament),
         _ => Err(ApiError::invalid("account", "account")),
     }
 }

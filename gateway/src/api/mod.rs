@@ -29,6 +29,7 @@ pub mod notices;
 pub mod security;
 pub mod sign_in;
 pub mod system;
+pub mod tournaments;
 pub mod trade;
 pub mod two_factor;
 pub mod uploads;
@@ -135,6 +136,7 @@ pub fn router_and_doc(state: AppState) -> (Router, utoipa::openapi::OpenApi) {
         .merge(system::routes())
         .merge(fairness::routes())
         .merge(copy::routes())
+        .merge(tournaments::routes())
         .split_for_parts();
     let mut doc = doc;
     document_common_answers(&mut doc);

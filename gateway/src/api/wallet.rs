@@ -65,6 +65,10 @@ pub struct Balance {
     pub change24h: String,
     /// The same as a percentage of the total 24 h ago.
     pub change24h_percent: String,
+    /// The tournament running now whose balance this is (the `tournament` account); absent
+    /// when none runs for the user, and the balance is then zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<u32>,
 }
 
 /// Which wallet.
@@ -91,8 +95,18 @@ async fn balance(
     let history = state.history().await?;
     let kind = AccountKind::from(query.account.unwrap_or(AccountParam::Real));
     let id = user.id;
-    let wallet = state.query(move |e| e.account(id).map(|a| a.wallet(kind).clone())).await?;
-    let wallet = wallet.ok_or_else(ApiError::unauthorized)?;
+    let read = state
+        .query(move |e| {
+            let account = e.account(id)?;
+            Some(match kind {
+                AccountKind::Tournament => e
+                    .running_seat(id)
+                    .map_or((None, Default::default()), |(t, s)| (Some(t), s.wallet.clone())),
+                kind => (None, account.wallet(kind).clone()),
+            })
+        })
+        .await?;
+    let (tournament, wallet) = read.ok_or_else(ApiError::unauthorized)?;
     let since = state.now().saturating_sub(DAY_MS);
     let sums = history.bill_totals(id.into(), |b| {
         b.account == kind && b.time >= since && trading_bill(b.bill_type)
@@ -113,6 +127,7 @@ async fn balance(
         frozen: wallet.frozen.to_string(),
         change24h: change.to_string(),
         change24h_percent: percent.to_string(),
+        tournament,
     })
 }
 

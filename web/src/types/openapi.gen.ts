@@ -1163,6 +1163,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every tournament kept, drafts included, newest first. */
+        get: operations["list"];
+        put?: never;
+        /** Create a draft tournament (players see it once published). */
+        post: operations["create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament with its standings, drafts included. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Tournament number */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                    };
+                };
+                /** @description VALIDATION: a parameter, path value or body is not valid */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TOURNAMENT_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description INTERNAL: a fault on the server (details are in its log only) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description BUSY: the engine is saturated or the request timed out; try again */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Replace a draft's rules. */
+        put: operations["update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tournaments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a tournament before its start (a draft at any time): every fee is refunded. */
+        post: operations["cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tournaments/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a draft: players see it and may enter; its rules are fixed from now on, and the
+         *     house holds its guaranteed pool aside until it ends.
+         */
+        post: operations["publish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/trades": {
         parameters: {
             query?: never;
@@ -2044,6 +2190,177 @@ export interface paths {
         get: operations["ticks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tournaments players see (drafts are the back-office's), newest first. */
+        get: operations["lobby"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tournaments I entered that are kept, newest first, each with my place: the one
+         *     running now is the tournament balance my orders trade from.
+         */
+        get: operations["mine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament, its rules and its first places (the final table once finished). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Tournament number */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                    };
+                };
+                /** @description VALIDATION: a parameter, path value or body is not valid */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TOURNAMENT_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description INTERNAL: a fault on the server (details are in its log only) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description BUSY: the engine is saturated or the request timed out; try again */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter a tournament: its entry fee is debited from my real balance (a bill), and my
+         *     tournament balance starts at its start balance. Entering twice changes nothing.
+         */
+        post: operations["join"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments/{id}/players/{uid}/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's contracts in a tournament, newest first: public, so that anyone can re-derive
+         *     the standings from them and the archived ticks.
+         */
+        get: operations["player_contracts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tournaments/{id}/rebuy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy another start balance in a running tournament, while my tournament balance is below
+         *     its rebuy level and rebuys are left.
+         */
+        post: operations["rebuy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3395,6 +3712,12 @@ export interface components {
             inPosition: string;
             /** @description available + frozen + in position. */
             total: string;
+            /**
+             * Format: int32
+             * @description The tournament running now whose balance this is (the `tournament` account); absent
+             *     when none runs for the user, and the balance is then zero.
+             */
+            tournament?: number | null;
         };
         /** @description Site information. */
         BasicConfig: {
@@ -3702,6 +4025,11 @@ export interface components {
             symbol: string;
             /**
              * Format: int32
+             * @description The tournament it was played in, when it is on a tournament balance.
+             */
+            tournament?: number | null;
+            /**
+             * Format: int32
              * @description Owner's UID.
              */
             user: number;
@@ -3769,7 +4097,7 @@ export interface components {
              * @description The wallet the copies trade from.
              * @default
              */
-            account: "real" | "demo";
+            account: "real" | "demo" | "tournament";
             /**
              * @description The largest stake of a copy.
              * @default
@@ -4204,6 +4532,12 @@ export interface components {
                 inPosition: string;
                 /** @description available + frozen + in position. */
                 total: string;
+                /**
+                 * Format: int32
+                 * @description The tournament running now whose balance this is (the `tournament` account); absent
+                 *     when none runs for the user, and the balance is then zero.
+                 */
+                tournament?: number | null;
             };
             /** @description "OK". */
             message: string;
@@ -4335,6 +4669,11 @@ export interface components {
                 status: string;
                 /** @description Product code. */
                 symbol: string;
+                /**
+                 * Format: int32
+                 * @description The tournament it was played in, when it is on a tournament balance.
+                 */
+                tournament?: number | null;
                 /**
                  * Format: int32
                  * @description Owner's UID.
@@ -4909,6 +5248,11 @@ export interface components {
                     symbol: string;
                     /**
                      * Format: int32
+                     * @description The tournament it was played in, when it is on a tournament balance.
+                     */
+                    tournament?: number | null;
+                    /**
+                     * Format: int32
                      * @description Owner's UID.
                      */
                     user: number;
@@ -5354,6 +5698,22 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_TournamentDetail: {
+            /** @description A tournament with its first places. */
+            data: {
+                /**
+                 * @description The first [`STANDINGS_SHOWN`] places: the final table once finished, the standings
+                 *     of now before.
+                 */
+                standings: components["schemas"]["Standing"][];
+                tournament: components["schemas"]["TournamentSummary"];
+            };
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_TraderBoard: {
             /** @description The rankings over a period: traders who share their trades, by profit, best first. */
             data: {
@@ -5757,6 +6117,23 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_Vec_MyTournament: {
+            data: {
+                /** @description My place, balance and prize. */
+                me: components["schemas"]["Standing"];
+                /**
+                 * Format: int32
+                 * @description Rebuys left to me.
+                 */
+                rebuysLeft: number;
+                tournament: components["schemas"]["TournamentSummary"];
+            }[];
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_Vec_ProductAdmin: {
             data: {
                 /** @description crypto or forex. */
@@ -5903,6 +6280,37 @@ export interface components {
             success: boolean;
         };
         /** @description The success envelope. */
+        Envelope_Vec_TournamentSummary: {
+            data: {
+                /**
+                 * Format: int64
+                 * @description When it finished or was cancelled (ms).
+                 */
+                closedAt?: number | null;
+                /** Format: int32 */
+                id: number;
+                /**
+                 * Format: int32
+                 * @description Players entered.
+                 */
+                players: number;
+                /**
+                 * @description The prize pool: what the fees so far make it (never below the minimum), or what was
+                 *     paid once finished.
+                 */
+                pool: string;
+                /** @description Each paid place's prize from that pool, first place first. */
+                prizes: string[];
+                rules: components["schemas"]["TournamentRulesView"];
+                /** @description `draft`, `upcoming`, `running`, `ending`, `finished` or `cancelled`. */
+                status: string;
+            }[];
+            /** @description "OK". */
+            message: string;
+            /** @description Always true here; failures carry false and a `code`. */
+            success: boolean;
+        };
+        /** @description The success envelope. */
         Envelope_WalletNonce: {
             /** @description The message the wallet must sign. */
             data: {
@@ -6016,7 +6424,7 @@ export interface components {
          */
         FollowerLink: {
             /** @description `real` or `demo`: the wallet their copies trade from. */
-            account: "real" | "demo";
+            account: "real" | "demo" | "tournament";
             /** @description Their name, masked. */
             name: string;
             /**
@@ -6300,6 +6708,17 @@ export interface components {
              */
             sharingSince?: number | null;
         };
+        /** @description A tournament I entered, with my place. */
+        MyTournament: {
+            /** @description My place, balance and prize. */
+            me: components["schemas"]["Standing"];
+            /**
+             * Format: int32
+             * @description Rebuys left to me.
+             */
+            rebuysLeft: number;
+            tournament: components["schemas"]["TournamentSummary"];
+        };
         /** @description A new alert. */
         NewAlert: {
             /** @description The price to be told about: above the market (a rise to it) or below (a fall to it). */
@@ -6426,7 +6845,7 @@ export interface components {
              * @description The real account when absent.
              * @default null
              */
-            account: null | ("real" | "demo");
+            account: null | ("real" | "demo" | "tournament");
             /**
              * @description Stake in USDT, as a string.
              * @default
@@ -6942,6 +7361,32 @@ export interface components {
             /** @description What the sale paid into the wallet (USDT). */
             credited: string;
         };
+        /** @description A player's place. */
+        Standing: {
+            /** @description Tournament balance, available and in position: what ranks. */
+            balance: string;
+            /** @description Their name, masked. */
+            name: string;
+            /**
+             * Format: int32
+             * @description 1 for the first.
+             */
+            place: number;
+            /** @description The prize for this place: won once finished, the pool's share for it so far before. */
+            prize: string;
+            /**
+             * Format: int64
+             * @description Log index at which it was reached (of two equal balances, the earlier ranks higher).
+             */
+            reachedIndex: number;
+            /**
+             * Format: int32
+             * @description Rebuys made (absent once finished).
+             */
+            rebuys?: number | null;
+            /** Format: int32 */
+            uid: number;
+        };
         /** @description The engine audited between two batches. */
         StateAudit: {
             /**
@@ -7075,6 +7520,116 @@ export interface components {
             usersNet: string;
             /** @description Real stake accepted. */
             volume: string;
+        };
+        /** @description A tournament with its first places. */
+        TournamentDetail: {
+            /**
+             * @description The first [`STANDINGS_SHOWN`] places: the final table once finished, the standings
+             *     of now before.
+             */
+            standings: components["schemas"]["Standing"][];
+            tournament: components["schemas"]["TournamentSummary"];
+        };
+        /**
+         * @description A tournament's rules as the API writes them: amounts as strings, shares in basis points
+         *     (1/100 of a percent).
+         */
+        TournamentRulesView: {
+            /**
+             * @description Contract durations allowed, in seconds; empty for every rule's.
+             * @default []
+             */
+            durations: number[];
+            /**
+             * Format: int64
+             * @description Trading ends (ms): no contract expires after it.
+             * @default 0
+             */
+            endAt: number;
+            /**
+             * @description Real USDT to enter ("0": free).
+             * @default
+             */
+            entryFee: string;
+            /**
+             * @description The pool's guaranteed minimum in USDT.
+             * @default
+             */
+            poolMin: string;
+            /**
+             * Format: int32
+             * @description The pool's share of the fees, in basis points (8000 = 80 %).
+             * @default 0
+             */
+            poolShareBp: number;
+            /**
+             * @description Each paid place's share of the pool in basis points, first place first, summing to
+             *     10000.
+             * @default []
+             */
+            prizesBp: number[];
+            /**
+             * @description A rebuy is allowed while the tournament balance is below this.
+             * @default
+             */
+            rebuyBelow: string;
+            /**
+             * @description Real USDT per rebuy.
+             * @default
+             */
+            rebuyFee: string;
+            /**
+             * Format: int32
+             * @description Rebuys per player (0-100).
+             * @default 0
+             */
+            rebuysMax: number;
+            /**
+             * Format: int64
+             * @description Trading opens (ms).
+             * @default 0
+             */
+            startAt: number;
+            /**
+             * @description The tournament balance an entry and each rebuy bring.
+             * @default
+             */
+            startBalance: string;
+            /**
+             * @description Products played; empty for every product.
+             * @default []
+             */
+            symbols: string[];
+            /**
+             * @description Shown in the lobby (1-60 characters).
+             * @default
+             */
+            title: string;
+        };
+        /** @description A tournament in the lobby. */
+        TournamentSummary: {
+            /**
+             * Format: int64
+             * @description When it finished or was cancelled (ms).
+             */
+            closedAt?: number | null;
+            /** Format: int32 */
+            id: number;
+            /**
+             * Format: int32
+             * @description Players entered.
+             */
+            players: number;
+            /**
+             * @description The prize pool: what the fees so far make it (never below the minimum), or what was
+             *     paid once finished.
+             */
+            pool: string;
+            /** @description Each paid place's prize from that pool, first place first. */
+            prizes: string[];
+            rules: components["schemas"]["TournamentRulesView"];
+            /** @description `draft`, `upcoming`, `running`, `ending`, `finished` or `cancelled`. */
+            status: string;
         };
         /** @description The rankings over a period: traders who share their trades, by profit, best first. */
         TraderBoard: {
@@ -7618,7 +8173,7 @@ export interface operations {
             query?: {
                 /** @description Only this admin's actions. */
                 admin?: number;
-                action?: "create_admin" | "set_user_frozen" | "adjust_balance" | "fund_house" | "approve_deposit" | "reject_deposit" | "approve_withdrawal" | "reject_withdrawal" | "upsert_product" | "set_rule" | "remove_rule" | "update_settings" | "broadcast_notice" | "complete_withdrawal" | "fail_withdrawal" | "set_deposit_accounts" | "set_admin_disabled" | "change_own_password" | "set_own_totp" | "withdraw_notice" | "set_sale_terms" | "two_factor_locked";
+                action?: "create_admin" | "set_user_frozen" | "adjust_balance" | "fund_house" | "approve_deposit" | "reject_deposit" | "approve_withdrawal" | "reject_withdrawal" | "upsert_product" | "set_rule" | "remove_rule" | "update_settings" | "broadcast_notice" | "complete_withdrawal" | "fail_withdrawal" | "set_deposit_accounts" | "set_admin_disabled" | "change_own_password" | "set_own_totp" | "withdraw_notice" | "set_sale_terms" | "create_tournament" | "update_tournament" | "publish_tournament" | "cancel_tournament" | "two_factor_locked";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
@@ -9327,6 +9882,405 @@ export interface operations {
             };
         };
     };
+    list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_TournamentSummary"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentRulesView"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentRulesView"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_CLOSED: published already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                };
+            };
+            /** @description VALIDATION: a parameter, path value or body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_CLOSED: started already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    publish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TournamentDetail"];
+                };
+            };
+            /** @description VALIDATION */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_CLOSED, HOUSE_EXPOSURE_LIMIT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     trades: {
         parameters: {
             query?: {
@@ -9337,7 +10291,7 @@ export interface operations {
                 /** @description Every state when absent. */
                 status?: "open" | "settled";
                 /** @description Both accounts when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
                 /** @description Accepted from (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description Accepted until, inclusive (YYYY-MM-DD UTC or ms). */
@@ -11673,13 +12627,318 @@ export interface operations {
             };
         };
     };
+    lobby: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_TournamentSummary"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_MyTournament"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_MyTournament"];
+                };
+            };
+            /** @description INSUFFICIENT_BALANCE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ACCOUNT_FROZEN, SELF_EXCLUDED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_CLOSED, TOURNAMENT_OVERLAP, TOURNAMENT_FULL, DAILY_LOSS_LIMIT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    player_contracts: {
+        parameters: {
+            query?: {
+                /** @description 1-based page (default 1). */
+                page?: number;
+                /** @description Rows per page (default 20, at most 100). */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+                /** @description The player's UID */
+                uid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Page_ContractRow"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rebuy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament number */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Vec_MyTournament"];
+                };
+            };
+            /** @description INSUFFICIENT_BALANCE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description TOURNAMENT_CLOSED, NO_TOURNAMENT_BALANCE, REBUY_UNAVAILABLE, DAILY_LOSS_LIMIT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: a fault on the server (details are in its log only) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description BUSY: the engine is saturated or the request timed out; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     contracts: {
         parameters: {
             query?: {
                 /** @description `open` (waiting or running) or `settled` (settled or void); all when absent. */
                 status?: "open" | "settled";
                 /** @description Both accounts when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
                 /**
                  * @description Only copies of other traders' orders (true) or only my own orders (false); both when
                  *     absent.
@@ -11746,7 +13005,7 @@ export interface operations {
                 /** @description `open` (waiting or running) or `settled` (settled or void); all when absent. */
                 status?: "open" | "settled";
                 /** @description Both accounts when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
                 /** @description Accepted from (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description Accepted until, inclusive (YYYY-MM-DD UTC or ms). */
@@ -13538,7 +14797,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The real account when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
             };
             header?: never;
             path?: never;
@@ -13594,13 +14853,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Every type when absent. */
-                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale";
+                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale" | "tournament_fee" | "tournament_prize" | "tournament_refund";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
                 end?: string;
                 /** @description The real account when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
                 /** @description 1-based page. */
                 page?: number;
                 /** @description Rows per page. */
@@ -13660,13 +14919,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Every type when absent. */
-                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale";
+                type?: "deposit" | "withdraw" | "profit" | "loss" | "fee" | "refund" | "reward" | "transfer_in" | "transfer_out" | "adjustment" | "sale" | "tournament_fee" | "tournament_prize" | "tournament_refund";
                 /** @description From (YYYY-MM-DD UTC or ms). */
                 start?: string;
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms). */
                 end?: string;
                 /** @description The real account when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
             };
             header?: never;
             path?: never;
@@ -14032,7 +15291,7 @@ export interface operations {
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms); until now when absent. */
                 end?: string;
                 /** @description The real account when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
             };
             header?: never;
             path?: never;
@@ -14092,7 +15351,7 @@ export interface operations {
                 /** @description To, inclusive (YYYY-MM-DD UTC or ms); until now when absent. */
                 end?: string;
                 /** @description The real account when absent. */
-                account?: "real" | "demo";
+                account?: "real" | "demo" | "tournament";
             };
             header?: never;
             path?: never;

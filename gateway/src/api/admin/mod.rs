@@ -12,6 +12,7 @@ mod notices;
 mod orders;
 mod products;
 mod rules;
+mod tournaments;
 mod trades;
 mod users;
 
@@ -47,6 +48,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .merge(notices::routes())
         .merge(audit::routes())
         .merge(house::routes())
+        .merge(tournaments::routes())
 }
 
 /// What `role` may do, as the web app checks it: `area:read` and `area:write` from the one

@@ -8,7 +8,7 @@ import { type UploadOptions, upload } from '@/lib/upload';
 import type { MoneyOrder, OrderStatus, Schemas } from '@/types/api';
 
 /** Every bill type of decisions §3 (and `sale`, an early close of §11), in the order the filter lists them. */
-export const BILL_TYPES = ['deposit', 'withdraw', 'profit', 'loss', 'sale', 'fee', 'refund', 'reward', 'transfer_in', 'transfer_out', 'adjustment'] as const;
+export const BILL_TYPES = ['deposit', 'withdraw', 'profit', 'loss', 'sale', 'fee', 'refund', 'reward', 'transfer_in', 'transfer_out', 'adjustment', 'tournament_fee', 'tournament_prize', 'tournament_refund'] as const;
 export type BillType = (typeof BILL_TYPES)[number];
 
 /** A bill: `type` one of {@link BILL_TYPES}, `amount` signed, `balance` the available balance after it. */

@@ -111,7 +111,7 @@ function markSeen(key: SeenKey, uid: number, id: number): void {
 }
 
 /** Bills already announced by their own notification (settlements, decisions). */
-const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'sale', 'deposit', 'withdraw']);
+const QUIET_BILLS = new Set(['profit', 'loss', 'fee', 'refund', 'sale', 'deposit', 'withdraw', 'tournament_fee']);
 
 /**
  * A settlement in words: profit, loss, tie or void with the result's size, or a contract sold
