@@ -24,6 +24,7 @@ export const SECTIONS: Record<string, readonly string[]> = {
   responsible: ['responsible'],
   alerts: ['alerts'],
   copy: ['copyTrading'],
+  tournaments: ['tournaments'],
   notifications: ['notifications'],
   admin: ['admin'],
 };

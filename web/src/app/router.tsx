@@ -51,6 +51,9 @@ export function createRouter() {
             // Copy trading: the ranking and a trader's profile are public; the user's own part needs a token (checked on the page).
             { path: 'copy', lazy: () => screen(import('./routes/copy-page'), ['copy']) },
             { path: 'copy/:uid', lazy: () => screen(import('./routes/trader-page'), ['copy']) },
+            // Tournaments: the lobby and a tournament's page are public; entering needs a token (checked on the page).
+            { path: 'tournaments', lazy: () => screen(import('./routes/tournaments-page'), ['tournaments']) },
+            { path: 'tournaments/:id', lazy: () => screen(import('./routes/tournament-page'), ['tournaments']) },
             { path: '*', lazy: () => import('./routes/not-found') },
           ],
         },

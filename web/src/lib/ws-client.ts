@@ -45,7 +45,9 @@ export interface ConnectionStatus {
 export type Topic =
   | { channel: 'tickers' }
   | { channel: 'ticks'; symbol: string }
-  | { channel: 'candles'; symbol: string; period: string };
+  | { channel: 'candles'; symbol: string; period: string }
+  /** One tournament's standings: `tournament.standing`, `tournament.changed`, `tournament.finished`. */
+  | { channel: 'tournament'; tournament: number };
 
 /** A frame from the server: `{type, id?, data}`. */
 export interface ServerFrame<T = unknown> {
@@ -67,13 +69,19 @@ export function topicKey(topic: Topic): string {
       return `ticks:${topic.symbol}`;
     case 'candles':
       return `candles:${topic.symbol}:${topic.period}`;
+    case 'tournament':
+      return `tournament:${topic.tournament}`;
   }
 }
 
 /** The topic a market-data frame belongs to, or null for private frames. */
 function frameTopic(frame: ServerFrame): string | null {
-  const data = frame.data as { symbol?: string; period?: string } | null;
+  const data = frame.data as { symbol?: string; period?: string; tournament?: number } | null;
   switch (frame.type) {
+    case 'tournament.standing':
+    case 'tournament.changed':
+    case 'tournament.finished':
+      return data?.tournament ? `tournament:${data.tournament}` : null;
     case 'tickers':
     case 'ticker':
       return 'tickers';

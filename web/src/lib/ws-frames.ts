@@ -136,7 +136,7 @@ export interface BalanceFrame {
   available: string;
   frozen: string;
   inPosition: string;
-  /** Contract or order that caused it (0 for none). */
+  /** Contract or order that caused it (0 for none); the tournament for a tournament balance. */
   reference: number;
 }
 

@@ -14,7 +14,7 @@ import { initI18n } from '@/lib/i18n';
 beforeAll(async () => {
   await initI18n('en-US');
   const { ensureSections } = await import('@/lib/i18n');
-  await ensureSections(['markets', 'trade', 'records', 'account', 'wallet', 'invite', 'security', 'profile', 'responsible', 'alerts', 'copy', 'notifications', 'admin']);
+  await ensureSections(['markets', 'trade', 'records', 'account', 'wallet', 'invite', 'security', 'profile', 'responsible', 'alerts', 'copy', 'tournaments', 'notifications', 'admin']);
 });
 
 afterEach(() => {

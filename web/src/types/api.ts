@@ -14,10 +14,10 @@ import type { components } from './openapi.gen';
 export type Schemas = components['schemas'];
 
 /**
- * The user's two accounts (decisions §3: real money and demo money), as the server names them
- * (the document types them as strings).
+ * The user's accounts (decisions §3: real money and demo money; decisions §11: the balance of
+ * the tournament they play now), as the server names them (the document types them as strings).
  */
-export type AccountKind = 'real' | 'demo';
+export type AccountKind = 'real' | 'demo' | 'tournament';
 
 /** A market list line (spec §3 market item); also the websocket's `ticker` frame. */
 export type MarketItem = Schemas['MarketItem'];

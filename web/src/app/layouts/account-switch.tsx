@@ -1,8 +1,8 @@
-/** The real/demo account switch with the chosen account's available balance. */
+/** The account switch (real, demo, and the tournament balance while one is played) with the chosen account's available balance. */
 import { useTranslation } from 'react-i18next';
 
 import { formatMoney } from '@/lib/format';
-import { type AccountKind, useWallet } from '@/stores/wallet';
+import { type AccountKind, accountsOf, useWallet } from '@/stores/wallet';
 
 export function AccountSwitch() {
   const { t, i18n } = useTranslation();
@@ -15,7 +15,7 @@ export function AccountSwitch() {
       <span className="account-switch-kind">{t(`header.${account}`)}</span>
       <span className="account-switch-balance num">{available === undefined ? '--' : formatMoney(available, i18n.language)}</span>
       <select aria-label={t('header.accountSwitch')} value={account} onChange={(e) => setAccount(e.target.value as AccountKind)}>
-        {(['real', 'demo'] as const).map((kind) => (
+        {accountsOf(balances).map((kind) => (
           <option key={kind} value={kind}>
             {t(`header.${kind}`)} · {balances[kind] ? formatMoney(balances[kind].available, i18n.language) : '--'} USDT
           </option>

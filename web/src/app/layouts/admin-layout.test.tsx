@@ -34,8 +34,8 @@ describe('the back-office shell', () => {
 
   // Each role sees exactly what its permissions allow, in the sidebar's order.
   const expected: Record<TestRole, string[]> = {
-    super: ['Dashboard', 'Users', 'Teams', 'Game rules', 'Trades', 'Recharge orders', 'Withdraw orders', 'Products', 'System config', 'Notices', 'Audit log', 'Admins'],
-    operations: ['Dashboard', 'Users', 'Teams', 'Game rules', 'Trades', 'Recharge orders', 'Withdraw orders', 'Products', 'System config', 'Notices', 'Audit log'],
+    super: ['Dashboard', 'Users', 'Teams', 'Game rules', 'Tournaments', 'Trades', 'Recharge orders', 'Withdraw orders', 'Products', 'System config', 'Notices', 'Audit log', 'Admins'],
+    operations: ['Dashboard', 'Users', 'Teams', 'Game rules', 'Tournaments', 'Trades', 'Recharge orders', 'Withdraw orders', 'Products', 'System config', 'Notices', 'Audit log'],
     support: ['Dashboard', 'Users', 'Teams', 'Trades', 'Recharge orders', 'Withdraw orders', 'Notices'],
     finance: ['Dashboard', 'Users', 'Teams', 'Trades', 'Recharge orders', 'Withdraw orders', 'Audit log'],
   };

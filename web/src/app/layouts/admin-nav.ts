@@ -16,6 +16,7 @@ export const ADMIN_NAV: readonly AdminNavItem[] = [
   { key: 'users', to: '/admin/users', label: 'admin.nav.users', permission: 'users:read' },
   { key: 'teams', to: '/admin/teams', label: 'admin.nav.teams', permission: 'teams:read' },
   { key: 'rules', to: '/admin/rules', label: 'admin.nav.rules', permission: 'rules:read' },
+  { key: 'tournaments', to: '/admin/tournaments', label: 'admin.nav.tournaments', permission: 'rules:read' },
   { key: 'trades', to: '/admin/trades', label: 'admin.nav.trades', permission: 'trades:read' },
   { key: 'recharge', to: '/admin/recharge-orders', label: 'admin.nav.recharge', permission: 'orders:read' },
   { key: 'withdraw', to: '/admin/withdraw-orders', label: 'admin.nav.withdraw', permission: 'orders:read' },

@@ -1,5 +1,5 @@
 /**
- * The avatar menu: profile, copy trading, settings, and logout (hidden for wallet users, spec
+ * The avatar menu: profile, tournaments, copy trading, settings, and logout (hidden for wallet users, spec
  * §2: their session follows the wallet). Closed by Escape or a click elsewhere.
  */
 import { useCallback, useId, useRef, useState } from 'react';
@@ -11,7 +11,7 @@ import { signOutUser } from '@/features/auth';
 import { useDismiss } from '@/lib/use-dismiss';
 import { useSession } from '@/stores/session';
 
-import { COPY_NAV } from './nav-items';
+import { COPY_NAV, TOURNAMENTS_NAV } from './nav-items';
 
 export function AvatarMenu() {
   const { t } = useTranslation();
@@ -49,6 +49,9 @@ export function AvatarMenu() {
           </div>
           <button type="button" role="menuitem" className="menu-item" onClick={() => go('/account/profile')}>
             {t('header.profile')}
+          </button>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => go(TOURNAMENTS_NAV.to)}>
+            {t(TOURNAMENTS_NAV.label)}
           </button>
           <button type="button" role="menuitem" className="menu-item" onClick={() => go(COPY_NAV.to)}>
             {t(COPY_NAV.label)}

@@ -18,7 +18,7 @@ beforeEach(() => {
   useSite.setState({ info: SITE });
   useSession.setState({ token: null, user: null });
   useDevice.setState({ width: 1440, deviceClass: 'desktop' });
-  useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: null } });
+  useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: null, tournament: null } });
 });
 
 test('a guest sees the site name, language, customer service and a guest avatar to /login; no bell', () => {
@@ -72,11 +72,12 @@ test('a wallet user has no logout', async () => {
   expect(screen.queryByRole('menuitem', { name: 'Logout' })).toBeNull();
 });
 
-test('copy trading is in the desktop navigation for everyone and in the avatar menu; the phone keeps four items in its bottom bar', async () => {
+test('tournaments and copy trading are in the desktop navigation for everyone and in the avatar menu; the phone keeps four items in its bottom bar', async () => {
   const { unmount } = renderAt(<Header />);
   const nav = screen.getByRole('navigation', { name: 'Main navigation' });
-  expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual(['Markets', 'Trade', 'Contract', 'Copy trading', 'Account']);
+  expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual(['Markets', 'Trade', 'Contract', 'Tournaments', 'Copy trading', 'Account']);
   expect(within(nav).getByRole('link', { name: 'Copy trading' })).toHaveAttribute('href', '/copy');
+  expect(within(nav).getByRole('link', { name: 'Tournaments' })).toHaveAttribute('href', '/tournaments');
   unmount();
 
   useSession.setState({ token: 'tok', user: testUser('alice_1') });
@@ -85,6 +86,11 @@ test('copy trading is in the desktop navigation for everyone and in the avatar m
   await driver.click(screen.getByRole('menuitem', { name: 'Copy trading' }));
   expect(router.state.location.pathname).toBe('/copy');
   unmountSignedIn();
+  const again = renderAt(<Header />);
+  await again.user.click(screen.getByRole('button', { name: 'Account menu' }));
+  await again.user.click(screen.getByRole('menuitem', { name: 'Tournaments' }));
+  expect(again.router.state.location.pathname).toBe('/tournaments');
+  again.unmount();
 
   useDevice.setState({ width: 390, deviceClass: 'mobile' });
   renderAt(<BottomNav />);

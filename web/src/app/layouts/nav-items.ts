@@ -15,8 +15,11 @@ export function navItems() {
 /** Copy trading: in the desktop header's navigation and the avatar menu, not in the phone's bottom bar (four items fit it). */
 export const COPY_NAV = { key: 'copy', to: '/copy', label: 'nav.copy', match: '/copy' } as const;
 
-/** The desktop header's navigation: the main items with copy trading before the account. */
+/** Tournaments: where copy trading is. */
+export const TOURNAMENTS_NAV = { key: 'tournaments', to: '/tournaments', label: 'nav.tournaments', match: '/tournaments' } as const;
+
+/** The desktop header's navigation: the main items with tournaments and copy trading before the account. */
 export function headerNavItems() {
   const [markets, trade, contract, account] = navItems();
-  return [markets, trade, contract, COPY_NAV, account] as const;
+  return [markets, trade, contract, TOURNAMENTS_NAV, COPY_NAV, account] as const;
 }

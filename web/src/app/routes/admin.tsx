@@ -36,6 +36,7 @@ interface AdminPage {
 const AdminDashboard = lazy(() => import('@/features/admin-dashboard').then((m) => ({ default: m.AdminDashboard })));
 const UsersPage = lazy(() => import('@/features/admin-users').then((m) => ({ default: m.UsersPage })));
 const TeamsPage = lazy(() => import('@/features/admin-trades').then((m) => ({ default: m.TeamsPage })));
+const TournamentsPage = lazy(() => import('@/features/admin-tournaments').then((m) => ({ default: m.TournamentsPage })));
 const TradesPage = lazy(() => import('@/features/admin-trades').then((m) => ({ default: m.TradesPage })));
 const RulesPage = lazy(() => import('@/features/admin-rules').then((m) => ({ default: m.RulesPage })));
 const OrdersPage = lazy(() => import('@/features/admin-orders/components/orders-page').then((m) => ({ default: m.OrdersPage })));
@@ -53,6 +54,7 @@ const PAGES: AdminPage[] = [
   { path: '/admin/users', permission: 'users:read', Page: UsersPage },
   { path: '/admin/teams', permission: 'teams:read', Page: TeamsPage },
   { path: '/admin/rules', permission: 'rules:read', Page: RulesPage },
+  { path: '/admin/tournaments', permission: 'rules:read', Page: TournamentsPage },
   { path: '/admin/trades', permission: 'trades:read', Page: TradesPage },
   { path: '/admin/recharge-orders', permission: 'orders:read', Page: RechargeOrders },
   { path: '/admin/withdraw-orders', permission: 'orders:read', Page: WithdrawOrders },

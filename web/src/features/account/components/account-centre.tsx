@@ -14,7 +14,7 @@ import { LanguageSwitcher } from '@/components/language-switcher';
 import { formatMoney, formatPercent } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { useSession } from '@/stores/session';
-import { type AccountKind, useWallet } from '@/stores/wallet';
+import { accountsOf, useWallet } from '@/stores/wallet';
 
 import { AboutAndService } from './about-and-service';
 
@@ -31,7 +31,8 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
   const user = useSession((s) => s.user);
   const account = useWallet((s) => s.account);
   const setAccount = useWallet((s) => s.setAccount);
-  const balance = useWallet((s) => s.balances[s.account]);
+  const balances = useWallet((s) => s.balances);
+  const balance = balances[account];
   const [confirming, setConfirming] = useState(false);
   // The route's sign-out ends the session here whatever the server answers: no failure to show.
   const signingOut = useSubmit();
@@ -55,7 +56,7 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
         <div className="account-balance-top">
           <span className="muted">{t('account.available')}</span>
           <div role="group" aria-label={t('header.accountSwitch')} className="chart-types">
-            {(['real', 'demo'] as AccountKind[]).map((kind) => (
+            {accountsOf(balances).map((kind) => (
               <button key={kind} type="button" className="chip chip-small" aria-pressed={account === kind} onClick={() => setAccount(kind)}>
                 {t(`header.${kind}`)}
               </button>
@@ -86,7 +87,7 @@ export function AccountCentre({ onSignOut, actions, demo }: AccountCentreProps) 
           </div>
         </dl>
       </div>
-      {account === 'real' ? actions : demo}
+      {account === 'real' ? actions : account === 'demo' ? demo : null}
       <nav className="card account-list" aria-label={t('account.more')}>
         <Link to="/account/wallet" className="account-item account-link">
           {t('account.wallet')}

@@ -16,7 +16,7 @@ import { toast } from '@/stores/toast';
 
 import type { CopyLink, FollowerLink, MyCopy } from '../api';
 import { useMyCopy } from '../stores/my-copy';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { formatDay, settingsText } from './figures';
 import { FollowDialog } from './follow-dialog';
 

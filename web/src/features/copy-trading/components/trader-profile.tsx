@@ -16,7 +16,7 @@ import { toast } from '@/stores/toast';
 import { type TraderProfile as Profile, type TraderStats, copyApi } from '../api';
 import { useMyCopyView } from '../hooks/use-my-copy';
 import { useMyCopy } from '../stores/my-copy';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { Profit, WinRate, formatDay, settingsText } from './figures';
 import { FollowDialog } from './follow-dialog';
 

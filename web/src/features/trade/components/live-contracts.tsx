@@ -13,7 +13,7 @@ import { compare, multiply } from '@/lib/decimal';
 import { formatCountdown, formatDecimal, formatMoney } from '@/lib/format';
 
 import { refreshContracts } from '../hooks/use-contract-feed';
-import { useServerNow } from '../hooks/use-server-now';
+import { useServerNow } from '@/lib/use-server-now';
 import type { LiveContract } from '../stores/contracts';
 import { useContracts } from '../stores/contracts';
 

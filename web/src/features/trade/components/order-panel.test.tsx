@@ -26,7 +26,7 @@ beforeEach(() => {
   vi.unstubAllGlobals();
   useDevice.setState({ width: 1440, deviceClass: 'desktop' });
   useSession.setState({ token: 'tok', user: null });
-  useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: balance('100') } });
+  useWallet.setState({ account: 'demo', chosen: true, balances: { real: null, demo: balance('100'), tournament: null } });
   useContracts.setState({ byId: {} });
 });
 

@@ -12,7 +12,7 @@ import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney } from '@/lib/format';
-import { useWallet } from '@/stores/wallet';
+import { useWallet, walletOf } from '@/stores/wallet';
 
 import { BILL_TYPES, type BillType, type Bills, type Statement, walletApi } from '../api';
 import { checkRange, dayEndMs, dayStartMs } from '@/lib/dates';
@@ -46,7 +46,7 @@ function statementLink(account: 'real' | 'demo', filter: Filter): string {
 
 export function TransactionHistory() {
   const { t, i18n } = useTranslation();
-  const account = useWallet((s) => s.account);
+  const account = useWallet((s) => walletOf(s.account));
   const [draft, setDraft] = useState<Filter>({ type: '', start: '', end: '' });
   const [filter, setFilter] = useState<Filter>(draft);
   const [rangeError, setRangeError] = useState<string | null>(null);

@@ -11,7 +11,7 @@ import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { errorMessage } from '@/lib/api-client';
 import { formatMoney, formatPercent } from '@/lib/format';
 import { useWsEvent } from '@/lib/ws';
-import { useWallet } from '@/stores/wallet';
+import { useWallet, walletOf } from '@/stores/wallet';
 
 import { type Bill, walletApi } from '../api';
 import { BillList } from './bill-list';
@@ -23,8 +23,8 @@ const REFRESH_DEBOUNCE_MS = 300;
 
 export function WalletView() {
   const { t, i18n } = useTranslation();
-  const account = useWallet((s) => s.account);
-  const balance = useWallet((s) => s.balances[s.account]);
+  const account = useWallet((s) => walletOf(s.account));
+  const balance = useWallet((s) => s.balances[walletOf(s.account)]);
   const [bills, setBills] = useState<Bill[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const request = useRef(0);

@@ -1,4 +1,4 @@
-/** A question before an act that changes someone's copying: the act runs once, its failure is shown here. */
+/** A question before an act: the act runs once, its failure is shown here, and the dialog closes when it succeeds. */
 import { useTranslation } from 'react-i18next';
 
 import { Dialog } from '@/components/dialog';

@@ -1,0 +1,2 @@
+/** The back-office's tournaments: drafts, publication, cancellation. */
+export { TournamentsPage } from './components/tournaments-page';
