@@ -839,6 +839,13 @@ impl Engine {
         })
     }
 
+    /// Whether a published tournament's end has passed by `now_ms` (the caller's clock): the
+    /// timer must run so that the engine finishes it.
+    pub fn tournament_due(&self, now_ms: u64) -> bool {
+        (self.tournaments.tournaments.values())
+            .any(|t| t.status == TournamentStatus::Published && t.rules.end_ms <= now_ms)
+    }
+
     /// The house's real USDT held aside for published tournaments' guaranteed pools.
     pub fn tournament_reserve(&self) -> Money {
         self.tournaments.reserved

@@ -413,8 +413,9 @@ fn bootstrap_admin(
     }
 }
 
-/// Fires `Command::Timer` while contracts are open. The timer is a command like any other:
-/// journaled, so replay settles exactly as the live run did.
+/// Fires `Command::Timer` while contracts are open or a tournament's end has passed. The timer
+/// is a command like any other: journaled, so replay settles and finishes exactly as the live
+/// run did.
 fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::Builder::new()
         .name("settlement-timer".into())
@@ -424,10 +425,12 @@ fn spawn_timer(handle: Handle<Engine>, stop: Arc<AtomicBool>) -> JoinHandle<()> 
                 if !handle.is_leader() {
                     continue; // the leader's timer settles for the whole cluster
                 }
-                let open = handle.query(|e: &Engine| e.open_contract_count());
-                match open {
-                    Ok(0) => {}
-                    Ok(_) => {
+                let now = wal::pipeline::system_time_ms();
+                let due = handle
+                    .query(move |e: &Engine| e.open_contract_count() > 0 || e.tournament_due(now));
+                match due {
+                    Ok(false) => {}
+                    Ok(true) => {
                         if let Err(e) = handle.submit_blocking(Command::Timer) {
                             tracing::warn!(error = %e, "settlement timer could not submit");
                         }

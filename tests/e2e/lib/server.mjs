@@ -26,7 +26,9 @@ function freePort() {
 }
 
 export class Server {
-  constructor() {
+  /** `args`: more command-line options (`--allow-real-money-on-simulated-prices`). */
+  constructor({ args = [] } = {}) {
+    this.extraArgs = args;
     this.binary = process.env.TRADING_SERVER_BIN ?? join(ROOT, 'target/debug/trading-server');
     this.dataDir = mkdtempSync(join(tmpdir(), 'trading-e2e-'));
     this.logPath = join(this.dataDir, 'server.log');
@@ -41,7 +43,7 @@ export class Server {
 
   async start() {
     this.port ||= await freePort();
-    const args = ['--data-dir', this.dataDir, '--listen', `127.0.0.1:${this.port}`, '--admin-password', ADMIN_PASSWORD, '--no-rate-limits'];
+    const args = ['--data-dir', this.dataDir, '--listen', `127.0.0.1:${this.port}`, '--admin-password', ADMIN_PASSWORD, '--no-rate-limits', ...this.extraArgs];
     const child = spawn(this.binary, args, { env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(this.log, { end: false });
     child.stderr.pipe(this.log, { end: false });

@@ -39,11 +39,11 @@ export interface TournamentForm {
 
 export type FormField = keyof TournamentForm;
 
-/** `Date` → the value of an `<input type="datetime-local">` in the browser's time zone. */
+/** `Date` → the value of an `<input type="datetime-local" step="1">` in the browser's time zone, to the second. */
 export function localInput(ms: number): string {
   const d = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 const HOUR_MS = 3_600_000;

@@ -78,6 +78,7 @@ export function TournamentDialog({ draft, onClose, onSaved }: { draft: AdminTour
               label={t(`admin.tournaments.fields.${name}`)}
               hint={t(`admin.tournaments.hints.${name}`)}
               maxLength={name === 'title' ? TITLE_MAX : undefined}
+              step={type === 'datetime-local' ? 1 : undefined}
               value={form[name]}
               error={request.fieldErrors[name]}
               onChange={(e) => change(name, e.target.value)}
