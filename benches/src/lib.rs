@@ -157,6 +157,37 @@ impl World {
         }
     }
 
+    /// Seats the last `players` users in a free tournament running for the next 30 days,
+    /// with none of them trading it: the mix's orders are real and demo, so every one of
+    /// them is a player who waits.
+    pub fn add_tournament_players(&mut self, players: u32) {
+        let start_ms = self.now_ms;
+        let rules = engine::tournament::TournamentRules {
+            title: "bench".into(),
+            symbols: Vec::new(),
+            durations: Vec::new(),
+            start_ms,
+            end_ms: start_ms + 30 * 86_400_000,
+            entry_fee: engine::money::Money::ZERO,
+            start_balance: engine::money::Money::from_usdt(10_000),
+            rebuys_max: 0,
+            rebuy_fee: engine::money::Money::ZERO,
+            rebuy_below: engine::money::Money::ZERO,
+            pool_share_bp: 0,
+            pool_min: engine::money::Money::ZERO,
+            prizes_bp: vec![10_000],
+        };
+        let Reply::TournamentCreated { tournament } =
+            self.admin(AdminAction::CreateTournament(Box::new(rules)))
+        else {
+            panic!("the bench's tournament was not created");
+        };
+        self.admin(AdminAction::PublishTournament { tournament });
+        for user in self.users + 1 - players.min(self.users)..=self.users {
+            self.must(Command::JoinTournament { user: UserId(user), tournament });
+        }
+    }
+
     fn admin(&mut self, action: AdminAction) -> Reply {
         self.must(Command::Admin { admin: AdminId(1), action: Box::new(action) })
     }

@@ -18,6 +18,14 @@
 //!   volatility window, the sale's tick and time, and the recorded spread (set by the
 //!   back-office, audited). The offer is derived here from the ticks with its own arithmetic
 //!   and its own normal distribution (erfc), not the engine's table.
+//!
+//! And every finished tournament's table (decisions §11), from its published rules and each
+//! player's contracts, each re-derived by the rule above: a player's final balance is the
+//! start balance for the entry and each rebuy plus the results of their contracts; the table
+//! ranks final balances, highest first (of equal balances, the one reached at the earlier log
+//! index); the pool is the pool's share of the fees (entries and rebuys) rounded half-even to
+//! cents, and never less than its minimum; each paid place gets its share of the pool, rounded
+//! the same way.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -351,6 +359,29 @@ pub fn compare(c: &Recorded, d: &Derived) -> Vec<Mismatch> {
     out
 }
 
+/// One difference between a tournament's published table and the one its contracts give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableMismatch {
+    /// Tournament number.
+    pub tournament: u32,
+    /// What differs (`balance of #5`, `place 2`, `pool`, `prize of place 1`).
+    pub what: String,
+    /// As published.
+    pub recorded: String,
+    /// As the contracts and the rules give it.
+    pub derived: String,
+}
+
+impl fmt::Display for TableMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tournament {}: {} published {} but the contracts give {}",
+            self.tournament, self.what, self.recorded, self.derived
+        )
+    }
+}
+
 /// What a run found.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -360,6 +391,10 @@ pub struct Report {
     pub outcomes: HashMap<&'static str, u64>,
     /// Every difference.
     pub mismatches: Vec<Mismatch>,
+    /// Finished tournaments whose table was re-derived.
+    pub tables: u64,
+    /// Every difference in a tournament's table.
+    pub table_mismatches: Vec<TableMismatch>,
     /// Contracts that could not be checked (a damaged archive, a failed request).
     pub errors: Vec<String>,
 }
@@ -377,9 +412,9 @@ impl Report {
         }
     }
 
-    /// True when every contract was checked and matched.
+    /// True when every contract and table was checked and matched.
     pub fn clean(&self) -> bool {
-        self.mismatches.is_empty() && self.errors.is_empty()
+        self.mismatches.is_empty() && self.table_mismatches.is_empty() && self.errors.is_empty()
     }
 }
 
@@ -391,14 +426,187 @@ impl fmt::Display for Report {
         for (outcome, count) in outcomes {
             writeln!(f, "  {outcome}: {count}")?;
         }
+        if self.tables > 0 {
+            writeln!(f, "re-derived {} finished tournament tables", self.tables)?;
+        }
         for mismatch in &self.mismatches {
+            writeln!(f, "MISMATCH {mismatch}")?;
+        }
+        for mismatch in &self.table_mismatches {
             writeln!(f, "MISMATCH {mismatch}")?;
         }
         for error in &self.errors {
             writeln!(f, "ERROR {error}")?;
         }
-        write!(f, "{} mismatches, {} errors", self.mismatches.len(), self.errors.len())
+        let mismatches = self.mismatches.len() + self.table_mismatches.len();
+        write!(f, "{mismatches} mismatches, {} errors", self.errors.len())
     }
+}
+
+/// A tournament's rules as its page publishes them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedRules {
+    pub start_balance: Decimal,
+    pub entry_fee: Decimal,
+    pub rebuy_fee: Decimal,
+    /// Basis points of the fees that go to the pool.
+    pub pool_share_bp: u32,
+    pub pool_min: Decimal,
+    /// Basis points of the pool per paid place.
+    pub prizes_bp: Vec<u32>,
+}
+
+/// A finished tournament's published summary.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedSummary {
+    pub id: u32,
+    pub status: String,
+    pub players: u32,
+    /// The pool paid.
+    pub pool: Decimal,
+    pub rules: PublishedRules,
+}
+
+/// A place of a published final table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedPlace {
+    pub place: u32,
+    pub uid: u32,
+    /// Final tournament balance.
+    pub balance: Decimal,
+    /// Log index at which it was reached.
+    pub reached_index: u64,
+    /// Rebuys made.
+    #[serde(default)]
+    pub rebuys: u32,
+    /// Prize paid.
+    pub prize: Decimal,
+}
+
+/// A finished tournament as its page publishes it: the summary and the whole final table.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PublishedTournament {
+    pub tournament: PublishedSummary,
+    pub standings: Vec<PublishedPlace>,
+}
+
+/// `amount × bp / 10 000`, rounded half-even to cents.
+fn share(amount: Decimal, bp: u32) -> Decimal {
+    (amount * Decimal::from(bp) / Decimal::from(10_000))
+        .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
+}
+
+/// Re-derives a finished tournament's table and prizes from its rules and each player's
+/// contracts (`contracts` by UID), every contract's result from the ticks.
+pub fn check_tournament(
+    report: &mut Report,
+    t: &PublishedTournament,
+    contracts: &HashMap<u32, Vec<Recorded>>,
+    ticks: &mut dyn Ticks,
+    hours: &HashMap<String, Vec<(u32, u32)>>,
+) {
+    let (summary, rules) = (&t.tournament, &t.tournament.rules);
+    let id = summary.id;
+    let mut differ = |what: String, recorded: String, derived: String| {
+        if recorded != derived {
+            report.table_mismatches.push(TableMismatch { tournament: id, what, recorded, derived });
+        }
+    };
+    differ("players".into(), summary.players.to_string(), t.standings.len().to_string());
+    // Each player's final balance, from the contracts' results by the rule.
+    let mut derived: Vec<(Decimal, u64, u32)> = Vec::new();
+    let mut errors = Vec::new();
+    for p in &t.standings {
+        let mut balance = rules.start_balance * Decimal::from(1 + p.rebuys);
+        for c in contracts.get(&p.uid).map_or(&[][..], Vec::as_slice) {
+            let closed = hours.get(&c.symbol).map_or(&[][..], Vec::as_slice);
+            match derive(c, ticks, closed) {
+                Ok(d) => balance += d.profit,
+                Err(error) => errors.push(format!("tournament {id}, contract {}: {error}", c.id)),
+            }
+        }
+        let balance = balance.normalize();
+        differ(
+            format!("balance of #{}", p.uid),
+            p.balance.normalize().to_string(),
+            balance.to_string(),
+        );
+        derived.push((balance, p.reached_index, p.uid));
+    }
+    // The ranking those balances give.
+    derived.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (at, (p, d)) in t.standings.iter().zip(&derived).enumerate() {
+        differ(format!("place {}", at + 1), format!("#{}", p.uid), format!("#{}", d.2));
+    }
+    // The pool and the prizes from the fees.
+    let rebuys: u32 = t.standings.iter().map(|p| p.rebuys).sum();
+    let fees =
+        rules.entry_fee * Decimal::from(summary.players) + rules.rebuy_fee * Decimal::from(rebuys);
+    let pool = share(fees, rules.pool_share_bp).max(rules.pool_min);
+    let paid: Decimal =
+        rules.prizes_bp.iter().take(t.standings.len()).map(|&bp| share(pool, bp)).sum();
+    differ("pool".into(), summary.pool.normalize().to_string(), paid.normalize().to_string());
+    for (at, p) in t.standings.iter().enumerate() {
+        let prize = rules.prizes_bp.get(at).map_or(Decimal::ZERO, |&bp| share(pool, bp));
+        differ(
+            format!("prize of place {}", at + 1),
+            p.prize.normalize().to_string(),
+            prize.normalize().to_string(),
+        );
+    }
+    report.errors.extend(errors);
+    report.tables += 1;
+}
+
+/// Every finished tournament a server publishes, its table re-derived.
+fn verify_tournaments(
+    base: &str,
+    report: &mut Report,
+    ticks: &mut dyn Ticks,
+    hours: &mut HashMap<String, Vec<(u32, u32)>>,
+) -> Result<(), String> {
+    #[derive(Deserialize)]
+    struct Listed {
+        id: u32,
+        status: String,
+    }
+    #[derive(Deserialize)]
+    struct Page {
+        items: Vec<Recorded>,
+        total: usize,
+    }
+    let lobby: Vec<Listed> = get_json(base, "/api/tournaments")?;
+    for listed in lobby.iter().filter(|t| t.status == "finished") {
+        let t: PublishedTournament = get_json(base, &format!("/api/tournaments/{}", listed.id))?;
+        let mut contracts = HashMap::new();
+        for p in &t.standings {
+            let mut rows: Vec<Recorded> = Vec::new();
+            for page in 1.. {
+                let path = format!(
+                    "/api/tournaments/{}/players/{}/contracts?page={page}&pageSize=100",
+                    listed.id, p.uid
+                );
+                let read: Page = get_json(base, &path)?;
+                let done = read.items.is_empty() || rows.len() + read.items.len() >= read.total;
+                rows.extend(read.items);
+                if done {
+                    break;
+                }
+            }
+            for c in &rows {
+                if !hours.contains_key(&c.symbol) {
+                    let proof: ProofHours = get_json(base, &format!("/api/proofs/{}", c.id))?;
+                    hours.insert(c.symbol.clone(), proof.closed_windows);
+                }
+            }
+            contracts.insert(p.uid, rows);
+        }
+        check_tournament(report, &t, &contracts, ticks, hours);
+    }
+    Ok(())
 }
 
 /// Ticks read from the archive files of a data directory.
@@ -574,7 +782,8 @@ struct ProofHours {
     closed_windows: Vec<(u32, u32)>,
 }
 
-/// Checks every settled contract of a running server through its public API.
+/// Checks every settled contract, and every finished tournament's table, of a running server
+/// through its public API.
 pub fn verify_api(base: &str) -> Result<Report, String> {
     let mut report = Report::default();
     let mut ticks = ApiTicks { base: base.to_owned() };
@@ -593,6 +802,7 @@ pub fn verify_api(base: &str) -> Result<Report, String> {
             report.check(recorded, &mut ticks, &hours[&recorded.symbol]);
         }
     }
+    verify_tournaments(base, &mut report, &mut ticks, &mut hours)?;
     Ok(report)
 }
 
@@ -821,5 +1031,86 @@ mod tests {
         let mut report = Report::default();
         report.check(&recorded, &mut ticks, &[]);
         assert!(!report.clean());
+    }
+
+    /// A finished tournament of two players, each with one contract, the table as published.
+    fn tournament(ann_balance: Decimal, bob_balance: Decimal) -> PublishedTournament {
+        let rules = PublishedRules {
+            start_balance: dec!(1000),
+            entry_fee: dec!(10),
+            rebuy_fee: dec!(5),
+            pool_share_bp: 8_000,
+            pool_min: dec!(15),
+            prizes_bp: vec![7_000, 3_000],
+        };
+        let place = |place, uid, balance, rebuys, prize| PublishedPlace {
+            place,
+            uid,
+            balance,
+            reached_index: 40,
+            rebuys,
+            prize,
+        };
+        PublishedTournament {
+            // Fees 2 x 10 + 1 x 5 = 25; 80 % is 20, above the minimum of 15: 14 and 6.
+            tournament: PublishedSummary {
+                id: 3,
+                status: "finished".into(),
+                players: 2,
+                pool: dec!(20),
+                rules,
+            },
+            standings: vec![
+                place(1, 1, ann_balance, 0, dec!(14)),
+                place(2, 2, bob_balance, 1, dec!(6)),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_tournament_table_is_re_derived_and_a_changed_tick_is_caught() {
+        let mut ann = contract("up");
+        (ann.stake, ann.fee, ann.payout_rate) = (dec!(500), dec!(0), dec!(0.85));
+        let mut bob = contract("up");
+        (bob.id, bob.stake, bob.fee, bob.payout_rate) = (2, dec!(900), dec!(0), dec!(0.85));
+        let contracts = HashMap::from([(1, vec![ann]), (2, vec![bob])]);
+        let hours = HashMap::new();
+        let ticks = || List(vec![t(11, 1_200, dec!(100)), t(30, 61_150, dec!(102))]);
+        // Ann won 425 on 500; Bob's rebuy brought 2 000, and he won 765 on 900.
+        let table = tournament(dec!(1425), dec!(2765));
+        let mut report = Report::default();
+        check_tournament(&mut report, &table, &contracts, &mut ticks(), &hours);
+        let places: Vec<_> = report.table_mismatches.iter().map(|m| m.what.as_str()).collect();
+        assert_eq!(places, ["place 1", "place 2"], "{report}");
+
+        // The table as the contracts give it: Bob first.
+        let mut fair = tournament(dec!(2765), dec!(1425));
+        fair.standings[0].uid = 2;
+        fair.standings[0].rebuys = 1;
+        fair.standings[1].uid = 1;
+        fair.standings[1].rebuys = 0;
+        let mut report = Report::default();
+        check_tournament(&mut report, &fair, &contracts, &mut ticks(), &hours);
+        assert!(report.clean(), "{report}");
+        assert_eq!(report.tables, 1);
+
+        // One exit tick changed: both contracts now tie, and the table no longer follows.
+        let mut forged = List(vec![t(11, 1_200, dec!(100)), t(30, 61_150, dec!(100))]);
+        let mut report = Report::default();
+        check_tournament(&mut report, &fair, &contracts, &mut forged, &hours);
+        let found: Vec<_> =
+            report.table_mismatches.iter().map(|m| (m.what.as_str(), m.derived.as_str())).collect();
+        assert_eq!(found, [("balance of #2", "2000"), ("balance of #1", "1000")], "{report}");
+
+        // A prize that is not the pool's share is caught.
+        let mut greedy = fair.clone();
+        greedy.standings[0].prize = dec!(15);
+        let mut report = Report::default();
+        check_tournament(&mut report, &greedy, &contracts, &mut ticks(), &hours);
+        let found: Vec<_> = report.table_mismatches.iter().map(|m| m.to_string()).collect();
+        assert_eq!(
+            found,
+            ["tournament 3: prize of place 1 published 15 but the contracts give 14"]
+        );
     }
 }

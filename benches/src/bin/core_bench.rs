@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p benches --bin core-bench -- engine-mix    [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- engine-mix-copy [users] [open] [commands] [runs] [leaders] [followers per leader]
+//! cargo run --release -p benches --bin core-bench -- engine-mix-social [users] [open] [commands] [runs] [leaders] [followers per leader] [tournament players]
 //! cargo run --release -p benches --bin core-bench -- engine-shards [shards] [users] [open] [commands] [runs]
 //! cargo run --release -p benches --bin core-bench -- settle-burst  [contracts] [runs]
 //! cargo run --release -p benches --bin core-bench -- snapshot      [users] [open] [runs]
@@ -59,17 +60,24 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Engine apply on the standard mix with `users` accounts and `open` open contracts.
 fn engine_mix(args: &[String]) {
-    mix_runs(args, None);
+    mix_runs(args, None, 0);
 }
 
 /// The standard mix with copy trading set up: `leaders` traders (10 by default) each copied
 /// by `followers` others (100), to compare with `engine-mix` in the same session.
 fn engine_mix_copy(args: &[String]) {
-    mix_runs(args, Some((arg(args, 4, 10) as u32, arg(args, 5, 100) as u32)));
+    mix_runs(args, Some((arg(args, 4, 10) as u32, arg(args, 5, 100) as u32)), 0);
 }
 
-/// Runs the standard mix, with `copy` leaders and followers per leader if given.
-fn mix_runs(args: &[String], copy: Option<(u32, u32)>) {
+/// The standard mix with copy trading set up and tournament players seated, all waiting.
+fn engine_mix_social(args: &[String]) {
+    let copy = Some((arg(args, 4, 10) as u32, arg(args, 5, 100) as u32));
+    mix_runs(args, copy, arg(args, 6, 1_000) as u32);
+}
+
+/// Runs the standard mix, with `copy` leaders and followers per leader if given, and
+/// `players` seated in a running tournament.
+fn mix_runs(args: &[String], copy: Option<(u32, u32)>, players: u32) {
     let (users, open, commands, runs) = (
         arg(args, 0, 100_000) as u32,
         arg(args, 1, 1_000_000),
@@ -81,6 +89,10 @@ fn mix_runs(args: &[String], copy: Option<(u32, u32)>) {
     if let Some((leaders, per_leader)) = copy {
         world.add_followers(leaders, per_leader);
         println!("copy: {leaders} leaders, {per_leader} followers each");
+    }
+    if players > 0 {
+        world.add_tournament_players(players);
+        println!("tournament: {players} players seated");
     }
     println!(
         "set-up: {users} users, {} open contracts in {:.1} s",
@@ -1034,6 +1046,7 @@ fn main() {
     match args.get(1).map(String::as_str) {
         Some("engine-mix") => engine_mix(rest),
         Some("engine-mix-copy") => engine_mix_copy(rest),
+        Some("engine-mix-social") => engine_mix_social(rest),
         Some("engine-shards") => engine_shards(rest),
         Some("settle-burst") => settle_burst(rest),
         Some("snapshot") => snapshot(rest),
@@ -1049,7 +1062,7 @@ fn main() {
         Some("recover-once") => recover_once(rest),
         _ => {
             eprintln!(
-                "usage: core-bench <engine-mix|engine-mix-copy|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery|recovery-fresh> [options]  (see the file's header)"
+                "usage: core-bench <engine-mix|engine-mix-copy|engine-mix-social|engine-shards|settle-burst|snapshot|snapshot-pause|fsync|fsync-busy|pipeline-throughput|pipeline-latency|replicated-throughput|replicated-latency|recovery|recovery-fresh> [options]  (see the file's header)"
             );
             std::process::exit(2);
         }

@@ -29,8 +29,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(player_contracts))
 }
 
-/// Standings shown with a tournament: the first places (my own place comes with
-/// `GET /api/tournaments/mine`).
+/// Standings shown with a running tournament: the first places (my own place comes with
+/// `GET /api/tournaments/mine`; a finished table is shown whole).
 pub const STANDINGS_SHOWN: usize = 100;
 
 /// A tournament's rules as the API writes them: amounts as strings, shares in basis points
@@ -216,9 +216,8 @@ pub struct Standing {
     pub balance: String,
     /// Log index at which it was reached (of two equal balances, the earlier ranks higher).
     pub reached_index: u64,
-    /// Rebuys made (absent once finished).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rebuys: Option<u8>,
+    /// Rebuys made.
+    pub rebuys: u8,
     /// The prize for this place: won once finished, the pool's share for it so far before.
     pub prize: String,
 }
@@ -228,8 +227,7 @@ pub struct Standing {
 #[serde(rename_all = "camelCase")]
 pub struct TournamentDetail {
     pub tournament: TournamentSummary,
-    /// The first [`STANDINGS_SHOWN`] places: the final table once finished, the standings
-    /// of now before.
+    /// The first [`STANDINGS_SHOWN`] places of now, or the whole final table once finished.
     pub standings: Vec<Standing>,
 }
 
@@ -241,13 +239,12 @@ fn standings(e: &Engine, t: &Tournament, only: Option<UserId>) -> Vec<Standing> 
     } else {
         tournament::rank(&t.seats, &t.rules.prizes_of(t.rules.pool_for(t.fees)))
     };
-    let rebuys = |user: UserId| {
-        (t.status != TournamentStatus::Finished)
-            .then(|| t.seats.iter().find(|s| s.user == user).map_or(0, |s| s.rebuys))
-    };
+    let rebuys = |user: UserId| t.seats.iter().find(|s| s.user == user).map_or(0, |s| s.rebuys);
+    // A finished table is shown whole: anyone may re-derive it, prizes and all.
+    let shown = if t.status == TournamentStatus::Finished { usize::MAX } else { STANDINGS_SHOWN };
     (table.iter().enumerate())
         .filter(|(_, p)| only.is_none_or(|u| u == p.user))
-        .take(STANDINGS_SHOWN)
+        .take(shown)
         .map(|(at, p)| Standing {
             place: at as u32 + 1,
             uid: p.user.into(),

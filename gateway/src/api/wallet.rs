@@ -69,6 +69,9 @@ pub struct Balance {
     /// when none runs for the user, and the balance is then zero.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tournament: Option<u32>,
+    /// The contract durations (seconds) that tournament allows; empty for every rule's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub durations: Option<Vec<u32>>,
 }
 
 /// Which wallet.
@@ -99,14 +102,18 @@ async fn balance(
         .query(move |e| {
             let account = e.account(id)?;
             Some(match kind {
-                AccountKind::Tournament => e
-                    .running_seat(id)
-                    .map_or((None, Default::default()), |(t, s)| (Some(t), s.wallet.clone())),
-                kind => (None, account.wallet(kind).clone()),
+                AccountKind::Tournament => match e.running_seat(id) {
+                    Some((t, seat)) => {
+                        let durations = e.tournament(t).map(|t| t.rules.durations.clone());
+                        (Some(t), durations, seat.wallet.clone())
+                    }
+                    None => (None, None, Default::default()),
+                },
+                kind => (None, None, account.wallet(kind).clone()),
             })
         })
         .await?;
-    let (tournament, wallet) = read.ok_or_else(ApiError::unauthorized)?;
+    let (tournament, durations, wallet) = read.ok_or_else(ApiError::unauthorized)?;
     let since = state.now().saturating_sub(DAY_MS);
     let sums = history.bill_totals(id.into(), |b| {
         b.account == kind && b.time >= since && trading_bill(b.bill_type)
@@ -128,6 +135,7 @@ async fn balance(
         change24h: change.to_string(),
         change24h_percent: percent.to_string(),
         tournament,
+        durations,
     })
 }
 

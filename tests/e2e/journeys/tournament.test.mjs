@@ -3,16 +3,20 @@
 // players enter it from the lobby, one in English on a desktop, one in Arabic on a phone, each
 // paying the fee from real money; the first trades the tournament balance from the trade page,
 // the second's contract moves the first's standings live; the tournament ends by itself, the
-// final table shows, and the winner's real balance has the prize.
+// final table shows, and the winner's real balance has the prize; trading-verify re-derives
+// the table and the prizes from the archived ticks.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 
 import { DESKTOP, PHONE, launch, openPage, signInPage } from '../lib/browser.mjs';
 import { ADMIN_PASSWORD, Server } from '../lib/server.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
+const VERIFY = process.env.TRADING_VERIFY_BIN ?? join(ROOT, 'target/debug/trading-verify');
 /** How long the tournament runs: long enough for both players to enter and trade. */
 const LENGTH_MS = 45_000;
 
@@ -112,8 +116,10 @@ describe('a tournament from the back-office to the prize', () => {
       await page.goto(`${server.origin}/tournaments`);
       await page.getByRole('link', { name: fill(text.tournaments.open, { title }) }).click();
       await page.getByRole('heading', { name: title, level: 1 }).waitFor();
-      // Amounts in Western digits in every language, as trading screens show them.
-      const join = fill(text.tournaments.joinFor, { fee: fill(text.tournaments.usdt, { amount: '10.00' }) });
+      // Amounts in Western digits in every language, as trading screens show them; in Arabic
+      // the amount and its unit are isolated inside the sentence (FSI … PDI).
+      const fee = fill(text.tournaments.usdt, { amount: '10.00' });
+      const join = fill(text.tournaments.joinFor, { fee: text === ar ? `\u2068${fee}\u2069` : fee });
       await page.getByRole('button', { name: join }).click();
       const ask = page.getByRole('dialog', { name: fill(text.tournaments.confirmJoinTitle, { title }) });
       await ask.getByRole('button', { name: text.tournaments.join, exact: true }).click();
@@ -185,5 +191,11 @@ describe('a tournament from the back-office to the prize', () => {
     await page.getByTestId('my-entry').getByText(fill(text.tournaments.placeOf, { place: 1, players: 2 })).waitFor();
     assert.deepEqual(annPage.problems, []);
     assert.deepEqual(bobPage.problems, []);
+  });
+
+  test('trading-verify re-derives the table and the prizes from the archived ticks', async () => {
+    const { stdout } = await promisify(execFile)(VERIFY, ['--api', server.origin]);
+    assert.match(stdout, /re-derived 1 finished tournament tables/);
+    assert.match(stdout, /0 mismatches, 0 errors/);
   });
 });

@@ -78,7 +78,7 @@ export const useWallet = create<WalletState>()((set, get) => ({
       frozen: frame.frozen,
       change24h: current?.change24h ?? '0',
       change24hPercent: current?.change24hPercent ?? '0',
-      ...(frame.account === 'tournament' ? { tournament: frame.reference } : {}),
+      ...(frame.account === 'tournament' ? { tournament: frame.reference, durations: current?.durations } : {}),
     };
     set({ balances: { ...get().balances, [frame.account]: next } });
   },

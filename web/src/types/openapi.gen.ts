@@ -3706,6 +3706,8 @@ export interface components {
             change24h: string;
             /** @description The same as a percentage of the total 24 h ago. */
             change24hPercent: string;
+            /** @description The contract durations (seconds) that tournament allows; empty for every rule's. */
+            durations?: number[] | null;
             /** @description Pending withdrawals. */
             frozen: string;
             /** @description Stakes of open contracts. */
@@ -4526,6 +4528,8 @@ export interface components {
                 change24h: string;
                 /** @description The same as a percentage of the total 24 h ago. */
                 change24hPercent: string;
+                /** @description The contract durations (seconds) that tournament allows; empty for every rule's. */
+                durations?: number[] | null;
                 /** @description Pending withdrawals. */
                 frozen: string;
                 /** @description Stakes of open contracts. */
@@ -5701,10 +5705,7 @@ export interface components {
         Envelope_TournamentDetail: {
             /** @description A tournament with its first places. */
             data: {
-                /**
-                 * @description The first [`STANDINGS_SHOWN`] places: the final table once finished, the standings
-                 *     of now before.
-                 */
+                /** @description The first [`STANDINGS_SHOWN`] places of now, or the whole final table once finished. */
                 standings: components["schemas"]["Standing"][];
                 tournament: components["schemas"]["TournamentSummary"];
             };
@@ -7381,9 +7382,9 @@ export interface components {
             reachedIndex: number;
             /**
              * Format: int32
-             * @description Rebuys made (absent once finished).
+             * @description Rebuys made.
              */
-            rebuys?: number | null;
+            rebuys: number;
             /** Format: int32 */
             uid: number;
         };
@@ -7523,10 +7524,7 @@ export interface components {
         };
         /** @description A tournament with its first places. */
         TournamentDetail: {
-            /**
-             * @description The first [`STANDINGS_SHOWN`] places: the final table once finished, the standings
-             *     of now before.
-             */
+            /** @description The first [`STANDINGS_SHOWN`] places of now, or the whole final table once finished. */
             standings: components["schemas"]["Standing"][];
             tournament: components["schemas"]["TournamentSummary"];
         };

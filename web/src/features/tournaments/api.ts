@@ -29,12 +29,12 @@ export type MyTournament = Schemas['MyTournament'];
 
 export type TournamentStatus = 'upcoming' | 'running' | 'ending' | 'finished' | 'cancelled' | 'draft';
 
-/** The lobby's tabs, in order. */
-export const LOBBY_TABS = ['running', 'upcoming', 'finished'] as const;
+/** The lobby's tabs, in order (`mine`: the ones I entered, signed in). */
+export const LOBBY_TABS = ['running', 'upcoming', 'finished', 'mine'] as const;
 export type LobbyTab = (typeof LOBBY_TABS)[number];
 
-/** The tab a tournament is listed under (a cancelled one with the finished). */
-export function tabOf(status: string): LobbyTab {
+/** The tab a tournament is listed under by its status (a cancelled one with the finished). */
+export function tabOf(status: string): Exclude<LobbyTab, 'mine'> {
   if (status === 'running' || status === 'ending') return 'running';
   if (status === 'upcoming') return 'upcoming';
   return 'finished';

@@ -61,6 +61,9 @@ export function TournamentDialog({ draft, onClose, onSaved }: { draft: AdminTour
     const { body, errors } = checkForm(form);
     if (!body) {
       request.show(Object.fromEntries(Object.entries(errors).map(([k, key]) => [k, t(key, { max: TITLE_MAX })])));
+      // The first field to correct may be out of view in a long form.
+      const first = FIELDS.find((f) => errors[f.name]);
+      if (first) (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>(`[name="${first.name}"]`)?.focus();
       return;
     }
     void request.run(async () => onSaved(await (draft ? updateTournament(draft.id, body) : createTournament(body))));

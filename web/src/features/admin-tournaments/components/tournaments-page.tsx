@@ -80,8 +80,11 @@ export function TournamentsPage() {
                       <span dir="auto">{title}</span> <span className="muted num">#{x.id}</span>
                     </th>
                     <td>{t(`admin.tournaments.states.${x.status}`)}</td>
-                    <td className="num">
-                      {formatDateTime(x.rules.startAt, lang)} – {formatDateTime(x.rules.endAt, lang)}
+                    <td>
+                      <span className="num">{formatDateTime(x.rules.startAt, lang)}</span>
+                      <div className="muted">
+                        <span className="num">{formatDateTime(x.rules.endAt, lang)}</span>
+                      </div>
                     </td>
                     <td className="num">{formatMoney(x.rules.entryFee, lang)}</td>
                     <td className="num">{x.players}</td>
@@ -103,6 +106,7 @@ export function TournamentsPage() {
                             {t('admin.tournaments.cancel')}
                           </button>
                         )}
+                        {!cancellable && <span className="muted">—</span>}
                       </td>
                     )}
                   </tr>

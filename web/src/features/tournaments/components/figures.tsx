@@ -2,6 +2,7 @@
 import { useTranslation } from 'react-i18next';
 
 import { formatCountdown, formatDateTime, formatDuration, formatMoney } from '@/lib/format';
+import { type Language, direction } from '@/lib/i18n';
 
 import { type TournamentRules, type TournamentSummary, percentOf } from '../api';
 
@@ -22,9 +23,23 @@ export function Clock({ tournament, now }: { tournament: TournamentSummary; now:
   return <span className="num tournament-clock">{text}</span>;
 }
 
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/**
+ * "10.00 USDT"; in a right-to-left language isolated (FSI … PDI), so that inside a sentence
+ * the amount and its unit stay in their order.
+ */
+export function usdt(amount: string, t: Translate, language: string): string {
+  const text = t('tournaments.usdt', { amount: formatMoney(amount, language) });
+  return direction(language as Language) === 'rtl' ? `\u2068${text}\u2069` : text;
+}
+
+/** True for a fee above zero. */
+export const isPaid = (fee: string) => Number(fee) > 0;
+
 /** The entry fee in words: "Free" or "10.00 USDT". */
-export function feeText(fee: string, t: (key: string, options?: Record<string, unknown>) => string, language: string): string {
-  return Number(fee) > 0 ? t('tournaments.usdt', { amount: formatMoney(fee, language) }) : t('tournaments.free');
+export function feeText(fee: string, t: Translate, language: string): string {
+  return isPaid(fee) ? usdt(fee, t, language) : t('tournaments.free');
 }
 
 /** Each paid place with its prize, first place first. */
@@ -55,9 +70,18 @@ export function RulesList({ rules }: { rules: TournamentRules }) {
     [t('tournaments.rules.startBalance'), money(rules.startBalance)],
     [
       t('tournaments.rules.rebuys'),
-      rules.rebuysMax > 0 ? t('tournaments.rules.rebuysText', { n: rules.rebuysMax, fee: feeText(rules.rebuyFee, t, lang), below: money(rules.rebuyBelow) }) : t('tournaments.rules.noRebuys'),
+      rules.rebuysMax > 0
+        ? t(isPaid(rules.rebuyFee) ? 'tournaments.rules.rebuysText' : 'tournaments.rules.rebuysFree', { n: rules.rebuysMax, fee: feeText(rules.rebuyFee, t, lang), below: money(rules.rebuyBelow) })
+        : t('tournaments.rules.noRebuys'),
     ],
-    [t('tournaments.rules.pool'), t('tournaments.rules.poolText', { share: percentOf(rules.poolShareBp), min: money(rules.poolMin) })],
+    [
+      t('tournaments.rules.pool'),
+      isPaid(rules.entryFee) || isPaid(rules.rebuyFee)
+        ? t('tournaments.rules.poolText', { share: percentOf(rules.poolShareBp), min: usdt(rules.poolMin, t, lang) })
+        : isPaid(rules.poolMin)
+          ? t('tournaments.rules.poolFixed', { min: usdt(rules.poolMin, t, lang) })
+          : t('tournaments.rules.noPool'),
+    ],
     [t('tournaments.rules.ranking'), t('tournaments.rules.rankingText')],
   ];
   return (

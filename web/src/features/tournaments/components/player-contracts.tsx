@@ -9,7 +9,7 @@ import { Dialog } from '@/components/dialog';
 import { Pager } from '@/components/pager';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { type Page, errorMessage } from '@/lib/api-client';
-import { formatDateTime, formatMoney } from '@/lib/format';
+import { formatDateTime, formatDecimal, formatDuration, formatMoney } from '@/lib/format';
 import type { ContractRow } from '@/types/api';
 
 import { type Standing, tournamentsApi } from '../api';
@@ -34,8 +34,12 @@ export function PlayerContracts({ tournament, player, onClose }: { tournament: n
     };
   }, [tournament, player.uid, page, attempt]);
 
-  // The price as sent (at the product's precision) and the tick's place in the log.
-  const tick = (tick: ContractRow['entry']) => (tick ? `${tick.price} · #${tick.sequence}` : '--');
+  // A tick: its price at the product's precision, and its place in the log.
+  const tick = (value: ContractRow['entry']) => {
+    if (!value) return '--';
+    const digits = value.price.split('.')[1]?.length ?? 0;
+    return `${formatDecimal(value.price, lang, digits)} · #${value.sequence}`;
+  };
   return (
     <Dialog open title={t('tournaments.contractsOf', { name: player.name })} onClose={onClose} className="dialog-wide">
       {error && !rows ? (
@@ -46,31 +50,43 @@ export function PlayerContracts({ tournament, player, onClose }: { tournament: n
         <EmptyState text={t('tournaments.noContracts')} />
       ) : (
         <div className="table-scroll">
-          <table className="data-table">
+          <table className="team-table tournament-contracts">
             <thead>
               <tr>
                 <th scope="col">{t('tournaments.contract.id')}</th>
                 <th scope="col">{t('tournaments.contract.product')}</th>
                 <th scope="col">{t('tournaments.contract.stake')}</th>
-                <th scope="col">{t('tournaments.contract.entry')}</th>
-                <th scope="col">{t('tournaments.contract.exit')}</th>
+                <th scope="col">{t('tournaments.contract.ticks')}</th>
                 <th scope="col">{t('tournaments.contract.result')}</th>
               </tr>
             </thead>
             <tbody>
               {rows.items.map((c) => (
                 <tr key={c.id}>
-                  <td className="num">
-                    {c.id}
+                  <td>
+                    <span className="num">{c.id}</span>
                     <div className="muted small">{formatDateTime(c.acceptedAt, lang)}</div>
                   </td>
                   <td>
-                    {c.symbol} · {t(`tournaments.contract.${c.direction}`)} · {c.duration} s
+                    {c.symbol}
+                    <div className="muted small">
+                      {t(`tournaments.contract.${c.direction}`)} · {formatDuration(c.duration, t)}
+                    </div>
                   </td>
-                  <td className="num">{formatMoney(c.stake, lang)}</td>
-                  <td className="num">{tick(c.entry)}</td>
-                  <td className="num">{tick(c.exit)}</td>
-                  <td className="num">{c.credited == null ? t('tournaments.contract.open') : formatMoney(c.credited, lang)}</td>
+                  <td>
+                    <span className="num">{formatMoney(c.stake, lang)}</span>
+                  </td>
+                  <td>
+                    <div className="small">
+                      <span className="muted">{t('tournaments.contract.entry')}</span> <span className="num">{tick(c.entry)}</span>
+                    </div>
+                    <div className="small">
+                      <span className="muted">{t('tournaments.contract.exit')}</span> <span className="num">{tick(c.exit)}</span>
+                    </div>
+                  </td>
+                  <td>
+                    <span className="num">{c.credited == null ? t('tournaments.contract.open') : formatMoney(c.credited, lang)}</span>
+                  </td>
                 </tr>
               ))}
             </tbody>

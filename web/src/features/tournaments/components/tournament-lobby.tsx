@@ -1,7 +1,7 @@
 /**
- * The tournaments lobby (`/tournaments`): running, upcoming and finished tournaments (the tab
- * kept in the address, `?tab=upcoming`), each with its prize pool, entry fee, players and
- * clock, leading to its page; signed in, my tournaments above with my place.
+ * The tournaments lobby (`/tournaments`): running, upcoming and finished tournaments, and,
+ * signed in, mine with my place and result (the tab kept in the address, `?tab=upcoming`),
+ * each with its prize pool, entry fee, players and clock, leading to its page.
  */
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
@@ -10,13 +10,14 @@ import { EmptyState, ErrorState, SkeletonRows } from '@/components/states';
 import { Tabs } from '@/components/tabs';
 import { formatMoney } from '@/lib/format';
 import { useServerNow } from '@/lib/use-server-now';
+import { useSession } from '@/stores/session';
 
 import { LOBBY_TABS, type LobbyTab, type MyTournament, type TournamentSummary, tabOf } from '../api';
 import { useLobby } from '../hooks/use-lobby';
 import { Clock, StatusPill, feeText } from './figures';
 
-function tabFrom(value: string | null): LobbyTab {
-  return LOBBY_TABS.find((t) => t === value) ?? 'running';
+function tabFrom(value: string | null, signedIn: boolean): LobbyTab {
+  return LOBBY_TABS.find((t) => t === value && (signedIn || t !== 'mine')) ?? 'running';
 }
 
 function TournamentCard({ tournament, now, mine }: { tournament: TournamentSummary; now: number; mine?: MyTournament }) {
@@ -33,20 +34,24 @@ function TournamentCard({ tournament, now, mine }: { tournament: TournamentSumma
       <dl className="tournament-figures">
         <div>
           <dt>{t('tournaments.pool')}</dt>
-          <dd className="num">{t('tournaments.usdt', { amount: formatMoney(tournament.pool, lang) })}</dd>
+          <dd>
+            <span className="num">{t('tournaments.usdt', { amount: formatMoney(tournament.pool, lang) })}</span>
+          </dd>
         </div>
         <div>
           <dt>{t('tournaments.entryFee')}</dt>
-          <dd className="num">{feeText(tournament.rules.entryFee, t, lang)}</dd>
+          <dd>{feeText(tournament.rules.entryFee, t, lang)}</dd>
         </div>
         <div>
           <dt>{t('tournaments.players')}</dt>
-          <dd className="num">{tournament.players}</dd>
+          <dd>
+            <span className="num">{tournament.players}</span>
+          </dd>
         </div>
         {mine && (
           <div>
-            <dt>{t('tournaments.myPlace')}</dt>
-            <dd className="num">{t('tournaments.placeOf', { place: mine.me.place, players: tournament.players })}</dd>
+            <dt>{tournament.status === 'finished' ? t('tournaments.finalPlace') : t('tournaments.myPlace')}</dt>
+            <dd>{t('tournaments.placeOf', { place: mine.me.place, players: tournament.players })}</dd>
           </div>
         )}
       </dl>
@@ -58,12 +63,13 @@ function TournamentCard({ tournament, now, mine }: { tournament: TournamentSumma
 export function TournamentLobby() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const tab = tabFrom(params.get('tab'));
+  const signedIn = useSession((s) => s.token !== null);
+  const tab = tabFrom(params.get('tab'), signedIn);
   const { list, mine, error, reload } = useLobby();
   const now = useServerNow(1_000);
   const byId = new Map(mine.map((m) => [m.tournament.id, m]));
-  const shown = list?.filter((x) => tabOf(x.status) === tab) ?? [];
-  const current = mine.filter((m) => tabOf(m.tournament.status) !== 'finished');
+  const shown = tab === 'mine' ? mine.map((m) => m.tournament) : (list?.filter((x) => tabOf(x.status) === tab) ?? []);
+  const tabs = LOBBY_TABS.filter((key) => signedIn || key !== 'mine');
   const choose = (next: LobbyTab) =>
     setParams(
       (p) => {
@@ -79,23 +85,11 @@ export function TournamentLobby() {
         <h1 className="page-title">{t('tournaments.title')}</h1>
         <p className="muted small">{t('tournaments.intro')}</p>
       </div>
-      {current.length > 0 && (
-        <section className="tournaments-mine" aria-labelledby="my-tournaments-title">
-          <h2 id="my-tournaments-title" className="section-title">
-            {t('tournaments.mine')}
-          </h2>
-          <ul className="tournament-list">
-            {current.map((m) => (
-              <TournamentCard key={m.tournament.id} tournament={m.tournament} now={now} mine={m} />
-            ))}
-          </ul>
-        </section>
-      )}
       <section aria-labelledby="lobby-title">
         <h2 id="lobby-title" className="sr-only">
           {t('tournaments.lobby')}
         </h2>
-        <Tabs className="tabs-pills" label={t('tournaments.lobby')} value={tab} onChange={choose} items={LOBBY_TABS.map((key) => ({ key, label: t(`tournaments.tabs.${key}`) }))} />
+        <Tabs className="tabs-pills" label={t('tournaments.lobby')} value={tab} onChange={choose} items={tabs.map((key) => ({ key, label: t(`tournaments.tabs.${key}`) }))} />
         {error && !list ? (
           <ErrorState text={error} onRetry={reload} />
         ) : !list ? (

@@ -18,7 +18,7 @@ import { useWallet } from '@/stores/wallet';
 
 import { type MyTournament, type Standing, type TournamentDetail, tournamentsApi } from '../api';
 import { useTournament } from '../hooks/use-tournament';
-import { Clock, Prizes, RulesList, StatusPill, feeText } from './figures';
+import { Clock, Prizes, RulesList, StatusPill, feeText, isPaid } from './figures';
 import { PlayerContracts } from './player-contracts';
 
 function NotFound() {
@@ -75,7 +75,7 @@ function MyEntry({ detail, mine, onChanged }: { detail: TournamentDetail; mine: 
     return open ? (
       <>
         <button type="button" className="btn btn-primary btn-block" onClick={() => setAsking('join')}>
-          {t('tournaments.joinFor', { fee: feeText(rules.entryFee, t, lang) })}
+          {isPaid(rules.entryFee) ? t('tournaments.joinFor', { fee: feeText(rules.entryFee, t, lang) }) : t('tournaments.joinFree')}
         </button>
         {dialog}
       </>
@@ -93,26 +93,32 @@ function MyEntry({ detail, mine, onChanged }: { detail: TournamentDetail; mine: 
     <div className="tournament-entry" data-testid="my-entry">
       <dl className="tournament-figures">
         <div>
-          <dt>{t('tournaments.myPlace')}</dt>
-          <dd className="num">{t('tournaments.placeOf', { place: me.place, players: tournament.players })}</dd>
+          <dt>{status === 'finished' ? t('tournaments.finalPlace') : t('tournaments.myPlace')}</dt>
+          <dd>{t('tournaments.placeOf', { place: me.place, players: tournament.players })}</dd>
         </div>
         <div>
           <dt>{t('tournaments.myBalance')}</dt>
-          <dd className="num">{formatMoney(me.balance, lang)}</dd>
+          <dd>
+            <span className="num">{formatMoney(me.balance, lang)}</span>
+          </dd>
         </div>
         <div>
           <dt>{status === 'finished' ? t('tournaments.won') : t('tournaments.prizeNow')}</dt>
-          <dd className="num">{t('tournaments.usdt', { amount: formatMoney(me.prize, lang) })}</dd>
+          <dd>
+            <span className="num">{t('tournaments.usdt', { amount: formatMoney(me.prize, lang) })}</span>
+          </dd>
         </div>
         {rules.rebuysMax > 0 && status !== 'finished' && (
           <div>
             <dt>{t('tournaments.rebuysLeft')}</dt>
-            <dd className="num">{mine.rebuysLeft}</dd>
+            <dd>
+              <span className="num">{mine.rebuysLeft}</span>
+            </dd>
           </div>
         )}
       </dl>
       {status === 'running' && (
-        <div className="copy-link-actions">
+        <div className="tournament-actions">
           <button type="button" className="btn btn-primary" onClick={trade}>
             {t('tournaments.trade')}
           </button>
@@ -142,7 +148,7 @@ function Standings({ detail, me, onPlayer }: { detail: TournamentDetail; me: num
             <th scope="col">{t('tournaments.placeHead')}</th>
             <th scope="col">{t('tournaments.player')}</th>
             <th scope="col">{t('tournaments.balance')}</th>
-            <th scope="col">{finished ? t('tournaments.won') : t('tournaments.prizeNow')}</th>
+            <th scope="col">{finished ? t('tournaments.wonUsdt') : t('tournaments.prizeNowUsdt')}</th>
             <th scope="col">
               <span className="sr-only">{t('tournaments.contracts')}</span>
             </th>
@@ -151,14 +157,22 @@ function Standings({ detail, me, onPlayer }: { detail: TournamentDetail; me: num
         <tbody>
           {detail.standings.map((s) => (
             <tr key={s.uid} className={s.uid === me ? 'tournament-me' : undefined} aria-current={s.uid === me ? 'true' : undefined}>
-              <td className="num">{s.place}</td>
               <td>
-                <span dir="auto">{s.name}</span> <span className="muted small num">#{s.uid}</span>
-                {s.uid === me && <span className="pill pill-copy">{t('tournaments.you')}</span>}
+                <span className="num">{s.place}</span>
               </td>
-              <td className="num">{formatMoney(s.balance, lang)}</td>
-              <td className="num">{formatMoney(s.prize, lang)}</td>
               <td>
+                <span className="tournament-player">
+                  <span dir="auto">{s.name}</span> <span className="muted small num">#{s.uid}</span>
+                  {s.uid === me && <span className="pill pill-copy">{t('tournaments.you')}</span>}
+                </span>
+              </td>
+              <td>
+                <span className="num">{formatMoney(s.balance, lang)}</span>
+              </td>
+              <td>
+                <span className="num">{formatMoney(s.prize, lang)}</span>
+              </td>
+              <td className="tournament-row-action">
                 <button type="button" className="btn btn-small btn-ghost" aria-label={t('tournaments.contractsOf', { name: s.name })} onClick={() => onPlayer(s)}>
                   {t('tournaments.contracts')}
                 </button>
@@ -198,11 +212,15 @@ export function TournamentPage({ id }: { id: number | null }) {
         <dl className="tournament-figures">
           <div>
             <dt>{t('tournaments.pool')}</dt>
-            <dd className="num">{t('tournaments.usdt', { amount: formatMoney(tournament.pool, i18n.language) })}</dd>
+            <dd>
+              <span className="num">{t('tournaments.usdt', { amount: formatMoney(tournament.pool, i18n.language) })}</span>
+            </dd>
           </div>
           <div>
             <dt>{t('tournaments.players')}</dt>
-            <dd className="num">{tournament.players}</dd>
+            <dd>
+              <span className="num">{tournament.players}</span>
+            </dd>
           </div>
         </dl>
       </div>
@@ -212,11 +230,11 @@ export function TournamentPage({ id }: { id: number | null }) {
       <div className="card">
         <h2 className="section-title">{tournament.status === 'finished' ? t('tournaments.finalTable') : t('tournaments.standings')}</h2>
         {detail.standings.length === 0 ? <p className="muted">{t('tournaments.noPlayers')}</p> : <Standings detail={detail} me={uid} onPlayer={setPlayer} />}
-        {tournament.status !== 'finished' && <p className="muted small">{t('tournaments.liveNote')}</p>}
+        {tournament.status === 'running' && <p className="muted small">{t('tournaments.liveNote')}</p>}
       </div>
       <div className="card">
         <h2 className="section-title">{t('tournaments.prizes')}</h2>
-        <Prizes prizes={tournament.prizes} />
+        {Number(tournament.pool) > 0 ? <Prizes prizes={tournament.prizes} /> : <p className="muted">{t('tournaments.noPrizes')}</p>}
       </div>
       <div className="card">
         <h2 className="section-title">{t('tournaments.rulesTitle')}</h2>

@@ -61,7 +61,10 @@ export function OrderPanel({ symbol, marketOpen, hasPrice }: OrderPanelProps) {
   const signedIn = useSession((s) => s.token !== null);
   const account = useWallet((s) => s.account);
   const available = useWallet((s) => s.balances[s.account]?.available);
-  const { rules, error: rulesError, retry } = useRules();
+  const { rules: published, error: rulesError, retry } = useRules();
+  // On a tournament balance, only the durations the tournament allows.
+  const allowed = useWallet((s) => (s.account === 'tournament' ? s.balances.tournament?.durations : null));
+  const rules = allowed?.length ? published?.filter((r) => allowed.includes(r.duration)) : published;
   // Open beside the chart on a desktop; on a phone the panel is a bar at the bottom with the
   // buy buttons, opened to change the amount or duration.
   const [expanded, setExpanded] = useState(() => useDevice.getState().deviceClass === 'desktop');
