@@ -27,6 +27,8 @@ const ROUTES = {
   'price-alerts': { module: 'src/app/routes/price-alerts-page.tsx', sections: ['alerts'], shell: true },
   copy: { module: 'src/app/routes/copy-page.tsx', sections: ['copy'], shell: true },
   trader: { module: 'src/app/routes/trader-page.tsx', sections: ['copy'], shell: true },
+  tournaments: { module: 'src/app/routes/tournaments-page.tsx', sections: ['tournaments'], shell: true },
+  tournament: { module: 'src/app/routes/tournament-page.tsx', sections: ['tournaments'], shell: true },
   admin: { module: 'src/app/routes/admin.tsx', sections: ['admin'], shell: false },
 };
 

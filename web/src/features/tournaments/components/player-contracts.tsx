@@ -53,7 +53,6 @@ export function PlayerContracts({ tournament, player, onClose }: { tournament: n
           <table className="team-table tournament-contracts">
             <thead>
               <tr>
-                <th scope="col">{t('tournaments.contract.id')}</th>
                 <th scope="col">{t('tournaments.contract.product')}</th>
                 <th scope="col">{t('tournaments.contract.stake')}</th>
                 <th scope="col">{t('tournaments.contract.ticks')}</th>
@@ -64,14 +63,11 @@ export function PlayerContracts({ tournament, player, onClose }: { tournament: n
               {rows.items.map((c) => (
                 <tr key={c.id}>
                   <td>
-                    <span className="num">{c.id}</span>
-                    <div className="muted small">{formatDateTime(c.acceptedAt, lang)}</div>
-                  </td>
-                  <td>
-                    {c.symbol}
+                    <span className="num">#{c.id}</span> {c.symbol}
                     <div className="muted small">
                       {t(`tournaments.contract.${c.direction}`)} · {formatDuration(c.duration, t)}
                     </div>
+                    <div className="muted small">{formatDateTime(c.acceptedAt, lang)}</div>
                   </td>
                   <td>
                     <span className="num">{formatMoney(c.stake, lang)}</span>
