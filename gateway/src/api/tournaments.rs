@@ -34,9 +34,10 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 pub const STANDINGS_SHOWN: usize = 100;
 
 /// A tournament's rules as the API writes them: amounts as strings, shares in basis points
-/// (1/100 of a percent).
+/// (1/100 of a percent). Every field is required: a rule left out is refused, never taken
+/// as a default (an empty product list means every product, so it must be said).
 #[derive(Debug, Default, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct TournamentRulesView {
     /// Shown in the lobby (1-60 characters).
     #[schema(required = true, min_length = 1, max_length = 60)]

@@ -150,6 +150,11 @@ fn real_money_tournaments_need_real_prices() {
     let admin = h.admin();
     h.post("/api/admin/tournaments", Some(&admin), rules("Paid", "10", now_ms()))
         .fails(StatusCode::FORBIDDEN, "SIMULATED_PRICES_DEMO_ONLY");
+    // A rule left out is refused, not taken as a default.
+    let mut partial = rules("Partial", "0", now_ms());
+    partial.as_object_mut().unwrap().remove("symbols");
+    h.post("/api/admin/tournaments", Some(&admin), partial)
+        .fails(StatusCode::BAD_REQUEST, "VALIDATION");
     let mut free = rules("Free", "0", now_ms());
     (free["rebuyFee"], free["poolMin"]) = (json!("0"), json!("0"));
     h.post("/api/admin/tournaments", Some(&admin), free).ok();

@@ -7530,78 +7530,50 @@ export interface components {
         };
         /**
          * @description A tournament's rules as the API writes them: amounts as strings, shares in basis points
-         *     (1/100 of a percent).
+         *     (1/100 of a percent). Every field is required: a rule left out is refused, never taken
+         *     as a default (an empty product list means every product, so it must be said).
          */
         TournamentRulesView: {
-            /**
-             * @description Contract durations allowed, in seconds; empty for every rule's.
-             * @default []
-             */
+            /** @description Contract durations allowed, in seconds; empty for every rule's. */
             durations: number[];
             /**
              * Format: int64
              * @description Trading ends (ms): no contract expires after it.
-             * @default 0
              */
             endAt: number;
-            /**
-             * @description Real USDT to enter ("0": free).
-             * @default
-             */
+            /** @description Real USDT to enter ("0": free). */
             entryFee: string;
-            /**
-             * @description The pool's guaranteed minimum in USDT.
-             * @default
-             */
+            /** @description The pool's guaranteed minimum in USDT. */
             poolMin: string;
             /**
              * Format: int32
              * @description The pool's share of the fees, in basis points (8000 = 80 %).
-             * @default 0
              */
             poolShareBp: number;
             /**
              * @description Each paid place's share of the pool in basis points, first place first, summing to
              *     10000.
-             * @default []
              */
             prizesBp: number[];
-            /**
-             * @description A rebuy is allowed while the tournament balance is below this.
-             * @default
-             */
+            /** @description A rebuy is allowed while the tournament balance is below this. */
             rebuyBelow: string;
-            /**
-             * @description Real USDT per rebuy.
-             * @default
-             */
+            /** @description Real USDT per rebuy. */
             rebuyFee: string;
             /**
              * Format: int32
              * @description Rebuys per player (0-100).
-             * @default 0
              */
             rebuysMax: number;
             /**
              * Format: int64
              * @description Trading opens (ms).
-             * @default 0
              */
             startAt: number;
-            /**
-             * @description The tournament balance an entry and each rebuy bring.
-             * @default
-             */
+            /** @description The tournament balance an entry and each rebuy bring. */
             startBalance: string;
-            /**
-             * @description Products played; empty for every product.
-             * @default []
-             */
+            /** @description Products played; empty for every product. */
             symbols: string[];
-            /**
-             * @description Shown in the lobby (1-60 characters).
-             * @default
-             */
+            /** @description Shown in the lobby (1-60 characters). */
             title: string;
         };
         /** @description A tournament in the lobby. */
