@@ -4,8 +4,8 @@
 //! A tournament balance is a third kind of account ([`AccountKind::Tournament`]) held in the
 //! player's seat, isolated from real and demo: nothing moves between it and a wallet. Fees
 //! (entry and rebuys) are real money with bills, counted against the player's daily loss
-//! limit; prizes are real money paid from the house, which holds the guaranteed pool aside
-//! from publication to the end. Contracts on a tournament balance settle exactly as any
+//! limit; prizes are real money paid from the house, which holds every fee and the
+//! guaranteed pool aside from publication to the end (so a refund or the pool is always there). Contracts on a tournament balance settle exactly as any
 //! other; the engine takes no order that could expire after the end, and once the end has
 //! passed and the last contract has settled (the timer looks), it ranks the seats by final
 //! balance (ties: the balance reached first, then the earlier entry), pays the prizes and
@@ -172,6 +172,16 @@ pub struct Tournament {
 }
 }
 
+impl Tournament {
+    /// Real USDT the house holds aside for a published tournament: every fee taken in, and
+    /// the guaranteed pool if that is more. Fees are owed back if it is cancelled, and the
+    /// pool (their share, or the minimum) is paid from them at the end, so neither can be
+    /// committed elsewhere meanwhile; the house's own share is free once it ends.
+    pub fn held(&self) -> Money {
+        self.fees.max(self.rules.pool_min)
+    }
+}
+
 impl TournamentRules {
     /// Checks every figure; names the first out of range.
     fn check(&self, engine: &Engine) -> Result<(), EngineError> {
@@ -307,7 +317,7 @@ pub(crate) struct TournamentBook {
     seats: FxHashMap<(TournamentId, UserId), u32>,
     /// Player -> the tournaments not yet over they entered (derived).
     entered: FxHashMap<UserId, Vec<TournamentId>>,
-    /// Real USDT the house holds aside for published tournaments' guaranteed pools (derived).
+    /// Real USDT the house holds aside for published tournaments: [`Tournament::held`] (derived).
     pub(crate) reserved: Money,
 }
 
@@ -356,7 +366,7 @@ impl TournamentBook {
             if t.status != TournamentStatus::Published {
                 continue;
             }
-            self.reserved += t.rules.pool_min;
+            self.reserved += t.held();
             for (at, seat) in t.seats.iter().enumerate() {
                 self.seats.insert((t.id, seat.user), at as u32);
                 self.entered.entry(seat.user).or_default().push(t.id);
@@ -464,7 +474,8 @@ impl Engine {
     }
 
     /// Puts a draft in the lobby, holding its guaranteed pool aside from the house's free
-    /// capital. Its rules are fixed from now on.
+    /// capital (and, later, every fee it takes in: [`Tournament::held`]). Its rules are fixed
+    /// from now on.
     pub(crate) fn publish_tournament(
         &mut self,
         id: TournamentId,
@@ -505,7 +516,7 @@ impl Engine {
             return Err(EngineError::TournamentNotFound);
         };
         if t.status == TournamentStatus::Published {
-            self.tournaments.reserved -= t.rules.pool_min;
+            self.tournaments.reserved -= t.held();
         }
         for seat in &t.seats {
             self.leave(id, seat.user);
@@ -629,10 +640,13 @@ impl Engine {
         self.check_loss_limit(user, fee)
     }
 
-    /// Debits a fee from the real wallet into the house, with its bill.
+    /// Debits a fee from the real wallet into the house, with its bill; the house holds it
+    /// aside with the tournament until it ends.
     fn take_fee(&mut self, user: UserId, id: TournamentId, fee: Money, events: &mut Vec<Event>) {
         if let Some(t) = self.tournaments.tournaments.get_mut(&id) {
+            let before = t.held();
             t.fees += fee;
+            self.tournaments.reserved += t.held() - before;
         }
         if fee.is_zero() {
             return;
@@ -734,7 +748,7 @@ impl Engine {
 
     fn finish(&mut self, id: TournamentId, events: &mut Vec<Event>) {
         let Some(mut t) = self.tournaments.tournaments.remove(&id) else { return };
-        self.tournaments.reserved -= t.rules.pool_min;
+        self.tournaments.reserved -= t.held();
         let pool = t.rules.pool_for(t.fees);
         let prizes = t.rules.prizes_of(pool);
         t.table = rank(&t.seats, &prizes);
@@ -846,7 +860,7 @@ impl Engine {
             .any(|t| t.status == TournamentStatus::Published && t.rules.end_ms <= now_ms)
     }
 
-    /// The house's real USDT held aside for published tournaments' guaranteed pools.
+    /// The house's real USDT held aside for published tournaments ([`Tournament::held`]).
     pub fn tournament_reserve(&self) -> Money {
         self.tournaments.reserved
     }
