@@ -379,12 +379,6 @@ impl TournamentBook {
         let t = self.tournaments.get_mut(&id).expect("a seat's tournament is kept");
         &mut t.seats[at as usize]
     }
-
-    /// Where a tournament's entries end: trading stops at the end, and an entry after the
-    /// last moment an order of the shortest allowed duration could be placed buys nothing.
-    fn entries_close_ms(&self, t: &Tournament, shortest_secs: u32) -> u64 {
-        t.rules.end_ms.saturating_sub(u64::from(shortest_secs) * 1_000)
-    }
 }
 
 /// Where the money of an order on a tournament balance sits.
@@ -547,9 +541,7 @@ impl Engine {
         let account = self.active_account(user)?;
         let available = account.real.available;
         let t = self.tournament_of(id)?;
-        if t.status != TournamentStatus::Published
-            || self.now_ms >= self.tournaments.entries_close_ms(t, self.shortest_duration(t))
-        {
+        if t.status != TournamentStatus::Published || self.now_ms >= self.entries_close_ms(t) {
             return Err(EngineError::TournamentClosed);
         }
         if self.tournaments.seats.contains_key(&(id, user)) {
@@ -605,7 +597,7 @@ impl Engine {
         let t = self.tournament_of(id)?;
         let running = t.status == TournamentStatus::Published
             && t.rules.start_ms <= self.now_ms
-            && self.now_ms < self.tournaments.entries_close_ms(t, self.shortest_duration(t));
+            && self.now_ms < self.entries_close_ms(t);
         if !running {
             return Err(EngineError::TournamentClosed);
         }
@@ -802,12 +794,15 @@ impl Engine {
         self.tournaments.tournaments.get(&id).ok_or(EngineError::TournamentNotFound)
     }
 
-    /// The shortest contract a tournament allows, in seconds (of the rules in force when it
-    /// lists none).
-    fn shortest_duration(&self, t: &Tournament) -> u32 {
+    /// Where a tournament's entries end: trading stops at the end, and an entry after the
+    /// last moment an order of the shortest allowed duration (of the rules in force when it
+    /// lists none) could be placed buys nothing.
+    fn entries_close_ms(&self, t: &Tournament) -> u64 {
         let offered = self.rules.iter().filter(|r| r.enabled).map(|r| r.duration_secs);
         let allowed = t.rules.durations.iter().copied();
-        if t.rules.durations.is_empty() { offered.min() } else { allowed.min() }.unwrap_or(0)
+        let shortest =
+            if t.rules.durations.is_empty() { offered.min() } else { allowed.min() }.unwrap_or(0);
+        t.rules.end_ms.saturating_sub(u64::from(shortest) * 1_000)
     }
 
     /// Real USDT the house may still commit: its balance less what open contracts and
@@ -824,11 +819,6 @@ impl Engine {
     /// One tournament kept.
     pub fn tournament(&self, id: TournamentId) -> Option<&Tournament> {
         self.tournaments.tournaments.get(&id)
-    }
-
-    /// The tournament an open contract is played in.
-    pub fn tournament_of_contract(&self, contract: ContractId) -> Option<TournamentId> {
-        self.tournaments.marks.get(&contract).copied()
     }
 
     /// The tournaments not yet over `user` has entered.

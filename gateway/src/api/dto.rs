@@ -54,7 +54,8 @@ macro_rules! names {
 }
 
 names! {
-    /// Which balance: the real one (default) or the demo one.
+    /// Which balance: the real one (default), the demo one, or the tournament balance of the
+    /// tournament running now.
     AccountParam { Real = "real", Demo = "demo", Tournament = "tournament" }
 }
 

@@ -1300,7 +1300,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a draft: players see it and may enter; its rules are fixed from now on, and the
-         *     house holds its guaranteed pool aside until it ends.
+         *     house holds its guaranteed pool and every fee aside until it ends.
          */
         post: operations["publish"];
         delete?: never;

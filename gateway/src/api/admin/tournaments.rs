@@ -91,7 +91,7 @@ async fn update(
 }
 
 /// Publish a draft: players see it and may enter; its rules are fixed from now on, and the
-/// house holds its guaranteed pool aside until it ends.
+/// house holds its guaranteed pool and every fee aside until it ends.
 #[utoipa::path(post, path = "/api/admin/tournaments/{id}/publish", tag = "admin", security(("admin" = [])),
     params(("id" = u32, Path, description = "Tournament number")),
     responses((status = 200, body = Envelope<TournamentDetail>), (status = 400, description = "VALIDATION", body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
