@@ -19,7 +19,7 @@ fn run_mix(c: &mut Criterion, name: &str, alerts_per_user: u32) {
     let batch = 10_000;
     let mut group = c.benchmark_group("engine");
     group.throughput(Throughput::Elements(batch as u64));
-    let mut events = Vec::with_capacity(1 << 14);
+    let mut events = engine::Events::new();
     let mut seed = 1;
     group.bench_function(name, |b| {
         b.iter_batched(

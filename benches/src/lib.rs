@@ -12,7 +12,7 @@ pub mod durable;
 
 use engine::command::{AdminAction, Command, PlaceOrder};
 use engine::types::{AccountKind, AdminId, Category, Direction, MarketHours, Rule, Symbol, UserId};
-use engine::{Engine, Event, Reply, Stamp};
+use engine::{Engine, Events, Reply, Stamp};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
@@ -39,7 +39,7 @@ pub struct World {
     /// Users created.
     pub users: u32,
     /// Scratch event buffer.
-    pub events: Vec<Event>,
+    pub events: Events,
 }
 
 impl World {
@@ -56,8 +56,13 @@ impl World {
     /// `users` funded users, the catalogue, a funded house, and `open` contracts of one week
     /// (which stay open for any bench run), entered.
     pub fn new(users: u32, open: u64) -> World {
-        let mut w =
-            World { engine: Engine::new(), index: 0, now_ms: START_MS, users, events: Vec::new() };
+        let mut w = World {
+            engine: Engine::new(),
+            index: 0,
+            now_ms: START_MS,
+            users,
+            events: Events::new(),
+        };
         w.must(Command::BootstrapAdmin { username: "bench".into(), password_hash: "x".into() });
         for _ in 0..100 {
             w.admin(AdminAction::FundHouse { amount: Decimal::from(1_000_000_000_000i64) });
@@ -259,11 +264,7 @@ pub fn mix(at: Cursor, commands: usize, seed: u64) -> (Vec<(Stamp, Command)>, Cu
 }
 
 /// Applies a stream; returns how many commands were refused (should be none).
-pub fn apply_all(
-    engine: &mut Engine,
-    stream: Vec<(Stamp, Command)>,
-    events: &mut Vec<Event>,
-) -> usize {
+pub fn apply_all(engine: &mut Engine, stream: Vec<(Stamp, Command)>, events: &mut Events) -> usize {
     let mut refused = 0;
     let mut stream = stream.into_iter();
     while let Some((stamp, command)) = {

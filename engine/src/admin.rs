@@ -9,7 +9,7 @@ use crate::constants::{
     PRODUCTS_MAX, RULES_MAX,
 };
 use crate::engine::Book;
-use crate::event::{AuditRecord, CommandResult, Event, Reply};
+use crate::event::{AuditRecord, CommandResult, Event, Events, Reply};
 use crate::identity::{
     push_session, valid_address, valid_hash, valid_text, valid_totp_secret, valid_username,
 };
@@ -89,7 +89,7 @@ impl Engine {
         &mut self,
         admin: AdminId,
         session: SessionId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.active_admin(admin)?;
         let sessions = &mut self.admins[admin.index()].sessions;
@@ -105,7 +105,7 @@ impl Engine {
         &mut self,
         admin: AdminId,
         keep: Option<SessionId>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         let sessions = &mut self.admins[admin.index()].sessions;
         let ended: Vec<SessionId> =
@@ -121,7 +121,7 @@ impl Engine {
         &mut self,
         admin: AdminId,
         action: AdminAction,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let name = action.name();
         let detail = audit_detail(&action);
@@ -147,7 +147,7 @@ impl Engine {
         &mut self,
         acting: AdminId,
         action: AdminAction,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         match action {
             AdminAction::CreateAdmin { username, password_hash, role } => {
@@ -234,7 +234,7 @@ impl Engine {
         acting: AdminId,
         admin: AdminId,
         disabled: bool,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.admin(admin).ok_or(EngineError::AdminNotFound)?;
         if disabled && admin == acting {
@@ -252,7 +252,7 @@ impl Engine {
         user: UserId,
         frozen: bool,
         reason: &str,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.account_of(user)?;
         if !valid_text(reason) {
@@ -269,7 +269,7 @@ impl Engine {
         user: UserId,
         delta: Decimal,
         reason: &str,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let account = self.account_of(user)?;
         if !is_valid_amount(delta.abs()) {
@@ -311,7 +311,7 @@ impl Engine {
         precision: u8,
         enabled: bool,
         hours: MarketHours,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         if Symbol::new(symbol.as_str()) != Some(symbol) {
             return Err(EngineError::Invalid("symbol"));
@@ -347,7 +347,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    fn set_rule(&mut self, rule: Rule, events: &mut Vec<Event>) -> CommandResult {
+    fn set_rule(&mut self, rule: Rule, events: &mut Events) -> CommandResult {
         if !(DURATION_MIN_SECS..=DURATION_MAX_SECS).contains(&rule.duration_secs) {
             return Err(EngineError::Invalid("duration"));
         }
@@ -374,7 +374,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    fn remove_rule(&mut self, duration_secs: u32, events: &mut Vec<Event>) -> CommandResult {
+    fn remove_rule(&mut self, duration_secs: u32, events: &mut Events) -> CommandResult {
         let at = self
             .rules
             .binary_search_by_key(&duration_secs, |r| r.duration_secs)
@@ -388,7 +388,7 @@ impl Engine {
     fn set_deposit_accounts(
         &mut self,
         mut accounts: Vec<DepositAccount>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         accounts.sort_by_key(|a| a.method as u8);
         if accounts.windows(2).any(|w| w[0].method == w[1].method) {
@@ -410,7 +410,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    fn update_settings(&mut self, s: Settings, events: &mut Vec<Event>) -> CommandResult {
+    fn update_settings(&mut self, s: Settings, events: &mut Events) -> CommandResult {
         validate_settings(&s)?;
         for rule in &self.rules {
             check_pair_loses(rule, &s.reward_rates)?;

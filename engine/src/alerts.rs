@@ -8,7 +8,7 @@
 use rust_decimal::Decimal;
 
 use crate::constants::PRICE_ALERTS_PER_USER_MAX;
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::money::is_valid_price;
 use crate::types::{AlertId, PriceAlert, Symbol, TickRef, UserId};
 use crate::{Engine, EngineError};
@@ -19,7 +19,7 @@ impl Engine {
         user: UserId,
         symbol: Symbol,
         price: Decimal,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         let at = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
@@ -51,7 +51,7 @@ impl Engine {
         &mut self,
         user: UserId,
         alert: AlertId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         match self.alerts.get(&alert) {
             Some(a) if a.user == user => {}
@@ -88,7 +88,7 @@ impl Engine {
 
     /// Fires every alert of the book that `tick` reaches: rising ones at or below its price,
     /// falling ones at or above it.
-    pub(crate) fn fire_alerts(&mut self, book: usize, tick: TickRef, events: &mut Vec<Event>) {
+    pub(crate) fn fire_alerts(&mut self, book: usize, tick: TickRef, events: &mut Events) {
         let b = &self.books[book];
         let price = tick.price;
         // The common case, nothing reached: the lowest rising and highest falling alert are

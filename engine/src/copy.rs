@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::command::PlaceOrder;
 use crate::constants::AMOUNT_MAX_USDT;
-use crate::event::{CommandResult, CopyChange, CopyEnd, Event, Reply};
+use crate::event::{CommandResult, CopyChange, CopyEnd, Event, Events, Reply};
 use crate::money::{Money, Rate, RkyvMoney};
 use crate::types::{archived, AccountKind, ContractId, UserId};
 use crate::{Engine, EngineError};
@@ -183,7 +183,7 @@ impl Engine {
         &mut self,
         user: UserId,
         copyable: bool,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         if copyable {
             self.active_account(user)?;
@@ -215,7 +215,7 @@ impl Engine {
         follower: UserId,
         leader: UserId,
         settings: CopySettings,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.active_account(follower)?;
         if follower == leader {
@@ -259,7 +259,7 @@ impl Engine {
         by: UserId,
         follower: UserId,
         leader: UserId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.account_of(by)?;
         let reason = if by == follower {
@@ -295,7 +295,7 @@ impl Engine {
         follower: UserId,
         leader: UserId,
         reason: CopyEnd,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         let Some(entry) = self.copy.leaders.get_mut(&leader) else { return };
         entry.followers.retain(|f| f.follower != follower);
@@ -316,7 +316,7 @@ impl Engine {
         order: &PlaceOrder,
         stake: Money,
         contract: ContractId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         let leader = order.user;
         let Some(entry) = self.copy.leaders.get(&leader) else { return };

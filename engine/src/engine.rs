@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use crate::command::Command;
 use crate::cow::CowVec;
 use crate::defaults;
-use crate::event::{CommandResult, Event, WalletChange};
+use crate::event::{CommandResult, Event, Events, WalletChange};
 use crate::identity::invite_key;
 use crate::money::Money;
 use crate::slab::{Slab, SlotRef};
@@ -318,12 +318,7 @@ impl Engine {
     }
 
     /// Applies one command. A refused command changes no state (its audit event aside).
-    pub fn apply(
-        &mut self,
-        stamp: Stamp,
-        command: Command,
-        events: &mut Vec<Event>,
-    ) -> CommandResult {
+    pub fn apply(&mut self, stamp: Stamp, command: Command, events: &mut Events) -> CommandResult {
         assert!(stamp.index > self.applied_index, "log index must grow");
         self.applied_index = stamp.index;
         self.now_ms = self.now_ms.max(stamp.time_ms);
@@ -447,7 +442,7 @@ impl Engine {
         bill: Option<BillType>,
         amount: Money,
         reference: u64,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         if self.quiet {
             return;

@@ -102,24 +102,23 @@ pub struct WalletChange {
     pub reference: u64,
 }
 
-/// A settled contract, with everything needed to re-derive its result. It is also the owner's
-/// wallet change (there is no separate `Wallet` event for it).
+/// A settled contract as the event list holds it: the exit tick and the owner's wallet inline,
+/// the rest in the batch's [`Events`] beside the list ([`Events::settlement`] joins them).
 ///
-/// Laid out for a tick that settles a million contracts: the event holds the exit tick and
-/// the wallet inline (they fit in the room every event has) and boxes only the rest, 160
-/// bytes, so each settled contract writes one event and one small allocation. It derefs to
-/// the boxed part, so readers write `settlement.contract` and `settlement.exit` alike.
+/// Laid out for a tick that settles a million contracts: each one writes an 80-byte event and
+/// a 160-byte record into buffers the pipeline reuses from batch to batch, and allocates
+/// nothing. It is also the owner's wallet change (there is no separate `Wallet` event for it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settlement {
-    /// The contract and how it ended.
-    pub closed: Box<SettledContract>,
+    /// Where the contract and how it ended sit in the batch's settled records.
+    closed: u32,
     /// The exit tick (none for a void without one).
     pub exit: Option<TickRef>,
     /// The owner's wallet after the credit.
     pub wallet: Wallet,
 }
 
-/// The boxed part of a [`Settlement`].
+/// The contract and how it ended: a [`Settlement`]'s part kept beside the event list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettledContract {
     /// The contract as it was open.
@@ -144,15 +143,27 @@ impl SettledContract {
     }
 }
 
-impl std::ops::Deref for Settlement {
+/// A settled contract whole: the event's inline part with its record. It derefs to the
+/// record, so readers write `settled.contract` and `settled.exit` alike.
+#[derive(Debug, Clone, Copy)]
+pub struct Settled<'a> {
+    /// The contract and how it ended.
+    pub closed: &'a SettledContract,
+    /// The exit tick (none for a void without one).
+    pub exit: Option<TickRef>,
+    /// The owner's wallet after the credit.
+    pub wallet: &'a Wallet,
+}
+
+impl std::ops::Deref for Settled<'_> {
     type Target = SettledContract;
 
     fn deref(&self) -> &SettledContract {
-        &self.closed
+        self.closed
     }
 }
 
-impl Settlement {
+impl Settled<'_> {
     /// Net result for the user: credited - stake - fee.
     pub fn profit(&self) -> Money {
         self.credited - self.contract.stake - self.contract.fee
@@ -181,7 +192,110 @@ impl Settlement {
     }
 }
 
-// What a burst of settlements writes per contract: one event and one boxed part.
+/// A contract as accepted, kept beside the event list ([`Events::opened`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened(u32);
+
+/// What one batch of commands changed: the events in order, and the large parts of the two
+/// most frequent ones (an accepted order's contract, a settlement's record) in lists of their
+/// own beside them. The pipeline clears and reuses a buffer once every reader has let go of
+/// it, so a steady stream of orders and settlements allocates nothing per command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Events {
+    list: Vec<Event>,
+    opened: Vec<Contract>,
+    settled: Vec<SettledContract>,
+}
+
+impl Events {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an event.
+    pub fn push(&mut self, event: Event) {
+        self.list.push(event);
+    }
+
+    /// Appends events.
+    pub fn extend(&mut self, events: impl IntoIterator<Item = Event>) {
+        self.list.extend(events);
+    }
+
+    /// Drops every event, keeping the memory.
+    pub fn clear(&mut self) {
+        self.list.clear();
+        self.opened.clear();
+        self.settled.clear();
+    }
+
+    /// Keeps a contract just accepted, for its [`Event::ContractOpened`].
+    pub(crate) fn keep_opened(&mut self, contract: Contract) -> Opened {
+        self.opened.push(contract);
+        Opened(index_of(self.opened.len()))
+    }
+
+    /// Appends a settlement.
+    pub(crate) fn push_settled(
+        &mut self,
+        closed: SettledContract,
+        exit: Option<TickRef>,
+        wallet: Wallet,
+    ) {
+        self.settled.push(closed);
+        let closed = index_of(self.settled.len());
+        self.list.push(Event::ContractSettled(Settlement { closed, exit, wallet }));
+    }
+
+    /// The contract an [`Event::ContractOpened`] of this buffer names.
+    pub fn opened(&self, opened: Opened) -> &Contract {
+        &self.opened[opened.0 as usize]
+    }
+
+    /// A settlement of this buffer, whole.
+    pub fn settlement<'a>(&'a self, settlement: &'a Settlement) -> Settled<'a> {
+        Settled {
+            closed: &self.settled[settlement.closed as usize],
+            exit: settlement.exit,
+            wallet: &settlement.wallet,
+        }
+    }
+
+    /// Every settlement of this buffer, in order.
+    pub fn settlements(&self) -> impl Iterator<Item = Settled<'_>> {
+        self.list.iter().filter_map(|event| match event {
+            Event::ContractSettled(settlement) => Some(self.settlement(settlement)),
+            _ => None,
+        })
+    }
+}
+
+/// The place of the item just pushed onto a list of `len` items. A batch holds at most a few
+/// million events (a tick settles at most every open contract), far below `u32::MAX`.
+fn index_of(len: usize) -> u32 {
+    u32::try_from(len - 1).expect("a batch's events fit 32-bit indexes")
+}
+
+/// The events in order.
+impl std::ops::Deref for Events {
+    type Target = [Event];
+
+    fn deref(&self) -> &[Event] {
+        &self.list
+    }
+}
+
+impl<'a> IntoIterator for &'a Events {
+    type Item = &'a Event;
+    type IntoIter = std::slice::Iter<'a, Event>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
+// What a burst of settlements writes per contract: one event and one settled record.
 const _: () = assert!(std::mem::size_of::<Event>() <= 80);
 const _: () = assert!(std::mem::size_of::<SettledContract>() <= 160);
 
@@ -219,8 +333,8 @@ pub enum Event {
     },
     /// An order was accepted.
     ContractOpened {
-        /// The contract as accepted (no entry yet).
-        contract: Box<Contract>,
+        /// The contract as accepted (no entry yet), kept beside the list: [`Events::opened`].
+        contract: Opened,
         /// Its product's code, so readers need no catalogue lookup.
         symbol: Symbol,
         /// The leader whose order this contract copies, if it is a copy.

@@ -7,7 +7,7 @@ use crate::constants::{
     MONEY_SUPPLY_MAX_USDT, PENDING_DEPOSITS_PER_USER_MAX, PENDING_WITHDRAWALS_PER_USER_MAX,
     WITHDRAW_BLOCK_AFTER_PASSWORD_CHANGE_MS,
 };
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::identity::{valid_address, valid_text};
 use crate::money::{is_valid_amount, round_cents, Money};
 use crate::types::{
@@ -40,7 +40,7 @@ impl Engine {
     pub(crate) fn request_deposit(
         &mut self,
         d: RequestDeposit,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.active_account(d.user)?;
         if !is_valid_amount(d.amount) {
@@ -88,7 +88,7 @@ impl Engine {
         user: UserId,
         amount: Decimal,
         destination: Destination,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let account = self.active_account(user)?;
         if !is_valid_amount(amount) {
@@ -151,7 +151,7 @@ impl Engine {
         from: UserId,
         to: UserId,
         amount: Decimal,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.active_account(from)?;
         if !is_valid_amount(amount) {
@@ -190,7 +190,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    pub(crate) fn reset_demo(&mut self, user: UserId, events: &mut Vec<Event>) -> CommandResult {
+    pub(crate) fn reset_demo(&mut self, user: UserId, events: &mut Events) -> CommandResult {
         // A frozen account changes nothing, the demo wallet included.
         if self.active_account(user)?.open_demo > 0 {
             return Err(EngineError::DemoHasOpenContracts);
@@ -206,11 +206,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    pub(crate) fn approve_deposit(
-        &mut self,
-        order: OrderId,
-        events: &mut Vec<Event>,
-    ) -> CommandResult {
+    pub(crate) fn approve_deposit(&mut self, order: OrderId, events: &mut Events) -> CommandResult {
         let d = self.deposits.get(&order).ok_or(EngineError::OrderNotFound)?;
         self.check_supply(self.ledger.real_supply(), d.amount)?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
@@ -233,7 +229,7 @@ impl Engine {
         &mut self,
         order: OrderId,
         remark: String,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         require_text(&remark, "remark")?;
         let d = self.deposits.remove(&order).ok_or(EngineError::OrderNotFound)?;
@@ -247,7 +243,7 @@ impl Engine {
     pub(crate) fn approve_withdrawal(
         &mut self,
         order: OrderId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let w = self.withdrawals.get_mut(&order).ok_or(EngineError::OrderNotFound)?;
         if w.status != OrderStatus::Pending {
@@ -263,7 +259,7 @@ impl Engine {
     pub(crate) fn complete_withdrawal(
         &mut self,
         order: OrderId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let w = self.take_withdrawal(order, OrderStatus::Processing)?;
         let account = self.account_mut(w.user);
@@ -287,7 +283,7 @@ impl Engine {
         &mut self,
         order: OrderId,
         remark: String,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.return_withdrawal(order, OrderStatus::Pending, OrderStatus::Rejected, remark, events)
     }
@@ -297,7 +293,7 @@ impl Engine {
         &mut self,
         order: OrderId,
         remark: String,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.return_withdrawal(order, OrderStatus::Processing, OrderStatus::Failed, remark, events)
     }
@@ -308,7 +304,7 @@ impl Engine {
         from: OrderStatus,
         to: OrderStatus,
         remark: String,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         require_text(&remark, "remark")?;
         let w = self.take_withdrawal(order, from)?;

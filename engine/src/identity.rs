@@ -6,7 +6,7 @@ use crate::constants::{
     SESSIONS_PER_USER_MAX, TEXT_LENGTH_MAX, USERNAME_LENGTH_MAX, USERNAME_LENGTH_MIN,
     WITHDRAW_ADDRESSES_PER_USER_MAX,
 };
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::money::Money;
 use crate::types::{
     Account, AccountKind, Chain, Profile, SavedAddress, Session, SessionId, TwoFactorGuard, User,
@@ -105,7 +105,7 @@ pub(crate) fn valid_totp_secret(secret: &str) -> bool {
 }
 
 impl Engine {
-    pub(crate) fn register(&mut self, r: Register, events: &mut Vec<Event>) -> CommandResult {
+    pub(crate) fn register(&mut self, r: Register, events: &mut Events) -> CommandResult {
         Self::check_registration_fields(&r)?;
         let (inviter, demo) = self.check_registration(&r)?;
         Ok(self.add_user(r, inviter, demo, events))
@@ -176,7 +176,7 @@ impl Engine {
         r: Register,
         inviter: Option<UserId>,
         demo: Money,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> Reply {
         let id = UserId::from_slot(self.users.len());
         let invite_code = self.new_invite_code(id);
@@ -290,11 +290,7 @@ impl Engine {
         })
     }
 
-    pub(crate) fn create_session(
-        &mut self,
-        s: NewSession,
-        events: &mut Vec<Event>,
-    ) -> CommandResult {
+    pub(crate) fn create_session(&mut self, s: NewSession, events: &mut Events) -> CommandResult {
         self.user_of(s.user)?;
         let session = self.new_session(s.info)?;
         let (id, expires_ms) = (session.id, session.expires_ms);
@@ -318,7 +314,7 @@ impl Engine {
         &mut self,
         user: UserId,
         session: SessionId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         let sessions = &mut self.user_mut(user).sessions;
@@ -334,7 +330,7 @@ impl Engine {
         user: UserId,
         password_hash: String,
         keep: Option<SessionId>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         if !valid_hash(&password_hash) {
@@ -352,7 +348,7 @@ impl Engine {
         Ok(Reply::Done)
     }
 
-    pub(crate) fn verify_email(&mut self, user: UserId, events: &mut Vec<Event>) -> CommandResult {
+    pub(crate) fn verify_email(&mut self, user: UserId, events: &mut Events) -> CommandResult {
         if self.user_of(user)?.email.is_none() {
             return Err(EngineError::Invalid("email"));
         }
@@ -365,7 +361,7 @@ impl Engine {
         &mut self,
         user: UserId,
         email: String,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let current = self.user_of(user)?;
         if current.email_verified || !valid_email(&email) {
@@ -390,7 +386,7 @@ impl Engine {
         &mut self,
         user: UserId,
         secret: Option<String>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         if secret.as_deref().is_some_and(|s| !valid_totp_secret(s)) {
@@ -409,7 +405,7 @@ impl Engine {
         &mut self,
         user: UserId,
         profile: Profile,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         let texts = [&profile.nickname, &profile.bio, &profile.phone, &profile.avatar];
@@ -428,7 +424,7 @@ impl Engine {
         chain: Chain,
         address: String,
         make_default: bool,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let record = self.user_of(user)?;
         if !valid_address(&address) {
@@ -453,7 +449,7 @@ impl Engine {
         &mut self,
         user: UserId,
         position: u32,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         if position as usize >= self.user_of(user)?.addresses.len() {
             return Err(EngineError::AddressNotFound);
@@ -522,7 +518,7 @@ mod tests {
         let mut index = 0;
         let mut run = |engine: &mut Engine, command| {
             index += 1;
-            engine.apply(Stamp { index, time_ms: 1 }, command, &mut Vec::new())
+            engine.apply(Stamp { index, time_ms: 1 }, command, &mut crate::Events::new())
         };
         let register = |name: &str| {
             Command::Register(Box::new(Register {

@@ -206,7 +206,11 @@ mod tests {
     fn a_frozen_state_is_checked_as_the_engine_it_was_taken_from() {
         let mut engine = Engine::new();
         let run = |engine: &mut Engine, index: u64, command: Command| {
-            engine.apply(Stamp { index, time_ms: 1_000 * index }, command, &mut Vec::new())
+            engine.apply(
+                Stamp { index, time_ms: 1_000 * index },
+                command,
+                &mut crate::Events::new(),
+            )
         };
         run(
             &mut engine,

@@ -49,7 +49,7 @@ pub use command::{
 pub use engine::{Engine, Ledger, Stamp};
 pub use error::EngineError;
 pub use event::{
-    AuditRecord, CommandResult, CopyChange, CopyEnd, Event, Reply, SettledContract, Settlement,
-    WalletChange,
+    AuditRecord, CommandResult, CopyChange, CopyEnd, Event, Events, Opened, Reply, Settled,
+    SettledContract, Settlement, WalletChange,
 };
 pub use identity::invite_code_for;

@@ -10,7 +10,7 @@
 use rust_decimal::Decimal;
 
 use crate::constants::{LIMIT_LOOSEN_DELAY_MS, SELF_EXCLUSION_MAX_MS};
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::money::{is_valid_amount, Money};
 use crate::types::{AccountKind, Contract, LimitsState, TradingLimits, UserId};
 use crate::{Engine, EngineError};
@@ -68,7 +68,7 @@ impl Engine {
         &mut self,
         user: UserId,
         mut asked: TradingLimits,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         self.user_of(user)?;
         let money_ok = |v: Option<Decimal>| v.is_none_or(is_valid_amount);

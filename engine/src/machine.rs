@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use crate::command::Command;
 use crate::engine::Stamp;
-use crate::event::{CommandResult, Event};
+use crate::event::{CommandResult, Events};
 use crate::snapshot::SnapshotError;
 use crate::Engine;
 
@@ -43,10 +43,20 @@ const SCRATCH_KEPT_BYTES_MAX: usize = 64 * 1024;
 
 type AlignedVec = rkyv::util::AlignedVec<16>;
 
+impl wal::EventBuffer for Events {
+    fn is_empty(&self) -> bool {
+        <[crate::Event]>::is_empty(self)
+    }
+
+    fn clear(&mut self) {
+        Events::clear(self);
+    }
+}
+
 impl wal::StateMachine for Engine {
     type Command = Command;
     type Reply = CommandResult;
-    type Event = Event;
+    type Events = Events;
     type DecodeError = DecodeError;
 
     fn encode_command(command: &Command, out: &mut Vec<u8>) {
@@ -66,12 +76,7 @@ impl wal::StateMachine for Engine {
         })
     }
 
-    fn apply(
-        &mut self,
-        meta: wal::Meta,
-        command: Command,
-        events: &mut Vec<Event>,
-    ) -> CommandResult {
+    fn apply(&mut self, meta: wal::Meta, command: Command, events: &mut Events) -> CommandResult {
         Engine::apply(self, Stamp { index: meta.index, time_ms: meta.time_ms }, command, events)
     }
 

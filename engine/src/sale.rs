@@ -32,7 +32,7 @@ use crate::constants::{
     DURATION_MAX_SECS, DURATION_MIN_SECS, EXIT_TICK_AGE_MAX_MS, PRODUCTS_MAX, RULES_MAX,
 };
 use crate::engine::Book;
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::money::{is_valid_rate, Money, Rate, RkyvDecimal};
 use crate::types::{archived, Contract, ContractId, Direction, Outcome, Symbol, TickRef, UserId};
 use crate::{Engine, EngineError};
@@ -504,7 +504,7 @@ impl Engine {
     pub(crate) fn sell_contract(
         &mut self,
         s: crate::command::SellContract,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let seen = Money::from_decimal(s.seen)
             .filter(|m| !m.is_negative())
@@ -524,7 +524,7 @@ impl Engine {
     pub(crate) fn set_sale_terms(
         &mut self,
         terms: SaleTerms,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         terms.validate()?;
         self.sale_terms = terms;

@@ -673,7 +673,7 @@ mod tests {
     #[test]
     fn borrowed_and_owned_layouts_give_identical_bytes() {
         let mut engine = Engine::new();
-        let mut events = Vec::new();
+        let mut events = crate::Events::new();
         let mut index = 0;
         let mut run = |engine: &mut Engine, command: Command| {
             index += 1;
@@ -740,7 +740,9 @@ mod tests {
         let mut engine = Engine::new();
         let command =
             Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() };
-        engine.apply(Stamp { index: 1, time_ms: 1_000 }, command, &mut Vec::new()).unwrap();
+        engine
+            .apply(Stamp { index: 1, time_ms: 1_000 }, command, &mut crate::Events::new())
+            .unwrap();
         let bytes = engine.snapshot_bytes();
         let mut buffer = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len() + 1);
         buffer.extend_from_slice(&[0]);

@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 
 use crate::command::PlaceOrder;
 use crate::constants::AMOUNT_MAX_USDT;
-use crate::event::{CommandResult, Event, Reply};
+use crate::event::{CommandResult, Event, Events, Reply};
 use crate::money::{Money, Rate, RkyvMoney};
 use crate::types::{
     archived, archived_copy, AccountKind, BillType, ContractId, Symbol, UserId, Wallet,
@@ -395,7 +395,7 @@ impl Engine {
     pub(crate) fn tournament_action(
         &mut self,
         action: crate::command::AdminAction,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         use crate::command::AdminAction;
         match action {
@@ -417,7 +417,7 @@ impl Engine {
     pub(crate) fn create_tournament(
         &mut self,
         rules: TournamentRules,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         rules.check(self)?;
         let open = (self.tournaments.tournaments.values())
@@ -453,7 +453,7 @@ impl Engine {
         &mut self,
         id: TournamentId,
         rules: TournamentRules,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let status = self.tournament_of(id)?.status;
         if status != TournamentStatus::Draft {
@@ -473,7 +473,7 @@ impl Engine {
     pub(crate) fn publish_tournament(
         &mut self,
         id: TournamentId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let t = self.tournament_of(id)?;
         if t.status != TournamentStatus::Draft {
@@ -497,7 +497,7 @@ impl Engine {
     pub(crate) fn cancel_tournament(
         &mut self,
         id: TournamentId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let t = self.tournament_of(id)?;
         let before_start = self.now_ms < t.rules.start_ms;
@@ -536,7 +536,7 @@ impl Engine {
         &mut self,
         user: UserId,
         id: TournamentId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let account = self.active_account(user)?;
         let available = account.real.available;
@@ -591,7 +591,7 @@ impl Engine {
         &mut self,
         user: UserId,
         id: TournamentId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let available = self.active_account(user)?.real.available;
         let t = self.tournament_of(id)?;
@@ -634,7 +634,7 @@ impl Engine {
 
     /// Debits a fee from the real wallet into the house, with its bill; the house holds it
     /// aside with the tournament until it ends.
-    fn take_fee(&mut self, user: UserId, id: TournamentId, fee: Money, events: &mut Vec<Event>) {
+    fn take_fee(&mut self, user: UserId, id: TournamentId, fee: Money, events: &mut Events) {
         if let Some(t) = self.tournaments.tournaments.get_mut(&id) {
             let before = t.held();
             t.fees += fee;
@@ -710,7 +710,7 @@ impl Engine {
     }
 
     /// Tells the seat's player their tournament balance.
-    pub(crate) fn seat_event(&self, seat: SeatRef, events: &mut Vec<Event>) {
+    pub(crate) fn seat_event(&self, seat: SeatRef, events: &mut Events) {
         let Some(t) = self.tournaments.tournaments.get(&seat.tournament) else { return };
         let s = &t.seats[seat.at as usize];
         events.push(Event::TournamentBalance {
@@ -725,7 +725,7 @@ impl Engine {
 
     /// Finishes every published tournament whose end has passed and whose last contract has
     /// settled: ranks, pays the prizes, keeps the table. Called by the timer.
-    pub(crate) fn finish_tournaments(&mut self, events: &mut Vec<Event>) {
+    pub(crate) fn finish_tournaments(&mut self, events: &mut Events) {
         let now = self.now_ms;
         let due: Vec<TournamentId> = (self.tournaments.tournaments.values())
             .filter(|t| {
@@ -738,7 +738,7 @@ impl Engine {
         }
     }
 
-    fn finish(&mut self, id: TournamentId, events: &mut Vec<Event>) {
+    fn finish(&mut self, id: TournamentId, events: &mut Events) {
         let Some(mut t) = self.tournaments.tournaments.remove(&id) else { return };
         self.tournaments.reserved -= t.held();
         let pool = t.rules.pool_for(t.fees);

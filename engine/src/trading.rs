@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 use crate::command::PlaceOrder;
 use crate::constants::{AMOUNT_MAX_USDT, ENTRY_WAIT_MAX_MS, EXIT_TICK_AGE_MAX_MS, SETTLE_GRACE_MS};
 use crate::engine::Due;
-use crate::event::{CommandResult, Event, Reply, SettledContract, Settlement};
+use crate::event::{CommandResult, Event, Events, Reply, SettledContract};
 use crate::money::{is_valid_price, Money, Rate};
 use crate::slab::SlotRef;
 use crate::tournament::SeatRef;
@@ -44,7 +44,7 @@ pub(crate) struct CheckedOrder {
 }
 
 impl Engine {
-    pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Vec<Event>) -> CommandResult {
+    pub(crate) fn place_order(&mut self, o: PlaceOrder, events: &mut Events) -> CommandResult {
         let checked = self.check_order(&o)?;
         let (stake, fee) = (checked.stake, checked.fee);
         let contract = self.open_contract(&o, checked, None, events);
@@ -125,7 +125,7 @@ impl Engine {
         o: &PlaceOrder,
         CheckedOrder { product, stake, fee, payout_rate, reserved, seat }: CheckedOrder,
         leader: Option<UserId>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> ContractId {
         let id = self.next_contract;
         self.next_contract = self.next_contract.next();
@@ -161,8 +161,9 @@ impl Engine {
             expiry_ms: 0,
         };
         if !self.quiet {
+            let contract = events.keep_opened(contract.clone());
             events.push(Event::ContractOpened {
-                contract: Box::new(contract.clone()),
+                contract,
                 symbol: o.symbol,
                 leader,
                 tournament: seat.map(|s| s.tournament),
@@ -187,7 +188,7 @@ impl Engine {
         symbol: Symbol,
         price: Decimal,
         quantity: Decimal,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let book = usize::from(*self.idx.symbol.get(&symbol).ok_or(EngineError::ProductNotFound)?);
         if !is_valid_price(price) {
@@ -235,7 +236,7 @@ impl Engine {
     }
 
     /// Settles contracts past expiry + grace and voids contracts that waited too long for entry.
-    pub(crate) fn timer(&mut self, events: &mut Vec<Event>) -> Reply {
+    pub(crate) fn timer(&mut self, events: &mut Events) -> Reply {
         let now = self.now_ms;
         let mut settled = 0;
         // Contracts first: a tournament finishes once its last one has settled.
@@ -268,7 +269,7 @@ impl Engine {
         now: u64,
         by_timer: bool,
         exit: Option<TickRef>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> u32 {
         let is_due =
             |expiry: u64| if by_timer { expiry + SETTLE_GRACE_MS <= now } else { expiry < now };
@@ -349,7 +350,7 @@ impl Engine {
         at: SlotRef,
         exit: Option<TickRef>,
         outcome: Outcome,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         self.close(at, exit, outcome, None, events);
     }
@@ -362,7 +363,7 @@ impl Engine {
         exit: Option<TickRef>,
         outcome: Outcome,
         sale: Option<Box<crate::sale::Quote>>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         let Some(contract) = self.contracts.remove(at) else { return };
         let id = contract.id;
@@ -414,18 +415,15 @@ impl Engine {
             }
             let symbol = self.products[usize::from(contract.product)].symbol;
             let settled_ms = self.now_ms;
-            events.push(Event::ContractSettled(Settlement {
-                closed: Box::new(SettledContract {
-                    contract,
-                    symbol,
-                    outcome,
-                    credited,
-                    settled_ms,
-                    leader: leader.and_then(|u| std::num::NonZeroU32::new(u.get())),
-                }),
-                exit,
-                wallet: after,
-            }));
+            let closed = SettledContract {
+                contract,
+                symbol,
+                outcome,
+                credited,
+                settled_ms,
+                leader: leader.and_then(|u| std::num::NonZeroU32::new(u.get())),
+            };
+            events.push_settled(closed, exit, after);
             if let Some(seat) = seat {
                 self.seat_event(seat, events);
             }
@@ -444,7 +442,7 @@ impl Engine {
         user: UserId,
         stake: Money,
         contract: ContractId,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) {
         let mut inviter = self.accounts[user.index()].inviter();
         for generation in 0..self.terms.reward_rates.len() {

@@ -11,7 +11,7 @@
 use crate::constants::{
     TWO_FACTOR_FAILURES_PER_LOCK, TWO_FACTOR_LOCK_FIRST_MS, TWO_FACTOR_LOCK_MAX_MS,
 };
-use crate::event::{AuditRecord, CommandResult, Event, Reply};
+use crate::event::{AuditRecord, CommandResult, Event, Events, Reply};
 use crate::types::{Principal, TwoFactorGuard};
 use crate::{Engine, EngineError};
 
@@ -51,7 +51,7 @@ impl Engine {
         &mut self,
         who: Principal,
         step: Option<u64>,
-        events: &mut Vec<Event>,
+        events: &mut Events,
     ) -> CommandResult {
         let guard = self.two_factor_guard(who)?;
         let now = self.now_ms;
@@ -101,7 +101,7 @@ mod tests {
 
     fn engine_with_totp_user() -> (Engine, u64) {
         let mut engine = Engine::new();
-        let mut events = Vec::new();
+        let mut events = crate::Events::new();
         let mut index = 0;
         let mut run = |engine: &mut Engine, command| {
             index += 1;
@@ -134,7 +134,7 @@ mod tests {
         step: Option<u64>,
     ) -> CommandResult {
         *index += 1;
-        let mut events = Vec::new();
+        let mut events = crate::Events::new();
         let result = engine.apply(
             Stamp { index: *index, time_ms },
             Command::TwoFactorCode { who: Principal::User(UserId(1)), step },
@@ -211,7 +211,7 @@ mod tests {
             .apply(
                 Stamp { index, time_ms: 1_000_000 },
                 Command::SetTotp { user: UserId(1), secret: None },
-                &mut Vec::new(),
+                &mut crate::Events::new(),
             )
             .unwrap();
         assert_eq!(

@@ -40,6 +40,7 @@ fn opened(h: &Harness, from: usize) -> Vec<(UserId, Money, Option<UserId>)> {
         .iter()
         .filter_map(|e| match e {
             Event::ContractOpened { contract, leader, .. } => {
+                let contract = h.events.opened(*contract);
                 Some((contract.user, contract.stake, *leader))
             }
             _ => None,

@@ -10,7 +10,7 @@ mod common;
 use common::{btc, usdt, Harness};
 use engine::types::AccountKind::Real;
 use engine::types::UserId;
-use engine::Engine;
+use engine::{Engine, Events};
 
 #[test]
 fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
@@ -24,7 +24,7 @@ fn a_snapshot_from_before_integer_money_restores_and_trades_on() {
     let alice = engine.account(UserId(1)).unwrap();
     assert_eq!((alice.real.available, alice.real.in_position), (usdt("487.66"), usdt("12.34")));
     let index = engine.applied_index();
-    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    let mut h = Harness { engine, index, now_ms: 0, events: Events::new(), log: Vec::new() };
     h.now_ms = h.engine.now_ms() + 1_000;
     h.tick(btc(), "101"); // bob's entry
     h.advance(57_000);
@@ -103,7 +103,7 @@ fn a_snapshot_from_before_copy_trading_restores_and_copies_after() {
     let (alice, bob) = (UserId(1), UserId(2));
     assert_eq!(engine.open_contract_count(), 2);
     let index = engine.applied_index();
-    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    let mut h = Harness { engine, index, now_ms: 0, events: Events::new(), log: Vec::new() };
     h.now_ms = h.engine.now_ms() + 1_000;
     h.ok(Command::SetCopyable { user: alice, copyable: true });
     h.ok(Command::Follow {
@@ -149,7 +149,7 @@ fn a_snapshot_from_before_tournaments_restores_and_plays_one_after() {
     assert_eq!(engine.open_contract_count(), 2);
     assert_eq!(engine.copy_leaders().len(), 1);
     let index = engine.applied_index();
-    let mut h = Harness { engine, index, now_ms: 0, events: Vec::new(), log: Vec::new() };
+    let mut h = Harness { engine, index, now_ms: 0, events: Events::new(), log: Vec::new() };
     h.now_ms = h.engine.now_ms() + 1_000;
     let start_ms = h.now_ms + 1_000;
     let rules = TournamentRules {

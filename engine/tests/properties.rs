@@ -24,7 +24,7 @@ use engine::types::{
     AccountKind, AdminId, Chain, ContractId, Destination, Direction, Outcome, PayMethod, Symbol,
     TickRef, UserId,
 };
-use engine::{Engine, EngineError, Event, Reply, Settlement, Stamp};
+use engine::{Engine, EngineError, Event, Events, Reply, Settled, Stamp};
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 
@@ -218,7 +218,7 @@ struct Model {
 
 impl Model {
     /// Re-derives one settlement from the ticks alone and compares.
-    fn check_settlement(&mut self, s: &Settlement, hours: &engine::types::MarketHours) {
+    fn check_settlement(&mut self, s: &Settled<'_>, hours: &engine::types::MarketHours) {
         let c = &s.contract;
         assert_eq!(self.opened.get(&c.id), Some(&s.symbol), "settled a contract never opened");
         assert!(self.settled.insert(c.id.into()), "contract {} settled twice", c.id);
@@ -622,6 +622,7 @@ impl Run {
                     self.model.ticks.entry(*symbol).or_default().push(*tick)
                 }
                 Event::ContractOpened { contract: c, symbol, leader, .. } => {
+                    let c = self.h.events.opened(*c);
                     assert_eq!(self.h.engine.products()[usize::from(c.product)].symbol, *symbol);
                     self.model.opened.insert(c.id, *symbol);
                     // A copy opens in its leader's command, right after the leader's
@@ -642,7 +643,7 @@ impl Run {
                         );
                         self.model.copies.insert(c.id, *leader);
                     } else {
-                        self.model.last_order = Some((c.id, (**c).clone()));
+                        self.model.last_order = Some((c.id, c.clone()));
                     }
                 }
                 Event::PriceAlertFired { alert, tick } => {
@@ -661,13 +662,14 @@ impl Run {
                     assert!(self.model.sold.insert(*contract, (**quote).clone()).is_none());
                 }
                 Event::ContractSettled(s) => {
+                    let s = self.h.events.settlement(s);
                     assert_eq!(
                         s.leader(),
                         self.model.copies.get(&s.contract.id).copied(),
                         "a settled copy names its leader, and only a copy does"
                     );
                     let hours = self.h.engine.product(s.symbol).unwrap().hours.clone();
-                    self.model.check_settlement(s, &hours);
+                    self.model.check_settlement(&s, &hours);
                 }
                 _ => {}
             }
@@ -688,7 +690,7 @@ impl Run {
 
         let end = self.h.engine.state_hash();
         let replay = |mut engine: Engine, log: &[(Stamp, Command)]| {
-            let mut sink = Vec::new();
+            let mut sink = Events::new();
             for (stamp, command) in log {
                 let _ = engine.apply(*stamp, command.clone(), &mut sink);
                 sink.clear();

@@ -33,7 +33,7 @@ fn a_rising_price_pays_stake_times_one_plus_rate_on_an_up_contract() {
     h.tick(btc(), "50020"); // time == expiry: still counts as the exit
     h.advance(1);
     h.tick(btc(), "49000"); // after expiry: triggers settlement on the previous tick
-    let s = h.settlements()[0].clone();
+    let s = h.settlements()[0];
     assert_eq!(s.contract.id, ContractId(id));
     assert_eq!(s.outcome, Outcome::Win);
     assert_eq!(s.contract.entry.unwrap().price, dec("50010"));
@@ -577,7 +577,7 @@ fn snapshot_restore_gives_the_same_state_and_the_same_future() {
     let bytes = h.engine.snapshot_bytes();
     let mut restored = engine::Engine::restore(&bytes).unwrap();
     assert_eq!(restored.state_hash(), h.engine.state_hash());
-    let mut events = Vec::new();
+    let mut events = engine::Events::new();
     for _ in 0..60 {
         h.advance(1_000);
         let stamp = engine::Stamp { index: h.index + 1, time_ms: h.now_ms };
@@ -784,7 +784,7 @@ fn a_price_alert_fires_once_when_a_tick_crosses_it_and_survives_a_snapshot() {
     assert_eq!(fired(&h.events).len(), 1, "the falling one fires at its price");
     assert!(h.engine.price_alerts(ann).is_empty());
 
-    let mut events = Vec::new();
+    let mut events = engine::Events::new();
     for price in ["109.99", "110.5", "111", "105", "90"] {
         let stamp = engine::Stamp { index: restored.applied_index() + 1, time_ms: h.now_ms };
         let tick = Command::Tick { symbol: btc(), price: dec(price), quantity: dec("1") };
@@ -946,7 +946,7 @@ fn contracts_expiring_at_one_time_settle_in_entry_order_across_durations_and_aft
         engine: engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap(),
         index: h.index,
         now_ms: h.now_ms,
-        events: Vec::new(),
+        events: engine::Events::new(),
         log: Vec::new(),
     };
     for h in [&mut h, &mut restored] {

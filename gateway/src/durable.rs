@@ -124,12 +124,12 @@ fn start_member(
     config: &CoreConfig,
     cluster: &ClusterOptions,
     runtime: &tokio::runtime::Handle,
-    follower: wal::Follower<engine::Event>,
+    follower: wal::Follower<engine::Events>,
 ) -> Result<
     (
         ClusterMember<Engine>,
         Handle<Engine>,
-        crossbeam_channel::Receiver<Arc<wal::EventBatch<engine::Event>>>,
+        crossbeam_channel::Receiver<Arc<wal::EventBatch<engine::Events>>>,
     ),
     CoreError,
 > {

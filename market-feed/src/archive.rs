@@ -35,7 +35,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use engine::event::Event;
+use engine::event::{Event, Events};
 use engine::types::Symbol;
 use rust_decimal::Decimal;
 use wal::EventBatch;
@@ -214,7 +214,7 @@ impl TickArchive {
     }
 
     /// Archives the ticks of an event batch and records it as processed.
-    pub fn record(&self, batch: &EventBatch<Event>) -> Result<(), ArchiveError> {
+    pub fn record(&self, batch: &EventBatch<Events>) -> Result<(), ArchiveError> {
         for event in &batch.events {
             if let Event::Tick { symbol, tick, quantity } = event {
                 let archived = ArchivedTick {

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use crossbeam_channel::RecvTimeoutError;
 use engine::types::Symbol;
-use engine::{Engine, Event};
+use engine::{Engine, Event, Events};
 use rust_decimal::Decimal;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -966,7 +966,7 @@ const CLOSE_CHECK_PERIOD: Duration = Duration::from_millis(250);
 /// member applying ticks seconds late (catching up) closes the same candles the others did.
 fn candle_loop(
     engine: Handle<Engine>,
-    mut events: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
+    mut events: crossbeam_channel::Receiver<Arc<EventBatch<Events>>>,
     mut aggregator: CandleAggregator,
     shared: Arc<Shared>,
     stop: Arc<std::sync::atomic::AtomicBool>,

@@ -52,6 +52,11 @@ pub const QUEUE_QUERIES_MAX: usize = 1024;
 /// Event subscribers one pipeline publishes to.
 pub const SUBSCRIBERS_MAX: usize = 1024;
 
+/// Published event batches the engine thread keeps a hold on, so that it can take back their
+/// buffers once every subscriber has dropped them. A subscriber that holds more than this
+/// many batches only costs fresh buffers, never events.
+pub const EVENT_BUFFERS_WATCHED_MAX: usize = 8;
+
 /// Snapshots kept in sled; older ones are removed after a newer one is durable.
 pub const SNAPSHOTS_KEPT: usize = 2;
 

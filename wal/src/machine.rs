@@ -27,6 +27,26 @@ pub type Frozen = Box<dyn FnOnce() -> Vec<u8> + Send + Sync>;
 /// (for its hash) and its [`StateMachine::check_invariants`].
 pub type FrozenAudit = Box<dyn FnOnce() -> (Vec<u8>, Result<(), String>) + Send + Sync>;
 
+/// Where a machine writes one batch's events. The pipeline keeps these buffers and hands
+/// them back emptied, so a batch's events reuse memory an earlier batch already touched
+/// (a tick that settles a million contracts writes tens of megabytes).
+pub trait EventBuffer: Default + Send + Sync + Debug + 'static {
+    /// Whether the buffer holds no event.
+    fn is_empty(&self) -> bool;
+    /// Drops every event, keeping the memory.
+    fn clear(&mut self);
+}
+
+impl<T: Send + Sync + Debug + 'static> EventBuffer for Vec<T> {
+    fn is_empty(&self) -> bool {
+        <[T]>::is_empty(self)
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
 /// A deterministic state machine that the pipeline journals and drives.
 ///
 /// `apply` must depend only on `self`, `meta` and `command`: no clock, no I/O,
@@ -38,7 +58,7 @@ pub trait StateMachine: Send + 'static {
     /// The answer to one command, delivered to its producer once durable.
     type Reply: Send + Debug + 'static;
     /// What changed, published to event subscribers after each batch.
-    type Event: Send + Sync + Debug + 'static;
+    type Events: EventBuffer;
     /// Why bytes could not become a command or a snapshot could not be read.
     type DecodeError: std::error::Error + Send + Sync + 'static;
 
@@ -52,7 +72,7 @@ pub trait StateMachine: Send + 'static {
         &mut self,
         meta: Meta,
         command: Self::Command,
-        events: &mut Vec<Self::Event>,
+        events: &mut Self::Events,
     ) -> Self::Reply;
 
     /// The whole state as bytes, with the index of the last applied command inside.

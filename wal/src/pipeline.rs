@@ -43,7 +43,7 @@ use crate::constants::{
     SUBSCRIBERS_MAX,
 };
 use crate::log::{Recovery, Wal, WalError, WalOptions};
-use crate::machine::{Frozen, Meta, StateMachine};
+use crate::machine::{EventBuffer, Frozen, Meta, StateMachine};
 use crate::snapshot::{SnapshotError, SnapshotLoad, SnapshotStore};
 use crate::storage::{FsStorage, Storage};
 use shutdown::Shutdown;
@@ -277,7 +277,7 @@ pub struct EventBatch<E> {
     /// start-up hold only commands of exactly this time.
     pub time_ms: u64,
     /// Events of every command of the batch, in order.
-    pub events: Vec<E>,
+    pub events: E,
 }
 
 /// A durable consumer of every event (a read model), which must see each event exactly
@@ -383,7 +383,7 @@ struct Counters {
 /// Where a reply goes.
 type ReplySender<M> = oneshot::Sender<Result<<M as StateMachine>::Reply, PipelineError>>;
 /// Where an event subscriber listens.
-type Subscriber<M> = Sender<Arc<EventBatch<<M as StateMachine>::Event>>>;
+type Subscriber<M> = Sender<Arc<EventBatch<<M as StateMachine>::Events>>>;
 /// A read run by the engine thread between batches.
 type Query<M> = Box<dyn FnOnce(&M) + Send>;
 
@@ -556,8 +556,8 @@ impl<M: StateMachine> Pipeline<M> {
     pub fn start_following(
         config: Config,
         init: impl FnOnce() -> M,
-        mut follower: Follower<M::Event>,
-    ) -> Result<(Pipeline<M>, Handle<M>, Receiver<Arc<EventBatch<M::Event>>>), PipelineError> {
+        mut follower: Follower<M::Events>,
+    ) -> Result<(Pipeline<M>, Handle<M>, Receiver<Arc<EventBatch<M::Events>>>), PipelineError> {
         assert!(config.queue_commands_max > 0 && config.batch_commands_max > 0);
         assert!(config.term >= 1, "terms start at 1");
         assert!(config.snapshots_kept >= 2, "a follower needs a snapshot behind the newest");
@@ -638,7 +638,8 @@ impl<M: StateMachine> Pipeline<M> {
             control: engine_control_rx,
             recycle: recycled,
             snapshots,
-            events: Vec::new(),
+            events: M::Events::default(),
+            published: std::collections::VecDeque::new(),
             since_snapshot: 0,
             newest_snapshot,
             last_term,
@@ -719,7 +720,7 @@ fn recover<M: StateMachine>(
     config: &Config,
     load: SnapshotLoad,
     init: impl FnOnce() -> M,
-    follower: Option<Following<'_, M::Event>>,
+    follower: Option<Following<'_, M::Events>>,
 ) -> Result<(Wal, M, PipelineRecovery), PipelineError> {
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
@@ -808,10 +809,10 @@ struct CatchUp<'s, E> {
     /// Events gathered for the follower and not yet handed over.
     batch: EventBatch<E>,
     /// Events of records the follower has seen, dropped after each.
-    discarded: Vec<E>,
+    discarded: E,
 }
 
-impl<'s, E> CatchUp<'s, E> {
+impl<'s, E: EventBuffer> CatchUp<'s, E> {
     fn new(follower: Option<Following<'s, E>>) -> Self {
         let (followed, boundary, sink) = match follower {
             Some((followed, boundary, sink)) => (followed, boundary, Some(sink)),
@@ -821,13 +822,13 @@ impl<'s, E> CatchUp<'s, E> {
             first_index: followed.saturating_add(1),
             last_index: followed,
             time_ms: 0,
-            events: Vec::new(),
+            events: E::default(),
         };
-        CatchUp { followed, boundary, sink, batch, discarded: Vec::new() }
+        CatchUp { followed, boundary, sink, batch, discarded: E::default() }
     }
 
     /// Applies one decoded record, keeping its events if the follower has not seen it.
-    fn apply<M: StateMachine<Event = E>>(
+    fn apply<M: StateMachine<Events = E>>(
         &mut self,
         machine: &mut M,
         meta: Meta,
@@ -864,7 +865,7 @@ impl<'s, E> CatchUp<'s, E> {
         let next = batch.last_index + 1;
         let time_ms = batch.time_ms;
         let empty =
-            EventBatch { first_index: next, last_index: next - 1, time_ms, events: Vec::new() };
+            EventBatch { first_index: next, last_index: next - 1, time_ms, events: E::default() };
         sink(std::mem::replace(batch, empty)).map_err(PipelineError::FollowerFailed)
     }
 }
@@ -954,15 +955,14 @@ fn decode_record<M: StateMachine>(meta: Meta, payload: &[u8]) -> Result<M::Comma
 /// them (they were published before the restart, and subscribers resync after one).
 fn apply_decoded<M: StateMachine>(
     machine: &mut M,
-    events: &mut Vec<M::Event>,
+    events: &mut M::Events,
     meta: Meta,
     command: M::Command,
     keep_events: bool,
 ) -> Result<(), PipelineError> {
-    let before = events.len();
     let _reply = machine.apply(meta, command, events);
     if !keep_events {
-        events.truncate(before);
+        events.clear();
     }
     assert_eq!(machine.applied_index(), meta.index, "the machine must record each applied index");
     Ok(())
@@ -1118,7 +1118,7 @@ impl<M: StateMachine> Handle<M> {
     pub fn subscribe(
         &self,
         capacity: usize,
-    ) -> Result<Receiver<Arc<EventBatch<M::Event>>>, PipelineError> {
+    ) -> Result<Receiver<Arc<EventBatch<M::Events>>>, PipelineError> {
         assert!(capacity > 0, "a subscriber needs room for one batch");
         if self.shared.shutdown.is_closed() {
             return Err(self.shared.shutdown.error());

@@ -350,6 +350,35 @@ fn async_submit_replies_and_sheds_load_when_full() {
 }
 
 #[test]
+fn event_buffers_come_back_emptied_once_every_subscriber_let_go() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    let events = handle.subscribe(64).unwrap();
+    // Each batch is dropped before the next command is sent.
+    let next = |value: &str| {
+        handle.submit_blocking(set("k", value)).unwrap();
+        let batch = events.recv().unwrap();
+        assert_eq!(batch.events, vec![batch.first_index], "only this batch's events");
+        batch.events.as_ptr()
+    };
+    // Batch 2 went into a new buffer while batch 1 was read; batch 1's, let go, holds batch 3.
+    let first = next("1");
+    let second = next("2");
+    let third = next("3");
+    assert_ne!(second, first);
+    assert_eq!(third, first, "batch 1's buffer reused");
+    // A batch still held is never reused under its reader.
+    handle.submit_blocking(set("k", "4")).unwrap();
+    let fourth = events.recv().unwrap();
+    handle.submit_blocking(set("k", "5")).unwrap();
+    handle.submit_blocking(set("k", "6")).unwrap();
+    let later: Vec<_> = events.try_iter().collect();
+    assert_eq!(*fourth.events, [4], "a held batch keeps its events");
+    assert!(later.iter().all(|b| b.events.as_ptr() != fourth.events.as_ptr()));
+    pipeline.shutdown().unwrap();
+}
+
+#[test]
 fn a_slow_subscriber_is_dropped_without_stalling_the_engine() {
     let temp = tempfile::tempdir().unwrap();
     let (pipeline, handle) = start(&config(temp.path()));
@@ -427,7 +456,7 @@ fn a_follower_gets_every_event_exactly_once_across_a_restart() {
         let replayed = Arc::clone(&replayed);
         Follower {
             applied_index,
-            sink: Box::new(move |batch: wal::EventBatch<u64>| {
+            sink: Box::new(move |batch: wal::EventBatch<Vec<u64>>| {
                 replayed.lock().unwrap().extend(batch.events);
                 Ok(())
             }),
@@ -522,7 +551,7 @@ fn a_catch_up_batch_ends_at_the_boundary() {
     let seen = Arc::clone(&ranges);
     let follower = wal::Follower {
         applied_index: 100,
-        sink: Box::new(move |batch: wal::EventBatch<u64>| {
+        sink: Box::new(move |batch: wal::EventBatch<Vec<u64>>| {
             seen.lock().unwrap().push((batch.first_index, batch.last_index));
             Ok(())
         }),
@@ -557,7 +586,7 @@ struct Gate {
 impl wal::StateMachine for Gated {
     type Command = Vec<u8>;
     type Reply = common::KvReply;
-    type Event = u64;
+    type Events = Vec<u64>;
     type DecodeError = common::KvDecodeError;
 
     fn encode_command(command: &Vec<u8>, out: &mut Vec<u8>) {

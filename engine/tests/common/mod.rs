@@ -5,7 +5,7 @@ use engine::command::{AdminAction, Command, PlaceOrder, Register, RequestDeposit
 use engine::types::{
     AccountKind, AdminId, Category, Direction, MarketHours, PayMethod, Rule, Symbol, UserId,
 };
-use engine::{CommandResult, Engine, Event, Reply, Stamp};
+use engine::{CommandResult, Engine, Events, Reply, Settled, Stamp};
 use rust_decimal::Decimal;
 
 /// Monday 2026-11-16 00:00 UTC.
@@ -34,7 +34,7 @@ pub struct Harness {
     pub engine: Engine,
     pub index: u64,
     pub now_ms: u64,
-    pub events: Vec<Event>,
+    pub events: Events,
     /// Every command applied, with its stamp: the log, for replay tests.
     pub log: Vec<(Stamp, Command)>,
 }
@@ -50,7 +50,7 @@ impl Harness {
             engine: Engine::new(),
             index: 0,
             now_ms,
-            events: Vec::new(),
+            events: Events::new(),
             log: Vec::new(),
         };
         h.ok(Command::BootstrapAdmin { username: "root".into(), password_hash: "hash".into() });
@@ -166,14 +166,8 @@ impl Harness {
         self.engine.account(user).unwrap().wallet(kind).available.to_decimal()
     }
 
-    pub fn settlements(&self) -> Vec<&engine::Settlement> {
-        self.events
-            .iter()
-            .filter_map(|e| match e {
-                Event::ContractSettled(s) => Some(s),
-                _ => None,
-            })
-            .collect()
+    pub fn settlements(&self) -> Vec<Settled<'_>> {
+        self.events.settlements().collect()
     }
 
     pub fn check(&self) {

@@ -373,22 +373,24 @@ fn open_file(path: &Path) -> Result<redb::Database, ReadModelError> {
 
 #[cfg(test)]
 mod tests {
-    use engine::Event;
+    use engine::{Event, Events};
     use wal::EventBatch;
 
     use super::*;
 
-    fn notice(index: u64, title: &str) -> EventBatch<Event> {
+    fn notice(index: u64, title: &str) -> EventBatch<Events> {
+        let mut events = Events::new();
+        events.push(Event::Notice {
+            id: index,
+            title: title.into(),
+            body: format!("body {index}"),
+            lang: String::new(),
+        });
         EventBatch {
             first_index: index,
             last_index: index,
             time_ms: 1_700_000_000_000 + index,
-            events: vec![Event::Notice {
-                id: index,
-                title: title.into(),
-                body: format!("body {index}"),
-                lang: String::new(),
-            }],
+            events,
         }
     }
 

@@ -8,7 +8,7 @@ use engine::types::{
     AccountKind, Contract, DepositOrder, OrderId, OrderStatus, Principal, SessionId, Symbol,
     UserId, WithdrawOrder,
 };
-use engine::{AuditRecord, Engine, Event, Settlement, WalletChange};
+use engine::{AuditRecord, Engine, Event, Events, Settled, WalletChange};
 use market_feed::archive::TickArchive;
 use rust_decimal::Decimal;
 use serde::{de::DeserializeOwned, Serialize};
@@ -23,13 +23,13 @@ use super::*;
 
 impl ReadModel {
     /// Projects one batch atomically: rows and the index it reaches.
-    pub fn apply(&self, batch: &EventBatch<Event>) -> Result<(), ReadModelError> {
+    pub fn apply(&self, batch: &EventBatch<Events>) -> Result<(), ReadModelError> {
         self.apply_many(&[batch])
     }
 
     /// Projects several batches, in order, as one atomic sled batch: under load the
     /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
-    pub fn apply_many<B: std::borrow::Borrow<EventBatch<Event>>>(
+    pub fn apply_many<B: std::borrow::Borrow<EventBatch<Events>>>(
         &self,
         batches: &[B],
     ) -> Result<(), ReadModelError> {
@@ -52,7 +52,7 @@ impl ReadModel {
             for batch in fresh {
                 writer.time_ms = batch.time_ms;
                 for event in &batch.events {
-                    writer.event(event)?;
+                    writer.event(&batch.events, event)?;
                 }
                 last_index = batch.last_index;
             }
@@ -134,12 +134,13 @@ impl<'a, 't> Writer<'a, 't> {
         Ok(())
     }
 
-    fn event(&mut self, event: &Event) -> Result<(), ReadModelError> {
+    /// Projects one event of `events`.
+    fn event(&mut self, events: &Events, event: &Event) -> Result<(), ReadModelError> {
         let now = self.time_ms;
         match event {
             Event::Wallet(change) => self.bill(change)?,
             Event::ContractOpened { contract, symbol, leader, tournament } => {
-                self.opened(contract, *symbol, *leader, *tournament)?;
+                self.opened(events.opened(*contract), *symbol, *leader, *tournament)?;
             }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
                 self.update(
@@ -156,8 +157,9 @@ impl<'a, 't> Writer<'a, 't> {
                 )?;
             }
             Event::ContractSettled(settlement) => {
+                let settlement = events.settlement(settlement);
                 self.bill(&settlement.wallet_change())?;
-                self.settled(settlement)?;
+                self.settled(&settlement)?;
             }
             Event::DepositRequested(order) => self.deposit_requested(order)?,
             Event::WithdrawalRequested(order) => self.withdrawal_requested(order)?,
@@ -423,7 +425,7 @@ impl<'a, 't> Writer<'a, 't> {
         Ok(())
     }
 
-    fn settled(&mut self, s: &Settlement) -> Result<(), ReadModelError> {
+    fn settled(&mut self, s: &Settled<'_>) -> Result<(), ReadModelError> {
         let c = &s.contract;
         if c.account == AccountKind::Real && !s.outcome.is_void() {
             self.totals.settled += 1;
@@ -473,7 +475,7 @@ pub fn spawn_projector(
     archive: Arc<TickArchive>,
     archive_days: u64,
     handle: Handle<Engine>,
-    live: crossbeam_channel::Receiver<Arc<EventBatch<Event>>>,
+    live: crossbeam_channel::Receiver<Arc<EventBatch<Events>>>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new().name("readmodel".into()).spawn(move || {
         let mut last_flush = Instant::now();

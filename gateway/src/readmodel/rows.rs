@@ -1,7 +1,7 @@
 //! The rows as stored (JSON) and as the API answers them.
 
 use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
-use engine::Settlement;
+use engine::Settled;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -93,7 +93,7 @@ impl ContractRow {
     }
 
     /// The contract ended as `s` says.
-    pub fn settled(&mut self, s: &Settlement) {
+    pub fn settled(&mut self, s: &Settled<'_>) {
         let c = &s.contract;
         self.entry = c.entry.map(TickRow::from);
         self.expiry_at = c.entry.map(|_| c.expiry_ms);

@@ -14,7 +14,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use engine::event::Event;
+use engine::event::{Event, Events};
 use engine::sale::{NoOffer, Quote};
 use engine::types::{AdminId, Contract, ContractId, Principal, SessionId, Symbol, UserId};
 use engine::Engine;
@@ -123,7 +123,7 @@ pub fn spawn(state: AppState, control: mpsc::Receiver<Control>) -> std::io::Resu
 /// An engine batch, or word that some were lost.
 #[derive(Debug)]
 enum Input {
-    Batch(Arc<EventBatch<Event>>),
+    Batch(Arc<EventBatch<Events>>),
     Gap,
 }
 
@@ -131,7 +131,7 @@ enum Input {
 fn bridge(
     handle: &wal::Handle<Engine>,
     out: &mpsc::Sender<Input>,
-    mut first: Option<crossbeam_channel::Receiver<Arc<EventBatch<Event>>>>,
+    mut first: Option<crossbeam_channel::Receiver<Arc<EventBatch<Events>>>>,
 ) {
     loop {
         let subscribed = match first.take() {
@@ -380,11 +380,11 @@ impl Hub {
         }
     }
 
-    fn events(&mut self, batch: &EventBatch<Event>) {
+    fn events(&mut self, batch: &EventBatch<Events>) {
         for event in &batch.events {
             match event {
                 Event::ContractOpened { contract, symbol, leader, .. } => {
-                    self.opened(contract, *symbol, *leader);
+                    self.opened(batch.events.opened(*contract), *symbol, *leader);
                 }
                 Event::ContractEntered { contract, user, entry, expiry_ms } => {
                     if let Some(h) = self.held_mut(*user, *contract) {
@@ -402,7 +402,9 @@ impl Hub {
                         )
                     });
                 }
-                Event::ContractSettled(settlement) => self.settled(settlement),
+                Event::ContractSettled(settlement) => {
+                    self.settled(&batch.events.settlement(settlement));
+                }
                 Event::AdminSessionsEnded { admin, sessions } => {
                     self.end_admin_sessions(*admin, sessions);
                 }
@@ -464,7 +466,7 @@ impl Hub {
     }
 
     /// A contract settled: no longer held, told to its owner and the back-office.
-    fn settled(&mut self, settlement: &engine::Settlement) {
+    fn settled(&mut self, settlement: &engine::Settled<'_>) {
         let user = settlement.contract.user;
         if let Some(held) = self.held.get_mut(&user) {
             let id = settlement.contract.id;
@@ -510,7 +512,7 @@ impl Hub {
     /// For each product this batch ticked, asks the engine for the offers of the entered
     /// contracts of every user online (the newest [`OFFERS_PER_USER_MAX`] of each, not
     /// priced out); the answer comes back to [`Hub::push_offers`].
-    fn ask_offers(&mut self, state: &AppState, batch: &EventBatch<Event>) {
+    fn ask_offers(&mut self, state: &AppState, batch: &EventBatch<Events>) {
         let Some(answers) = self.offers.clone() else { return };
         if self.users.is_empty() {
             return;

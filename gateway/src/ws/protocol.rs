@@ -17,7 +17,7 @@
 //! serialised once, by the functions here, into [`Bytes`] shared by all its recipients.
 
 use bytes::Bytes;
-use engine::event::{Settlement, WalletChange};
+use engine::event::{Settled, WalletChange};
 use engine::money::Money;
 use engine::types::{Contract, OrderStatus, Symbol, TickRef, UserId};
 use market_feed::candles::CandleUpdate;
@@ -254,7 +254,7 @@ pub fn admin_trade_entered(contract: u64, user: u32, entry: TickRef, expiry_ms: 
 }
 
 /// `{"type":"adminTrade","data":{kind:"settled",contract}}`.
-pub fn admin_trade_settled(settlement: &Settlement) -> Bytes {
+pub fn admin_trade_settled(settlement: &Settled<'_>) -> Bytes {
     let mut row =
         ContractRow::opened(&settlement.contract, settlement.symbol, settlement.leader(), None);
     row.settled(settlement);
@@ -439,7 +439,7 @@ struct SettledView {
 }
 
 /// `{"type":"order.settled","data":{...}}`.
-pub fn order_settled(settlement: &Settlement) -> Bytes {
+pub fn order_settled(settlement: &Settled<'_>) -> Bytes {
     let c = &settlement.contract;
     let profit = settlement.profit();
     let result = match profit.cmp(&Money::ZERO) {

@@ -324,7 +324,7 @@ fn verify(dir: &Path, acks: &Path) -> Result<(), String> {
     // Only a log that still starts at 1 can be replayed without a snapshot.
     let mut replica = (first_index == 1).then(Engine::new);
     let mut log = Vec::new();
-    let mut events = Vec::new();
+    let mut events = engine::Events::new();
     wal.replay(first_index - 1, |meta, payload| {
         let command = <Engine as StateMachine>::decode_command(payload)
             .map_err(|error| Failure(format!("index {}: {error}", meta.index)))?;

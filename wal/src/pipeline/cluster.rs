@@ -226,9 +226,9 @@ impl<M: StateMachine> ClusterMember<M> {
         config: ClusterConfig,
         runtime: &tokio::runtime::Handle,
         init: impl FnOnce() -> M,
-        follower: Option<Follower<M::Event>>,
+        follower: Option<Follower<M::Events>>,
     ) -> Result<
-        (ClusterMember<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Event>>>>),
+        (ClusterMember<M>, Handle<M>, Option<Receiver<Arc<EventBatch<M::Events>>>>),
         PipelineError,
     > {
         let store =
@@ -629,7 +629,8 @@ fn spawn_engine<M: StateMachine>(
         control,
         recycle,
         snapshots,
-        events: Vec::new(),
+        events: M::Events::default(),
+        published: std::collections::VecDeque::new(),
         since_snapshot: 0,
         newest_snapshot: 0,
         last_term: 0,

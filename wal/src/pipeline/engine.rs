@@ -1,5 +1,6 @@
 //! The engine thread: apply durable batches, reply, publish events, take snapshots, answer queries.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -12,7 +13,8 @@ use super::{
     spawn_named, Audit, EngineControl, EventBatch, PipelineError, Query, Shared,
     AUDITS_HASHING_QUEUED_MAX, AUDITS_WAITING_MAX, PREFETCH_AHEAD,
 };
-use crate::machine::{FrozenAudit, Meta, StateMachine};
+use crate::constants::EVENT_BUFFERS_WATCHED_MAX;
+use crate::machine::{EventBuffer, FrozenAudit, Meta, StateMachine};
 
 /// The engine thread's state. It alone owns the machine.
 pub(super) struct Engine<M: StateMachine> {
@@ -28,8 +30,11 @@ pub(super) struct Engine<M: StateMachine> {
     pub(super) recycle: Sender<DurableBatch<M>>,
     /// Snapshots for the snapshotter.
     pub(super) snapshots: Sender<Job>,
-    /// Events of the batch being applied, reused when no one subscribes.
-    pub(super) events: Vec<M::Event>,
+    /// Events of the batch being applied.
+    pub(super) events: M::Events,
+    /// Batches published, oldest first, whose buffers come back for reuse once every
+    /// subscriber has dropped them: a buffer's memory, once touched, stays touched.
+    pub(super) published: VecDeque<Arc<EventBatch<M::Events>>>,
     /// Commands applied since the last snapshot was handed over.
     pub(super) since_snapshot: u64,
     /// Index of the newest snapshot handed over (or found at start).
@@ -157,19 +162,38 @@ impl<M: StateMachine> Engine<M> {
 
     /// Publishes the batch's events to every subscriber, dropping the ones that are full.
     fn publish(&mut self, first_index: u64, last: Meta) {
-        let mut subscribers = self.shared.subscribers.lock().unwrap_or_else(|p| p.into_inner());
+        let shared = Arc::clone(&self.shared);
+        let mut subscribers = shared.subscribers.lock().unwrap_or_else(|p| p.into_inner());
         if subscribers.is_empty() {
             self.events.clear();
             return;
         }
-        let events = std::mem::take(&mut self.events);
+        let next = self.reclaim_events();
+        let events = std::mem::replace(&mut self.events, next);
         let (last_index, time_ms) = (last.index, last.time_ms);
         let batch = Arc::new(EventBatch { first_index, last_index, time_ms, events });
+        self.published.push_back(Arc::clone(&batch));
         let before = subscribers.len();
         subscribers.retain(|subscriber| subscriber.try_send(Arc::clone(&batch)).is_ok());
         let dropped = (before - subscribers.len()) as u64;
         drop(subscribers);
         self.shared.count(|c| &c.subscribers_dropped, dropped);
+    }
+
+    /// The emptied buffer of the oldest published batch if every subscriber is done with it,
+    /// or a new one. Subscribers read batches in order, so the oldest is the first let go.
+    fn reclaim_events(&mut self) -> M::Events {
+        while self.published.len() > EVENT_BUFFERS_WATCHED_MAX {
+            self.published.pop_front();
+        }
+        if self.published.front().is_some_and(|oldest| Arc::strong_count(oldest) == 1) {
+            if let Some(Ok(batch)) = self.published.pop_front().map(Arc::try_unwrap) {
+                let mut events = batch.events;
+                events.clear();
+                return events;
+            }
+        }
+        M::Events::default()
     }
 
     /// Hands a snapshot to the snapshotter if it is free; if it is still saving the

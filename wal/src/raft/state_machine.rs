@@ -41,7 +41,7 @@ pub struct AppliedBatch<M: StateMachine> {
     /// One reply per command, in order.
     pub replies: Vec<M::Reply>,
     /// Everything the batch changed.
-    pub events: Vec<M::Event>,
+    pub events: M::Events,
 }
 
 /// Receives each applied batch, on the thread that applied it.
@@ -116,7 +116,7 @@ impl<M: StateMachine> Machine<M> {
             EntryPayload::Normal(batch) => {
                 let first_index = self.machine.applied_index() + 1;
                 let mut replies = Vec::with_capacity(batch.len());
-                let mut events = Vec::new();
+                let mut events = M::Events::default();
                 for (n, bytes) in batch.commands().enumerate() {
                     let command = M::decode_command(bytes).map_err(io::Error::other)?;
                     let meta = Meta {

@@ -62,7 +62,7 @@ pub fn set(key: &str, value: &str) -> Vec<u8> {
 impl StateMachine for Kv {
     type Command = Vec<u8>;
     type Reply = KvReply;
-    type Event = u64;
+    type Events = Vec<u64>;
     type DecodeError = KvDecodeError;
 
     fn encode_command(command: &Vec<u8>, out: &mut Vec<u8>) {
