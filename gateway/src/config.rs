@@ -30,6 +30,9 @@ fn ws_config(
     ws
 }
 
+/// The most runtime worker threads one may ask for.
+const RUNTIME_WORKERS_MAX: usize = 256;
+
 /// The command line (every option also reads an environment variable).
 #[derive(Debug, Parser, Default)]
 #[command(
@@ -91,6 +94,10 @@ pub struct Args {
     /// argon2id threads [default: 1].
     #[arg(long, env = "TRADING_HASH_THREADS")]
     pub hash_threads: Option<usize>,
+    /// Worker threads of the async runtime that serves HTTP and websockets [default: the
+    /// machine's cores less the two the engine and the read model keep busy, at least 2].
+    #[arg(long, env = "TRADING_RUNTIME_WORKERS")]
+    pub runtime_workers: Option<usize>,
     /// SMTP host; without it e-mails go to DATA_DIR/outbox.
     #[arg(long, env = "TRADING_SMTP_HOST")]
     pub smtp_host: Option<String>,
@@ -171,6 +178,7 @@ pub struct FileConfig {
     allow_real_money_on_simulated_prices: Option<bool>,
     public_origin: Option<String>,
     hash_threads: Option<usize>,
+    runtime_workers: Option<usize>,
     smtp: Option<SmtpConfig>,
     ws_messages_per_second: Option<u32>,
     ws_connections_max: Option<usize>,
@@ -224,6 +232,8 @@ pub struct Config {
     pub public_origin: Option<String>,
     /// argon2id threads.
     pub hash_threads: usize,
+    /// Worker threads of the async runtime.
+    pub runtime_workers: usize,
     /// SMTP, if configured.
     pub smtp: Option<SmtpConfig>,
     /// Brute-force limits on.
@@ -253,6 +263,7 @@ impl Config {
             real_money_on_simulated_prices: false,
             public_origin: None,
             hash_threads: 1,
+            runtime_workers: crate::server::default_runtime_workers(),
             smtp: None,
             rate_limits: true,
             ws: WsConfig::default(),
@@ -316,6 +327,11 @@ impl Config {
                 .or(file.hash_threads)
                 .unwrap_or(defaults.hash_threads)
                 .clamp(1, 64),
+            runtime_workers: args
+                .runtime_workers
+                .or(file.runtime_workers)
+                .unwrap_or(defaults.runtime_workers)
+                .clamp(1, RUNTIME_WORKERS_MAX),
             smtp,
             rate_limits: !args.no_rate_limits,
             ws: ws_config(
@@ -470,4 +486,27 @@ fn cluster_options(
         peer_apis: apis,
         snapshot_every_entries,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_workers_come_from_the_command_line_then_the_file_then_the_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("server.toml");
+        std::fs::write(&file, "runtime_workers = 3\n").unwrap();
+        let workers = |config: Option<&std::path::Path>, flag: Option<usize>| {
+            let args =
+                Args { config: config.map(Into::into), runtime_workers: flag, ..Args::default() };
+            Config::resolve(args).unwrap().runtime_workers
+        };
+        let machine = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert_eq!(workers(None, None), machine.saturating_sub(2).max(2));
+        assert_eq!(workers(Some(&file), None), 3);
+        assert_eq!(workers(Some(&file), Some(5)), 5);
+        assert_eq!(workers(None, Some(0)), 1, "at least one worker");
+        assert_eq!(workers(None, Some(100_000)), RUNTIME_WORKERS_MAX);
+    }
 }

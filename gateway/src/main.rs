@@ -45,6 +45,7 @@ fn server_config(config: Config) -> Result<ServerConfig, String> {
             upload_quota: config.upload_quota,
             listen_limits: config.listen_limits,
         }),
+        runtime_workers: config.runtime_workers,
     })
 }
 

@@ -51,8 +51,14 @@ pub struct HttpConfig {
     pub listen_limits: crate::http::ListenConfig,
 }
 
-/// Worker threads of the async runtime (the engine and journal have their own threads).
-const RUNTIME_WORKERS: usize = 2;
+/// Worker threads of the async runtime by default: every core but the two that the engine
+/// thread and the read model's projector keep busy under load (the journal mostly waits on
+/// the disk), and never fewer than 2, so that one slow handler cannot hold every connection.
+/// BENCHMARKS ("Threads and cores") has the measurements behind it.
+pub fn default_runtime_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    cores.saturating_sub(2).max(2)
+}
 /// The admin whose audited actions add the catalogue at install time: the first one.
 const INSTALL_ADMIN: u32 = 1;
 
@@ -65,6 +71,8 @@ pub struct ServerConfig {
     pub feeds: Feeds,
     /// The HTTP API; none runs the core and market data only.
     pub http: Option<HttpConfig>,
+    /// Worker threads of the async runtime.
+    pub runtime_workers: usize,
 }
 
 /// Why the server could not start.
@@ -129,7 +137,7 @@ impl Server {
             None => None,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(RUNTIME_WORKERS)
+            .worker_threads(config.runtime_workers)
             .thread_name("gateway-rt")
             .enable_all()
             .build()?;

@@ -78,6 +78,7 @@ fn start_configured(
             metrics_listen: None,
             upload_quota: Default::default(),
         }),
+        runtime_workers: 2,
     };
     adjust(config.http.as_mut().expect("http"));
     let (server, _) = Server::start(config).unwrap();

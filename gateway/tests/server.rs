@@ -11,6 +11,7 @@ fn config(dir: &std::path::Path) -> ServerConfig {
         core: CoreConfig { admin_password: Some("a-long-password".into()), ..CoreConfig::new(dir) },
         feeds: feeds::parse(&[], Some(42)).unwrap(),
         http: None,
+        runtime_workers: 2,
     }
 }
 
