@@ -44,10 +44,6 @@ const SCRATCH_KEPT_BYTES_MAX: usize = 64 * 1024;
 type AlignedVec = rkyv::util::AlignedVec<16>;
 
 impl wal::EventBuffer for Events {
-    fn is_empty(&self) -> bool {
-        <[crate::Event]>::is_empty(self)
-    }
-
     fn clear(&mut self) {
         Events::clear(self);
     }

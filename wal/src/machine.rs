@@ -31,17 +31,11 @@ pub type FrozenAudit = Box<dyn FnOnce() -> (Vec<u8>, Result<(), String>) + Send 
 /// them back emptied, so a batch's events reuse memory an earlier batch already touched
 /// (a tick that settles a million contracts writes tens of megabytes).
 pub trait EventBuffer: Default + Send + Sync + Debug + 'static {
-    /// Whether the buffer holds no event.
-    fn is_empty(&self) -> bool;
     /// Drops every event, keeping the memory.
     fn clear(&mut self);
 }
 
 impl<T: Send + Sync + Debug + 'static> EventBuffer for Vec<T> {
-    fn is_empty(&self) -> bool {
-        <[T]>::is_empty(self)
-    }
-
     fn clear(&mut self) {
         Vec::clear(self);
     }
