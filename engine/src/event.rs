@@ -230,10 +230,17 @@ impl Events {
         self.settled.clear();
     }
 
-    /// Keeps a contract just accepted, for its [`Event::ContractOpened`].
-    pub(crate) fn keep_opened(&mut self, contract: Contract) -> Opened {
+    /// Appends a contract just accepted.
+    pub(crate) fn push_opened(
+        &mut self,
+        contract: Contract,
+        symbol: Symbol,
+        leader: Option<UserId>,
+        tournament: Option<crate::tournament::TournamentId>,
+    ) {
         self.opened.push(contract);
-        Opened(index_of(self.opened.len()))
+        let contract = Opened(index_of(self.opened.len()));
+        self.list.push(Event::ContractOpened { contract, symbol, leader, tournament });
     }
 
     /// Appends a settlement.

@@ -5,8 +5,8 @@
 //! player's seat, isolated from real and demo: nothing moves between it and a wallet. Fees
 //! (entry and rebuys) are real money with bills, counted against the player's daily loss
 //! limit; prizes are real money paid from the house, which holds every fee and the
-//! guaranteed pool aside from publication to the end (so a refund or the pool is always there). Contracts on a tournament balance settle exactly as any
-//! other; the engine takes no order that could expire after the end, and once the end has
+//! guaranteed pool aside from publication to the end (so a refund or the pool is always
+//! there). Contracts on a tournament balance settle exactly as any other; the engine takes no order that could expire after the end, and once the end has
 //! passed and the last contract has settled (the timer looks), it ranks the seats by final
 //! balance (ties: the balance reached first, then the earlier entry), pays the prizes and
 //! keeps the final table. Nobody chooses anything after publication: the rules are fixed and

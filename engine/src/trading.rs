@@ -161,13 +161,8 @@ impl Engine {
             expiry_ms: 0,
         };
         if !self.quiet {
-            let contract = events.keep_opened(contract.clone());
-            events.push(Event::ContractOpened {
-                contract,
-                symbol: o.symbol,
-                leader,
-                tournament: seat.map(|s| s.tournament),
-            });
+            let tournament = seat.map(|s| s.tournament);
+            events.push_opened(contract.clone(), o.symbol, leader, tournament);
         }
         self.count_accepted(&contract);
         let at = self.contracts.insert(contract);

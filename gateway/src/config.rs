@@ -95,7 +95,7 @@ pub struct Args {
     #[arg(long, env = "TRADING_HASH_THREADS")]
     pub hash_threads: Option<usize>,
     /// Worker threads of the async runtime that serves HTTP and websockets [default: the
-    /// machine's cores less the two the engine and the read model keep busy, at least 2].
+    /// machine's cores less one each for the engine and the read model, at least 2].
     #[arg(long, env = "TRADING_RUNTIME_WORKERS")]
     pub runtime_workers: Option<usize>,
     /// SMTP host; without it e-mails go to DATA_DIR/outbox.
@@ -502,8 +502,8 @@ mod tests {
                 Args { config: config.map(Into::into), runtime_workers: flag, ..Args::default() };
             Config::resolve(args).unwrap().runtime_workers
         };
-        let machine = std::thread::available_parallelism().map_or(2, |n| n.get());
-        assert_eq!(workers(None, None), machine.saturating_sub(2).max(2));
+        assert_eq!(workers(None, None), crate::server::default_runtime_workers());
+        assert!(workers(None, None) >= 2);
         assert_eq!(workers(Some(&file), None), 3);
         assert_eq!(workers(Some(&file), Some(5)), 5);
         assert_eq!(workers(None, Some(0)), 1, "at least one worker");

@@ -51,10 +51,11 @@ pub struct HttpConfig {
     pub listen_limits: crate::http::ListenConfig,
 }
 
-/// Worker threads of the async runtime by default: every core but the two that the engine
-/// thread and the read model's projector keep busy under load (the journal mostly waits on
-/// the disk), and never fewer than 2, so that one slow handler cannot hold every connection.
-/// BENCHMARKS ("Threads and cores") has the measurements behind it.
+/// Worker threads of the async runtime by default: every core but one each for the engine
+/// thread and the read model's projector, whose delays every trader sees (in each reply, in
+/// history); the journal mostly waits on the disk. Never fewer than 2: on two cores one
+/// worker doubled the tail and more than two cost more per answer (BENCHMARKS, "Threads and
+/// cores").
 pub fn default_runtime_workers() -> usize {
     let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
     cores.saturating_sub(2).max(2)
