@@ -8,11 +8,16 @@
 //! for a chunk only where it writes during that time (a chunk is small enough that one copy
 //! is well under a millisecond).
 //!
-//! Reads cost one more indirection through a table of chunk pointers small enough to stay in
-//! cache. Writes check ownership in a table of their own: asking the `Arc` (a locked
-//! instruction on its count) on every write made each one wait for the writes before it to
-//! reach memory, and the engine's loop lives on overlapping those misses.
+//! Reads and writes find an element through a table of where each chunk's elements start,
+//! small enough to stay in cache (32 KB at a million elements). Going through the chunk's `Arc`
+//! instead was a second dependent load per access, and at a million accounts the `Arc`s'
+//! lines, one per chunk, missed the cache about as often as the elements did: the engine's
+//! loop stalled on them before it could even ask for the element. Writes check ownership in a
+//! table of their own: asking the `Arc` (a locked instruction on its count) on every write made
+//! each one wait for the writes before it to reach memory, and the engine's loop lives on
+//! overlapping those misses.
 
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -25,6 +30,10 @@ pub(crate) const CHUNK: usize = 256;
 #[derive(Debug)]
 pub(crate) struct CowVec<T> {
     chunks: Vec<Arc<Vec<T>>>,
+    /// Where chunk `c`'s elements start: `chunks[c]`'s buffer, taken with `as_mut_ptr` when
+    /// the chunk was made. A chunk is made with room for [`CHUNK`] and never holds more, so
+    /// its buffer never moves; a chunk replaced by its copy gets the copy's start.
+    starts: Vec<NonNull<T>>,
     /// For each chunk, the value of `clones` when this vector last found it its own: equal to
     /// `clones` now means nothing has shared it since, so it can be written without asking.
     owned_at: Vec<u64>,
@@ -33,10 +42,35 @@ pub(crate) struct CowVec<T> {
     len: usize,
 }
 
+// SAFETY: the pointers in `starts` only ever point into the buffers of the chunks this
+// vector holds, so sending or sharing it is sending or sharing those `Arc<Vec<T>>`s, which
+// needs what theirs needs: `T: Send + Sync`.
+#[allow(unsafe_code)]
+unsafe impl<T: Send + Sync> Send for CowVec<T> {}
+// SAFETY: as for `Send`; `&CowVec` only reads through `starts`.
+#[allow(unsafe_code)]
+unsafe impl<T: Send + Sync> Sync for CowVec<T> {}
+
 impl<T> Default for CowVec<T> {
     fn default() -> Self {
-        CowVec { chunks: Vec::new(), owned_at: Vec::new(), clones: AtomicU64::new(1), len: 0 }
+        CowVec {
+            chunks: Vec::new(),
+            starts: Vec::new(),
+            owned_at: Vec::new(),
+            clones: AtomicU64::new(1),
+            len: 0,
+        }
     }
+}
+
+/// A new chunk holding `first`, with room for a full one, and where its elements start.
+fn new_chunk<T>(first: impl IntoIterator<Item = T>) -> (Arc<Vec<T>>, NonNull<T>) {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    chunk.extend(first);
+    debug_assert!(chunk.len() <= CHUNK);
+    // Moving the `Vec` into the `Arc` moves its header, not its buffer.
+    let start = NonNull::new(chunk.as_mut_ptr()).expect("a Vec's pointer is never null");
+    (Arc::new(chunk), start)
 }
 
 /// Cheap: shares every chunk. Both sides then copy a chunk before their first write to it.
@@ -47,6 +81,7 @@ impl<T> Clone for CowVec<T> {
         self.clones.fetch_add(1, Ordering::Relaxed);
         CowVec {
             chunks: self.chunks.clone(),
+            starts: self.starts.clone(),
             owned_at: vec![0; self.owned_at.len()],
             clones: AtomicU64::new(1),
             len: self.len,
@@ -63,26 +98,52 @@ impl<T: Clone> CowVec<T> {
     /// The element at `at`.
     #[inline]
     pub(crate) fn get(&self, at: usize) -> Option<&T> {
-        self.chunks.get(at / CHUNK)?.get(at % CHUNK)
+        if at >= self.len {
+            return None;
+        }
+        let element = self.starts[at / CHUNK].as_ptr().wrapping_add(at % CHUNK);
+        // SAFETY: every chunk but the last is full and the last holds the rest of `len`, so
+        // `at < len` is an element its chunk holds, initialised, and `starts` says where
+        // that chunk's buffer is. `&self` keeps the chunk alive and unchanged for the borrow.
+        #[allow(unsafe_code)]
+        unsafe {
+            Some(&*element)
+        }
     }
 
     /// The element at `at`, to change: copies its chunk first if a clone shares it.
     #[inline]
     pub(crate) fn get_mut(&mut self, at: usize) -> Option<&mut T> {
-        if at / CHUNK >= self.chunks.len() {
+        if at >= self.len {
             return None;
         }
-        self.chunk_mut(at / CHUNK).get_mut(at % CHUNK)
+        self.make_own(at / CHUNK);
+        let element = self.starts[at / CHUNK].as_ptr().wrapping_add(at % CHUNK);
+        // SAFETY: an element the chunk holds, as in `get`; and `make_own` made this vector
+        // the chunk's only holder, so `&mut self` reaches it alone for the borrow.
+        #[allow(unsafe_code)]
+        unsafe {
+            Some(&mut *element)
+        }
+    }
+
+    /// Makes chunk `c` (which exists) this vector's alone, copying it first if a clone may
+    /// share it.
+    #[inline]
+    fn make_own(&mut self, c: usize) {
+        let clones = *self.clones.get_mut();
+        if self.owned_at[c] != clones {
+            if let Some(start) = owned(&mut self.chunks[c]) {
+                self.starts[c] = start;
+            }
+            self.owned_at[c] = clones;
+        }
     }
 
     /// Chunk `c` (which exists), to change: copied first if a clone may share it.
     #[inline]
     fn chunk_mut(&mut self, c: usize) -> &mut Vec<T> {
-        let clones = *self.clones.get_mut();
-        if self.owned_at[c] != clones {
-            owned(&mut self.chunks[c]);
-            self.owned_at[c] = clones;
-        }
+        self.make_own(c);
         let chunk = Arc::as_ptr(&self.chunks[c]).cast_mut();
         // SAFETY: `owned_at[c] == clones` says that `owned` found (or made) this `Arc` the
         // only one of its chunk, with no weak pointer (none is ever made), and that no clone
@@ -100,21 +161,21 @@ impl<T: Clone> CowVec<T> {
     /// batch knows which ones it will touch a few commands before it does.
     #[inline]
     pub(crate) fn prefetch(&self, at: usize) {
-        if let Some(chunk) = self.chunks.get(at / CHUNK) {
-            prefetch_read(chunk.as_ptr().wrapping_add(at % CHUNK));
+        if let Some(start) = self.starts.get(at / CHUNK) {
+            prefetch_read(start.as_ptr().wrapping_add(at % CHUNK));
         }
     }
 
     /// Appends an element.
     pub(crate) fn push(&mut self, value: T) {
-        match self.chunks.last() {
-            Some(chunk) if chunk.len() < CHUNK => self.chunk_mut(self.chunks.len() - 1).push(value),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(value);
-                self.chunks.push(Arc::new(chunk));
-                self.owned_at.push(*self.clones.get_mut());
-            }
+        if !self.len.is_multiple_of(CHUNK) {
+            // Within the chunk's room: its buffer stays where `starts` says.
+            self.chunk_mut(self.chunks.len() - 1).push(value);
+        } else {
+            let (chunk, start) = new_chunk([value]);
+            self.chunks.push(chunk);
+            self.starts.push(start);
+            self.owned_at.push(*self.clones.get_mut());
         }
         self.len += 1;
     }
@@ -128,6 +189,7 @@ impl<T: Clone> CowVec<T> {
     pub(crate) fn reserve(&mut self, n: usize) {
         let more = (self.len + n).div_ceil(CHUNK).saturating_sub(self.chunks.len());
         self.chunks.reserve(more);
+        self.starts.reserve(more);
         self.owned_at.reserve(more);
     }
 }
@@ -160,14 +222,15 @@ fn prefetch_line(p: *const u8) {
 }
 
 /// Makes `chunk` the only `Arc` of its chunk, copying it first (with room for a full chunk)
-/// if anyone shares it.
+/// if anyone shares it; returns where the copy's elements start.
 #[cold]
-fn owned<T: Clone>(chunk: &mut Arc<Vec<T>>) {
-    if Arc::get_mut(chunk).is_none() {
-        let mut copy = Vec::with_capacity(CHUNK);
-        copy.extend_from_slice(chunk);
-        *chunk = Arc::new(copy);
+fn owned<T: Clone>(chunk: &mut Arc<Vec<T>>) -> Option<NonNull<T>> {
+    if Arc::get_mut(chunk).is_some() {
+        return None;
     }
+    let (copy, start) = new_chunk(chunk.iter().cloned());
+    *chunk = copy;
+    Some(start)
 }
 
 impl<T: Clone> FromIterator<T> for CowVec<T> {
@@ -185,15 +248,20 @@ impl<T: Clone> std::ops::Index<usize> for CowVec<T> {
 
     #[inline]
     fn index(&self, at: usize) -> &T {
-        &self.chunks[at / CHUNK][at % CHUNK]
+        match self.get(at) {
+            Some(element) => element,
+            None => panic!("index {at} out of range"),
+        }
     }
 }
 
 impl<T: Clone> std::ops::IndexMut<usize> for CowVec<T> {
     #[inline]
     fn index_mut(&mut self, at: usize) -> &mut T {
-        assert!(at / CHUNK < self.chunks.len(), "index {at} out of range");
-        &mut self.chunk_mut(at / CHUNK)[at % CHUNK]
+        match self.get_mut(at) {
+            Some(element) => element,
+            None => panic!("index {at} out of range"),
+        }
     }
 }
 
