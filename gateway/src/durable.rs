@@ -159,6 +159,8 @@ pub struct Startup {
     pub records_replayed: u64,
     /// Torn-tail bytes cut from the log.
     pub cut_tail_bytes: u64,
+    /// How long loading the snapshot, restoring it and replaying the log took.
+    pub timings: wal::RecoveryTimings,
     /// The first admin's generated password, set only on the start that created it.
     pub generated_admin_password: Option<String>,
 }
@@ -258,6 +260,7 @@ impl DurableCore {
             snapshot_index: recovery.snapshot_index,
             records_replayed: recovery.records_replayed,
             cut_tail_bytes: recovery.wal.cut_tail_bytes,
+            timings: recovery.timings,
             generated_admin_password,
         };
         let node =

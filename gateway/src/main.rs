@@ -152,6 +152,9 @@ fn main() -> ExitCode {
         replayed = startup.records_replayed,
         log_index = applied.unwrap_or(0),
         cut_tail_bytes = startup.cut_tail_bytes,
+        snapshot_load_ms = startup.timings.snapshot_load.as_millis() as u64,
+        restore_ms = startup.timings.restore.as_millis() as u64,
+        replay_ms = startup.timings.replay.as_millis() as u64,
         "recovered"
     );
     if let Some(password) = &startup.generated_admin_password {

@@ -37,7 +37,7 @@ pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
 pub use machine::{EventBuffer, Frozen, FrozenAudit, Meta, StateMachine};
 pub use pipeline::{
     Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery,
-    RequestId, Stats, Ticket,
+    RecoveryTimings, RequestId, Stats, Ticket,
 };
 pub use record::RecordError;
 pub use snapshot::{open_db, LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};

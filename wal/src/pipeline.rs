@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
@@ -340,6 +341,20 @@ pub struct PipelineRecovery {
     pub records_replayed: u64,
     /// What opening the log found (records scanned, torn tail cut).
     pub wal: Recovery,
+    /// How long each part of start-up took, one after the other.
+    pub timings: RecoveryTimings,
+}
+
+/// The parts of start-up in the order they run: together they are the time to ready. The
+/// log is read and decoded on a thread of its own beside all three.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecoveryTimings {
+    /// Reading the newest snapshot's bytes from the store.
+    pub snapshot_load: Duration,
+    /// Rebuilding the machine from them.
+    pub restore: Duration,
+    /// Applying the log's records after the snapshot, to the last.
+    pub replay: Duration,
 }
 
 /// Counters since start.
@@ -542,10 +557,13 @@ impl<M: StateMachine> Pipeline<M> {
     ) -> Result<(Pipeline<M>, Handle<M>), PipelineError> {
         assert!(config.queue_commands_max > 0 && config.batch_commands_max > 0);
         assert!(config.term >= 1, "terms start at 1");
+        let started = Instant::now();
         let store =
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
         let load = store.load_latest()?;
-        let (wal, machine, recovery) = recover(&config, load, init, None)?;
+        let snapshot_load = started.elapsed();
+        let (wal, machine, mut recovery) = recover(&config, load, init, None)?;
+        recovery.timings.snapshot_load = snapshot_load;
         Self::spawn(config, store, wal, machine, recovery, u64::MAX)
     }
 
@@ -561,14 +579,16 @@ impl<M: StateMachine> Pipeline<M> {
         assert!(config.queue_commands_max > 0 && config.batch_commands_max > 0);
         assert!(config.term >= 1, "terms start at 1");
         assert!(config.snapshots_kept >= 2, "a follower needs a snapshot behind the newest");
+        let started = Instant::now();
         let store =
             SnapshotStore::open_keeping(&config.data_dir.join("snapshots"), config.snapshots_kept)?;
         let load = store.load_latest_at_or_before(follower.applied_index)?;
+        let snapshot_load = started.elapsed();
         let followed = follower.applied_index;
         let boundary = follower.boundary;
         let recovered =
             recover(&config, load, init, Some((followed, boundary, &mut follower.sink)));
-        let (wal, machine, recovery) = match recovered {
+        let (wal, machine, mut recovery) = match recovered {
             // No snapshot at or before the follower, and the log no longer reaches back to it.
             Err(PipelineError::SnapshotMissing { log_first_index, .. }) => {
                 return Err(PipelineError::FollowerBehindLog {
@@ -578,6 +598,7 @@ impl<M: StateMachine> Pipeline<M> {
             }
             other => other?,
         };
+        recovery.timings.snapshot_load = snapshot_load;
         if wal.last_index() < followed {
             let log_last_index = wal.last_index();
             return Err(PipelineError::FollowerAheadOfLog {
@@ -725,6 +746,7 @@ fn recover<M: StateMachine>(
     let SnapshotLoad { snapshot, skipped_damaged } = load;
     let snapshot_index = snapshot.as_ref().map_or(0, |snapshot| snapshot.index);
     let mut catch_up = CatchUp::new(follower);
+    let mut timings = RecoveryTimings::default();
     let (opened, mut machine) = std::thread::scope(|scope| {
         // The log is opened, read, checked and decoded on a thread of its own, ahead of the
         // machine: first while the snapshot is restored here, then beside replay, so that
@@ -733,6 +755,7 @@ fn recover<M: StateMachine>(
         let (decoded, batches) =
             bounded::<Vec<(Meta, M::Command)>>(REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS);
         let reader = spawn_log_reader::<M>(scope, config, snapshot_index, decoded)?;
+        let started = Instant::now();
         let mut machine = match &snapshot {
             None => {
                 let machine = init();
@@ -741,6 +764,8 @@ fn recover<M: StateMachine>(
             }
             Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
         };
+        timings.restore = started.elapsed();
+        let started = Instant::now();
         machine.set_replaying(snapshot_index < catch_up.followed);
         for batch in &batches {
             // The accounts of a few records ahead are requested from memory first.
@@ -756,6 +781,7 @@ fn recover<M: StateMachine>(
             }
         }
         let opened = reader.join().expect("the log reader does not panic");
+        timings.replay = started.elapsed();
         Ok::<_, PipelineError>((opened, machine))
     })?;
     machine.set_replaying(false);
@@ -783,6 +809,7 @@ fn recover<M: StateMachine>(
         skipped_damaged_snapshots: skipped_damaged,
         records_replayed,
         wal: wal.recovery().clone(),
+        timings,
     };
     Ok((wal, machine, recovery))
 }

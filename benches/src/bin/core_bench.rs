@@ -782,6 +782,13 @@ fn recovery(args: &[String]) {
             recovered.wal.cut_tail_bytes,
         );
         times.push(secs);
+        let t = recovered.timings;
+        println!(
+            "  phases of run {run}: snapshot load {:.3} s, restore {:.3} s, replay {:.3} s",
+            t.snapshot_load.as_secs_f64(),
+            t.restore.as_secs_f64(),
+            t.replay.as_secs_f64()
+        );
     }
     println!("recovery median: {:.3} s to ready", median(times));
     recovery_breakdown(data);
