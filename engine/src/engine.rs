@@ -152,7 +152,6 @@ pub(crate) struct Indexes {
     pub(crate) email: FxHashMap<String, UserId>,
     /// Bound wallet -> user.
     pub(crate) wallet: FxHashMap<(Chain, String), UserId>,
-    /// Invite code -> user.
     /// Invite code -> user, keyed by [`invite_key`]: a number per code, not a string (a
     /// restore builds it for every user).
     pub(crate) invite: FxHashMap<u64, UserId>,

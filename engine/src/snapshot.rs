@@ -16,9 +16,9 @@ use crate::sale::{SaleTerms, Volatility};
 use crate::terms::Terms;
 use crate::tournament::{ArchivedTournamentState, TournamentBook, TournamentState};
 use crate::types::{
-    Account, Admin, AlertId, Contract, ContractId, DepositAccount, DepositOrder, LimitsState,
-    OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId, Wallet,
-    WithdrawOrder,
+    Account, Admin, AlertId, Chain, Contract, ContractId, DepositAccount, DepositOrder,
+    LimitsState, OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId,
+    Wallet, WithdrawOrder,
 };
 use crate::Engine;
 
@@ -247,21 +247,38 @@ where
         .map_err(|e| SnapshotError::Invalid(e.to_string()))
 }
 
-/// The lookups by lower-case username and e-mail, from the archived users.
-fn names_of(
-    users: &rkyv::Archived<Vec<User>>,
-) -> (FxHashMap<String, UserId>, FxHashMap<String, UserId>) {
-    let (mut username, mut email) = (FxHashMap::default(), FxHashMap::default());
-    username.reserve(users.len());
-    email.reserve(users.len());
+/// The lookups of users by lower-case username, lower-case e-mail, bound wallet and invite
+/// code.
+struct UserLookups {
+    username: FxHashMap<String, UserId>,
+    email: FxHashMap<String, UserId>,
+    wallet: FxHashMap<(Chain, String), UserId>,
+    invite: FxHashMap<u64, UserId>,
+}
+
+/// The user lookups, built from the archived users.
+fn user_lookups(users: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, SnapshotError> {
+    let n = users.len();
+    let mut lookups = UserLookups {
+        username: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        email: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        wallet: FxHashMap::default(),
+        invite: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+    };
     for u in users.iter() {
         let id = UserId(u.id.0.to_native());
-        username.insert(u.username.as_str().to_lowercase(), id);
+        lookups.username.insert(u.username.as_str().to_lowercase(), id);
         if let Some(e) = u.email.as_ref() {
-            email.insert(e.as_str().to_lowercase(), id);
+            lookups.email.insert(e.as_str().to_lowercase(), id);
+        }
+        if let Some(w) = u.wallet.as_ref() {
+            lookups.wallet.insert((de::<Chain>(&w.chain)?, w.address.as_str().to_owned()), id);
+        }
+        if let Some(key) = crate::identity::invite_key(u.invite_code.as_str()) {
+            lookups.invite.insert(key, id);
         }
     }
-    (username, email)
+    Ok(lookups)
 }
 
 /// Why snapshot bytes could not be restored.
@@ -442,19 +459,23 @@ impl Engine {
             &copy[..]
         };
         let Parts { base: s, sale, copy, tournaments } = Self::parts(aligned)?;
-        // The lookups by name and e-mail are two million string inserts at a million users,
-        // the largest part of a restore: a second thread builds them straight from the
-        // validated archive while this one deserialises the state beside it.
+        // The lookups of users by name, e-mail, wallet and invite code are three to four
+        // million inserts at a million users, the largest part of a restore: a second thread
+        // builds them straight from the validated archive while this one deserialises the
+        // state beside it.
         std::thread::scope(|scope| {
-            let names = std::thread::Builder::new()
+            let lookups = std::thread::Builder::new()
                 .name("restore-names".into())
-                .spawn_scoped(scope, || names_of(&s.users));
+                .spawn_scoped(scope, || user_lookups(&s.users));
             let mut engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
-            (engine.idx.username, engine.idx.email) = match names {
-                Ok(thread) => thread.join().expect("building the name lookups does not panic"),
+            let lookups = match lookups {
+                Ok(thread) => thread.join().expect("building the user lookups does not panic"),
                 // No thread to spare: built here instead.
-                Err(_) => names_of(&s.users),
-            };
+                Err(_) => user_lookups(&s.users),
+            }?;
+            let idx = &mut engine.idx;
+            (idx.username, idx.email) = (lookups.username, lookups.email);
+            (idx.wallet, idx.invite) = (lookups.wallet, lookups.invite);
             Ok(engine)
         })
     }
@@ -507,7 +528,7 @@ impl Engine {
         }
     }
 
-    /// The engine an archive holds, with every derived lookup but the names rebuilt.
+    /// The engine an archive holds, with every derived lookup but the users' rebuilt.
     fn from_archive(s: &ArchivedBase, parts: Parts<'_>) -> Result<Engine, SnapshotError> {
         let Parts { sale, copy, tournaments, .. } = parts;
         let tournaments = match tournaments {
@@ -601,20 +622,10 @@ impl Engine {
         Ok(())
     }
 
-    /// Rebuilds the derived lookups but the names, and the books' queues, from the persisted
+    /// Rebuilds the derived lookups but the users', and the books' queues, from the persisted
     /// state.
     fn rebuild_indexes(&mut self, contracts: Vec<Contract>) {
-        let Engine { users, idx, contracts: slab, books, admins, products, .. } = self;
-        idx.wallet.reserve(users.len());
-        idx.invite.reserve(users.len());
-        for u in users.iter() {
-            if let Some(w) = &u.wallet {
-                idx.wallet.insert((w.chain, w.address.clone()), u.id);
-            }
-            if let Some(key) = crate::identity::invite_key(&u.invite_code) {
-                idx.invite.insert(key, u.id);
-            }
-        }
+        let Engine { idx, contracts: slab, books, admins, products, .. } = self;
         for a in admins.iter() {
             idx.admin_name.insert(a.username.to_lowercase(), a.id);
         }
@@ -732,6 +743,48 @@ mod tests {
         };
         let owned_bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&owned).unwrap().into_vec();
         assert_eq!(engine.snapshot_bytes(), owned_bytes);
+    }
+
+    /// A restored engine finds each user by name, e-mail, wallet and invite code as the one
+    /// it was taken from did (the lookups are rebuilt, not stored).
+    #[test]
+    fn a_restore_finds_users_by_every_lookup() {
+        use crate::command::Register;
+        use crate::types::{Chain, WalletBinding};
+        let mut engine = Engine::new();
+        let mut events = crate::Events::new();
+        let register = |username: &str, email: Option<&str>, wallet: Option<WalletBinding>| {
+            Command::Register(Box::new(Register {
+                username: username.into(),
+                email: email.map(Into::into),
+                password_hash: email.map(|_| "h".into()),
+                wallet,
+                invite_code: None,
+                email_verified: true,
+            }))
+        };
+        let address = "0x52908400098527886e0f7030069857d2e4169ee7";
+        let wallet = WalletBinding { chain: Chain::Eth, address: address.into() };
+        let commands = [
+            register("Alice", Some("Alice@Example.com"), None),
+            register("bob_w", None, Some(wallet)),
+        ];
+        for (index, command) in (1..).zip(commands) {
+            engine.apply(Stamp { index, time_ms: 1_000 * index }, command, &mut events).unwrap();
+        }
+        let restored = Engine::restore(&engine.snapshot_bytes()).expect("restores");
+        let alice = engine.user_by_username("alice").expect("alice").id;
+        let bob = engine.user_by_wallet(Chain::Eth, address).expect("bob").id;
+        for e in [&engine, &restored] {
+            assert_eq!(e.user_by_username("ALICE").map(|u| u.id), Some(alice));
+            assert_eq!(e.user_by_email("alice@example.com").map(|u| u.id), Some(alice));
+            assert_eq!(e.user_by_wallet(Chain::Eth, address).map(|u| u.id), Some(bob));
+            assert_eq!(e.user_by_wallet(Chain::Tron, address).map(|u| u.id), None);
+            for user in [alice, bob] {
+                let code = &engine.user(user).unwrap().invite_code;
+                assert_eq!(e.user_by_invite_code(code).map(|u| u.id), Some(user));
+            }
+        }
     }
 
     /// Bytes at any address restore: in place when aligned, from a copy when not.
