@@ -88,6 +88,8 @@ pub struct Shared {
     pub cluster: Option<wal::pipeline::cluster::StatusSource>,
     /// Cluster mode: each member's public address (`--peer-apis`), where writes are forwarded.
     pub peer_apis: std::collections::BTreeMap<u64, String>,
+    /// Cluster mode: the pooled connections over which writes are forwarded to the leader.
+    pub leader: crate::forward::LeaderClient,
     /// Cluster mode: how far each caller's reads here must wait for its forwarded writes.
     pub write_marks: WriteMarks,
     /// Copy trading's public rankings, added up at most once a minute.

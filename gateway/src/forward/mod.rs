@@ -24,6 +24,10 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
 use crate::error::ApiError;
 use crate::http::UPLOAD_REQUEST_BYTES_MAX;
 use crate::state::AppState;
@@ -37,6 +41,16 @@ pub const APPLIED_INDEX: &str = "x-applied-index";
 pub const CATCH_UP: Duration = Duration::from_secs(2);
 /// How long the leader may take to answer a forwarded request.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long connecting to the leader may take: a member that does not answer by then is
+/// treated as unreachable, and nothing was sent.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a connection to the leader stays open unused. Well under the leader's own wait
+/// for a request's head (`--http-head-timeout-secs`), so that this side, not the leader,
+/// closes an idle one: a write never starts on a connection the leader is closing.
+const POOL_IDLE: Duration = Duration::from_secs(4);
+/// Idle connections kept to the leader at most (each forwarded write holds one while in
+/// flight; more are opened under load, and closed again past this many idle).
+const POOL_IDLE_MAX: usize = 64;
 /// Request headers that travel to the leader.
 const FORWARDED_HEADERS: [&str; 8] = [
     "authorization",
@@ -121,6 +135,38 @@ pub async fn forward_writes(
     }
 }
 
+/// The way forwarded writes reach the leader: one pooled HTTP/1 client for plain `http://`
+/// addresses, so that a follower's orders go over connections already open instead of a new
+/// connection (and a blocking thread) per order; `https://` addresses, rare between members,
+/// go through a TLS client one call at a time.
+#[derive(Clone)]
+pub struct LeaderClient {
+    http: Client<HttpConnector, Body>,
+}
+
+impl Default for LeaderClient {
+    fn default() -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
+        connector.set_nodelay(true);
+        let http = Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(POOL_IDLE)
+            .pool_max_idle_per_host(POOL_IDLE_MAX)
+            // A request that met a pooled connection found closed before any byte of it was
+            // written goes on a fresh one: it cannot have reached the leader.
+            .retry_canceled_requests(true)
+            .build(connector);
+        LeaderClient { http }
+    }
+}
+
+impl std::fmt::Debug for LeaderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LeaderClient")
+    }
+}
+
 /// The leader's HTTP API, when a leader is known and is another member.
 fn leader_api(state: &AppState, cluster: &StatusSource) -> Option<String> {
     if state.handle.is_leader() {
@@ -144,7 +190,7 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
         })
         .collect();
     let (status, content_type, applied, body) =
-        to_leader(parts.method, target, headers, body.to_vec()).await?;
+        to_leader(&state.leader, parts.method, target, headers, body.to_vec()).await?;
     match (bearer(&parts.headers), applied) {
         (Some(token), Some(index)) => state.write_marks.mark(token, index),
         (None, Some(index)) => {
@@ -169,14 +215,19 @@ async fn forward(state: &AppState, base: &str, request: Request) -> Result<Respo
 /// leader may have applied it: OUTCOME_UNKNOWN, and the caller must look at its records before
 /// trying again, or it could place an order twice.
 async fn to_leader(
+    client: &LeaderClient,
     method: Method,
     target: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 ) -> Result<Answer, ApiError> {
-    let answer = tokio::task::spawn_blocking(move || send(&method, &target, &headers, &body))
-        .await
-        .map_err(|_| ApiError::busy())?;
+    let answer = if target.starts_with("http://") {
+        send_pooled(client, method, &target, &headers, body).await
+    } else {
+        tokio::task::spawn_blocking(move || send(&method, &target, &headers, &body))
+            .await
+            .map_err(|_| ApiError::busy())?
+    };
     answer.map_err(|error| {
         if error.sent {
             tracing::warn!(error = %error.what, "a write forwarded to the leader got no answer: its outcome is unknown");
@@ -214,6 +265,23 @@ impl SendError {
     }
 }
 
+impl SendError {
+    /// A failure of the pooled client: nothing was sent when no connection could be made, or
+    /// when the request was cancelled before any byte of it was written (hyper retries those
+    /// on a fresh connection first); anything else may have reached the leader.
+    fn of_pooled(error: hyper_util::client::legacy::Error) -> SendError {
+        use std::error::Error as _;
+        let cancelled = (error.source())
+            .and_then(|source| source.downcast_ref::<hyper::Error>())
+            .is_some_and(hyper::Error::is_canceled);
+        let what = match error.source() {
+            Some(source) => format!("{error}: {source}"),
+            None => error.to_string(),
+        };
+        SendError { what, sent: !(error.is_connect() || cancelled) }
+    }
+}
+
 impl std::fmt::Display for SendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.what)
@@ -246,8 +314,9 @@ pub async fn order_to_leader(
         ("language".to_owned(), language.to_owned()),
     ];
     let target = format!("{base}/api/trade/orders");
+    let body = order.to_string().into_bytes();
     let (_, _, applied, body) =
-        to_leader(Method::POST, target, headers, order.to_string().into_bytes()).await?;
+        to_leader(&state.leader, Method::POST, target, headers, body).await?;
     if let Some(index) = applied {
         // The websocket's own events come from this member: the answer follows them.
         state.readmodel.caught_up(index, CATCH_UP).await;
@@ -276,6 +345,41 @@ pub async fn order_to_leader(
 
 /// (status, content type, applied index, body) of the leader's answer.
 type Answer = (u16, Option<String>, Option<u64>, Vec<u8>);
+
+/// Sends a write over the pooled client and reads the whole answer, within
+/// [`FORWARD_TIMEOUT`].
+async fn send_pooled(
+    client: &LeaderClient,
+    method: Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: Vec<u8>,
+) -> Result<Answer, SendError> {
+    let mut builder = axum::http::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    let request = builder
+        .body(Body::from(body))
+        .map_err(|e| SendError { what: e.to_string(), sent: false })?;
+    // Connecting is bounded on its own (`CONNECT_TIMEOUT`), so running out of time here
+    // means the request may have been written.
+    let timed_out = || SendError { what: "no answer in time".to_owned(), sent: true };
+    let exchange = async {
+        let response = client.http.request(request).await.map_err(SendError::of_pooled)?;
+        let (parts, incoming) = response.into_parts();
+        let body = to_bytes(Body::new(incoming), UPLOAD_REQUEST_BYTES_MAX)
+            .await
+            .map_err(|e| SendError { what: e.to_string(), sent: true })?;
+        Ok::<_, SendError>((parts, body))
+    };
+    let (parts, body) =
+        tokio::time::timeout(FORWARD_TIMEOUT, exchange).await.map_err(|_| timed_out())??;
+    let header =
+        |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let applied = header(APPLIED_INDEX).and_then(|v| v.parse().ok());
+    Ok((parts.status.as_u16(), header("content-type"), applied, body.to_vec()))
+}
 
 fn send(
     method: &Method,
@@ -319,9 +423,10 @@ mod tests {
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let nobody = format!("http://{}/api/trade/orders", closed.local_addr().unwrap());
         drop(closed);
+        let client = LeaderClient::default();
         let send = |url: String| {
             let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-            to_leader(Method::POST, url, headers, br#"{"symbol":"BTCUSDT"}"#.to_vec())
+            to_leader(&client, Method::POST, url, headers, br#"{"symbol":"BTCUSDT"}"#.to_vec())
         };
         assert_eq!(send(nobody).await.unwrap_err().code, "NOT_LEADER");
 
@@ -343,5 +448,47 @@ mod tests {
         let answer = send(url).await;
         assert!(far_end.join().unwrap() > 0);
         assert_eq!(answer.unwrap_err().code, "OUTCOME_UNKNOWN");
+    }
+
+    /// Writes forwarded one after another go over one connection, each answered with the
+    /// leader's status, type and applied index.
+    #[tokio::test]
+    async fn forwarded_writes_share_one_connection() {
+        let leader = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/api/trade/orders", leader.local_addr().unwrap());
+        let far_end = std::thread::spawn(move || {
+            let (mut stream, _) = leader.accept().unwrap();
+            for n in 0..3u64 {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.ends_with(b"}") {
+                    let read = stream.read(&mut buf).unwrap();
+                    assert!(read > 0, "the connection was closed after {n} requests");
+                    request.extend_from_slice(&buf[..read]);
+                }
+                let body = format!("{{\"n\":{n}}}");
+                let answer = format!(
+                    "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\n{APPLIED_INDEX}: {}\r\ncontent-length: {}\r\n\r\n{body}",
+                    100 + n,
+                    body.len()
+                );
+                stream.write_all(answer.as_bytes()).unwrap();
+            }
+            // Every request came on the first connection: no second one is waiting.
+            leader.set_nonblocking(true).unwrap();
+            leader.accept().is_err()
+        });
+        let client = LeaderClient::default();
+        for n in 0..3u64 {
+            let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+            let body = br#"{"symbol":"BTCUSDT"}"#.to_vec();
+            let (status, content_type, applied, body) =
+                to_leader(&client, Method::POST, url.clone(), headers, body).await.unwrap();
+            assert_eq!(status, 201);
+            assert_eq!(content_type.as_deref(), Some("application/json"));
+            assert_eq!(applied, Some(100 + n));
+            assert_eq!(body, format!("{{\"n\":{n}}}").into_bytes());
+        }
+        assert!(tokio::task::spawn_blocking(move || far_end.join().unwrap()).await.unwrap());
     }
 }
