@@ -48,6 +48,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// for a request's head (`--http-head-timeout-secs`), so that this side, not the leader,
 /// closes an idle one: a write never starts on a connection the leader is closing.
 const POOL_IDLE: Duration = Duration::from_secs(4);
+/// The largest answer taken from the leader (a forwarded read, such as an export, can be far
+/// larger than any write's answer).
+const ANSWER_BYTES_MAX: usize = 10 * 1024 * 1024;
 /// Idle connections kept to the leader at most (each forwarded write holds one while in
 /// flight; more are opened under load, and closed again past this many idle).
 const POOL_IDLE_MAX: usize = 64;
@@ -368,7 +371,7 @@ async fn send_pooled(
     let exchange = async {
         let response = client.http.request(request).await.map_err(SendError::of_pooled)?;
         let (parts, incoming) = response.into_parts();
-        let body = to_bytes(Body::new(incoming), UPLOAD_REQUEST_BYTES_MAX)
+        let body = to_bytes(Body::new(incoming), ANSWER_BYTES_MAX)
             .await
             .map_err(|e| SendError { what: e.to_string(), sent: true })?;
         Ok::<_, SendError>((parts, body))
