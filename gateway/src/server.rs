@@ -257,7 +257,7 @@ impl Server {
             ws,
             cluster: node.cluster_status_source(),
             peer_apis: cluster.map(|c| c.peer_apis.clone()).unwrap_or_default(),
-            leader: Default::default(),
+            leader: crate::forward::LeaderClient::new(config.listen_limits.head_timeout),
             write_marks: crate::forward::marks::WriteMarks::default(),
             copy_board: Default::default(),
         };

@@ -44,10 +44,6 @@ const FORWARD_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long connecting to the leader may take: a member that does not answer by then is
 /// treated as unreachable, and nothing was sent.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long a connection to the leader stays open unused. Well under the leader's own wait
-/// for a request's head (`--http-head-timeout-secs`), so that this side, not the leader,
-/// closes an idle one: a write never starts on a connection the leader is closing.
-const POOL_IDLE: Duration = Duration::from_secs(4);
 /// The largest answer taken from the leader (a forwarded read, such as an export, can be far
 /// larger than any write's answer).
 const ANSWER_BYTES_MAX: usize = 10 * 1024 * 1024;
@@ -147,14 +143,18 @@ pub struct LeaderClient {
     http: Client<HttpConnector, Body>,
 }
 
-impl Default for LeaderClient {
-    fn default() -> Self {
+impl LeaderClient {
+    /// A client to a leader that closes a connection it waits on for a request's head longer
+    /// than `head_timeout` (`--http-head-timeout-secs`, which the members of a group share).
+    /// A connection is kept unused for half that, so that this side, not the leader, closes
+    /// an idle one: a write never starts on a connection the leader is closing.
+    pub fn new(head_timeout: Duration) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
         connector.set_nodelay(true);
         let http = Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(POOL_IDLE)
+            .pool_idle_timeout(head_timeout / 2)
             .pool_max_idle_per_host(POOL_IDLE_MAX)
             // A request that met a pooled connection found closed before any byte of it was
             // written goes on a fresh one: it cannot have reached the leader.
@@ -266,9 +266,7 @@ impl SendError {
         };
         SendError { what: error.to_string(), sent: !before_sending }
     }
-}
 
-impl SendError {
     /// A failure of the pooled client: nothing was sent when no connection could be made, or
     /// when the request was cancelled before any byte of it was written (hyper retries those
     /// on a fresh connection first); anything else may have reached the leader.
@@ -426,7 +424,7 @@ mod tests {
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let nobody = format!("http://{}/api/trade/orders", closed.local_addr().unwrap());
         drop(closed);
-        let client = LeaderClient::default();
+        let client = LeaderClient::new(crate::http::ListenConfig::default().head_timeout);
         let send = |url: String| {
             let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
             to_leader(&client, Method::POST, url, headers, br#"{"symbol":"BTCUSDT"}"#.to_vec())
@@ -481,7 +479,7 @@ mod tests {
             leader.set_nonblocking(true).unwrap();
             leader.accept().is_err()
         });
-        let client = LeaderClient::default();
+        let client = LeaderClient::new(crate::http::ListenConfig::default().head_timeout);
         for n in 0..3u64 {
             let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
             let body = br#"{"symbol":"BTCUSDT"}"#.to_vec();
