@@ -2,15 +2,15 @@
 //! trade it by the usual rules, and the best final balances share a prize pool.
 //!
 //! A tournament balance is a third kind of account ([`AccountKind::Tournament`]) held in the
-//! player's seat, isolated from real and demo: nothing moves between it and a wallet. Fees
-//! (entry and rebuys) are real money with bills, counted against the player's daily loss
-//! limit; prizes are real money paid from the house, which holds every fee and the
-//! guaranteed pool aside from publication to the end (so a refund or the pool is always
-//! there). Contracts on a tournament balance settle exactly as any other; the engine takes no order that could expire after the end, and once the end has
-//! passed and the last contract has settled (the timer looks), it ranks the seats by final
-//! balance (ties: the balance reached first, then the earlier entry), pays the prizes and
-//! keeps the final table. Nobody chooses anything after publication: the rules are fixed and
-//! the table follows from the prices in the log, so anyone can re-derive it.
+//! player's seat, isolated from real and demo: nothing moves between it and a wallet. Fees (entry
+//! and rebuys) are real money with bills, counted against the player's daily loss limit; prizes are
+//! real money paid from the house, which holds every fee and the guaranteed pool aside from
+//! publication to the end (so a refund or the pool is always there). Contracts on a tournament
+//! balance settle exactly as any other; the engine takes no order that could expire after the end,
+//! and once the end has passed and the last contract has settled (the timer looks), it ranks the
+//! seats by final balance (ties: the balance reached first, then the earlier entry), pays the
+//! prizes and keeps the final table. Nobody chooses anything after publication: the rules are fixed
+//! and the table follows from the prices in the log, so anyone can re-derive it.
 //!
 //! A player trades one tournament at a time: tournaments a player enters may not overlap, so
 //! an order on the tournament balance always means the one running now.
