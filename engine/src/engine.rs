@@ -316,6 +316,21 @@ impl Engine {
         }
     }
 
+    /// Whether applying `command` reads the lookups of users by name, e-mail, wallet or
+    /// invite code, which a restore may still be building on another thread.
+    /// Trading and sessions, nearly all of any log, do not.
+    pub fn needs_user_lookups(command: &Command) -> bool {
+        !matches!(
+            command,
+            Command::PlaceOrder(_)
+                | Command::Tick { .. }
+                | Command::Timer
+                | Command::SellContract(_)
+                | Command::CreateSession(_)
+                | Command::EndSession { .. }
+        )
+    }
+
     /// Applies one command. A refused command changes no state (its audit event aside).
     pub fn apply(&mut self, stamp: Stamp, command: Command, events: &mut Events) -> CommandResult {
         assert!(stamp.index > self.applied_index, "log index must grow");

@@ -94,6 +94,21 @@ impl wal::StateMachine for Engine {
         Ok(Engine::restore(bytes)?)
     }
 
+    fn restore_within<'scope, 'env>(
+        bytes: &'env [u8],
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+    ) -> Result<(Self, Option<wal::RestoreRest<'scope, Self>>), DecodeError> {
+        let (engine, lookups) = Engine::restore_within(bytes, scope)?;
+        let rest = lookups.map(|lookups| -> wal::RestoreRest<'scope, Self> {
+            Box::new(move |engine: &mut Engine| Ok(engine.complete_restore(lookups)?))
+        });
+        Ok((engine, rest))
+    }
+
+    fn needs_whole_restore(command: &Command) -> bool {
+        Engine::needs_user_lookups(command)
+    }
+
     fn applied_index(&self) -> u64 {
         self.applied_index
     }

@@ -281,6 +281,11 @@ fn user_lookups(users: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, Snapsh
     Ok(lookups)
 }
 
+/// The user lookups of a restore, still being built on their own thread.
+pub(crate) struct PendingLookups<'scope>(
+    std::thread::ScopedJoinHandle<'scope, Result<UserLookups, SnapshotError>>,
+);
+
 /// Why snapshot bytes could not be restored.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -458,26 +463,59 @@ impl Engine {
             copy = buffer;
             &copy[..]
         };
-        let Parts { base: s, sale, copy, tournaments } = Self::parts(aligned)?;
-        // The lookups of users by name, e-mail, wallet and invite code are three to four
-        // million inserts at a million users, the largest part of a restore: a second thread
-        // builds them straight from the validated archive while this one deserialises the
-        // state beside it.
         std::thread::scope(|scope| {
-            let lookups = std::thread::Builder::new()
-                .name("restore-names".into())
-                .spawn_scoped(scope, || user_lookups(&s.users));
-            let mut engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
-            let lookups = match lookups {
-                Ok(thread) => thread.join().expect("building the user lookups does not panic"),
-                // No thread to spare: built here instead.
-                Err(_) => user_lookups(&s.users),
-            }?;
-            let idx = &mut engine.idx;
-            (idx.username, idx.email) = (lookups.username, lookups.email);
-            (idx.wallet, idx.invite) = (lookups.wallet, lookups.invite);
+            let (mut engine, lookups) = Engine::restore_within(aligned, scope)?;
+            if let Some(lookups) = lookups {
+                engine.complete_restore(lookups)?;
+            }
             Ok(engine)
         })
+    }
+
+    /// [`Engine::restore`] but for the lookups of users by name, e-mail, wallet and invite code,
+    /// which a thread of `scope` builds meanwhile: three to four million inserts at a million
+    /// users, the largest part of a restore, that only identity commands and queries read
+    /// (`Engine::needs_user_lookups`). The caller hands them over with
+    /// [`Engine::complete_restore`] before the engine applies such a command or answers anyone.
+    /// Unaligned bytes are restored whole.
+    pub(crate) fn restore_within<'scope, 'env>(
+        bytes: &'env [u8],
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+    ) -> Result<(Engine, Option<PendingLookups<'scope>>), SnapshotError> {
+        if bytes.as_ptr().align_offset(ARCHIVE_ALIGN_BYTES) != 0 {
+            return Ok((Engine::restore(bytes)?, None));
+        }
+        let Parts { base: s, sale, copy, tournaments } = Self::parts(bytes)?;
+        let lookups = std::thread::Builder::new()
+            .name("restore-names".into())
+            .spawn_scoped(scope, || user_lookups(&s.users));
+        let engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
+        match lookups {
+            Ok(thread) => Ok((engine, Some(PendingLookups(thread)))),
+            // No thread to spare: built here instead.
+            Err(_) => {
+                let mut engine = engine;
+                engine.install_lookups(user_lookups(&s.users)?);
+                Ok((engine, None))
+            }
+        }
+    }
+
+    /// Waits for the user lookups a [`Engine::restore_within`] left to its thread and puts them
+    /// in place.
+    pub(crate) fn complete_restore(
+        &mut self,
+        lookups: PendingLookups<'_>,
+    ) -> Result<(), SnapshotError> {
+        let lookups = lookups.0.join().expect("building the user lookups does not panic")?;
+        self.install_lookups(lookups);
+        Ok(())
+    }
+
+    fn install_lookups(&mut self, lookups: UserLookups) {
+        let idx = &mut self.idx;
+        (idx.username, idx.email) = (lookups.username, lookups.email);
+        (idx.wallet, idx.invite) = (lookups.wallet, lookups.invite);
     }
 
     /// The parts of a snapshot of this version or an older one: the base, and early close's,
@@ -785,6 +823,92 @@ mod tests {
                 assert_eq!(e.user_by_invite_code(code).map(|u| u.id), Some(user));
             }
         }
+    }
+
+    /// Trading applied while a restore's user lookups are still being built, then the
+    /// lookups handed over, gives the state of the engine the snapshot was taken from after
+    /// the same commands, lookups included.
+    #[test]
+    fn trading_goes_on_while_the_user_lookups_are_built() {
+        use crate::command::{PlaceOrder, Register};
+        use crate::types::{Category, Direction, MarketHours, Symbol};
+        let btc = Symbol::new("BTCUSDT").unwrap();
+        let dec = |n: i64| rust_decimal::Decimal::from(n);
+        let mut engine = Engine::new();
+        let mut events = crate::Events::new();
+        let mut log = Vec::new();
+        let mut run = |engine: &mut Engine, log: &mut Vec<(Stamp, Command)>, command: Command| {
+            let index = engine.applied_index() + 1;
+            let stamp = Stamp { index, time_ms: 1_700_000_000_000 + 1_000 * index };
+            log.push((stamp, command.clone()));
+            engine.apply(stamp, command, &mut events).unwrap();
+        };
+        let admin =
+            |action: AdminAction| Command::Admin { admin: AdminId(1), action: Box::new(action) };
+        let register = |username: &str| {
+            Command::Register(Box::new(Register {
+                username: username.into(),
+                email: Some(format!("{username}@example.com")),
+                password_hash: Some("h".into()),
+                wallet: None,
+                invite_code: None,
+                email_verified: true,
+            }))
+        };
+        let setup = [
+            Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() },
+            admin(AdminAction::FundHouse { amount: dec(1_000_000) }),
+            admin(AdminAction::UpsertProduct {
+                symbol: btc,
+                name: "Bitcoin".into(),
+                category: Category::Crypto,
+                precision: 2,
+                enabled: true,
+                hours: MarketHours::Always,
+            }),
+            register("Alice"),
+            register("Bob"),
+        ];
+        for command in setup {
+            run(&mut engine, &mut log, command);
+        }
+        let bytes = engine.snapshot_bytes();
+        let mut aligned = rkyv::util::AlignedVec::<16>::new();
+        aligned.extend_from_slice(&bytes);
+        let order = |user: u32, direction: Direction| {
+            Command::PlaceOrder(PlaceOrder {
+                user: UserId(user),
+                account: crate::types::AccountKind::Demo,
+                symbol: btc,
+                direction,
+                stake: dec(10),
+                duration_secs: 60,
+            })
+        };
+        let tick = |price: i64| Command::Tick { symbol: btc, price: dec(price), quantity: dec(1) };
+        let trading = [order(1, Direction::Up), order(2, Direction::Down), tick(100), tick(101)];
+        let from = log.len();
+        for command in trading {
+            run(&mut engine, &mut log, command);
+        }
+        for _ in 0..60 {
+            run(&mut engine, &mut log, tick(102));
+        }
+        assert!(engine.contracts.iter().next().is_none(), "both contracts settled");
+        std::thread::scope(|scope| {
+            let (mut restored, lookups) = Engine::restore_within(&aligned, scope).unwrap();
+            let lookups = lookups.expect("the lookups are left to their thread");
+            for (stamp, command) in log[from..].iter().cloned() {
+                assert!(!Engine::needs_user_lookups(&command));
+                restored.apply(stamp, command, &mut events).unwrap();
+            }
+            restored.complete_restore(lookups).unwrap();
+            assert_eq!(restored.state_hash(), engine.state_hash());
+            let alice = restored.user_by_email("ALICE@example.com").map(|u| u.id);
+            assert_eq!(alice, Some(UserId(1)));
+            assert_eq!(restored.user_by_username("bob").map(|u| u.id), Some(UserId(2)));
+        });
+        assert!(Engine::needs_user_lookups(&register("Carol")));
     }
 
     /// Bytes at any address restore: in place when aligned, from a copy when not.

@@ -34,7 +34,7 @@ pub mod snapshot;
 pub mod storage;
 
 pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
-pub use machine::{EventBuffer, Frozen, FrozenAudit, Meta, StateMachine};
+pub use machine::{EventBuffer, Frozen, FrozenAudit, Meta, RestoreRest, StateMachine};
 pub use pipeline::{
     Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery,
     RecoveryTimings, RequestId, Stats, Ticket,

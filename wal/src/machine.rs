@@ -23,6 +23,11 @@ pub struct Meta {
 /// A machine's state frozen at one moment ([`StateMachine::freeze`]): call it for the bytes.
 pub type Frozen = Box<dyn FnOnce() -> Vec<u8> + Send + Sync>;
 
+/// The rest of a restore begun by [`StateMachine::restore_within`]: called, it waits for the
+/// thread doing that rest and completes the machine with what the thread built.
+pub type RestoreRest<'scope, M> =
+    Box<dyn FnOnce(&mut M) -> Result<(), <M as StateMachine>::DecodeError> + 'scope>;
+
 /// A state frozen for an audit: called later, on another thread, it gives the state's bytes
 /// (for its hash) and its [`StateMachine::check_invariants`].
 pub type FrozenAudit = Box<dyn FnOnce() -> (Vec<u8>, Result<(), String>) + Send + Sync>;
@@ -83,6 +88,26 @@ pub trait StateMachine: Send + 'static {
     fn restore(bytes: &[u8]) -> Result<Self, Self::DecodeError>
     where
         Self: Sized;
+    /// [`StateMachine::restore`], leaving to a thread of `scope` what the first commands of
+    /// a replay can do without: the caller applies the completion before the first command
+    /// for which [`StateMachine::needs_whole_restore`] says so, and before anyone reads the
+    /// machine. By default the whole restore is done here.
+    #[allow(clippy::type_complexity)]
+    fn restore_within<'scope, 'env>(
+        bytes: &'env [u8],
+        _scope: &'scope std::thread::Scope<'scope, 'env>,
+    ) -> Result<(Self, Option<RestoreRest<'scope, Self>>), Self::DecodeError>
+    where
+        Self: Sized,
+    {
+        Self::restore(bytes).map(|machine| (machine, None))
+    }
+    /// Whether `command` must wait for the rest of a restore begun by
+    /// [`StateMachine::restore_within`]. Every command does, unless the machine says
+    /// otherwise.
+    fn needs_whole_restore(_command: &Self::Command) -> bool {
+        true
+    }
     /// Index of the last command applied (0 for a fresh machine).
     fn applied_index(&self) -> u64;
     /// A digest of the whole state: equal states give equal hashes.

@@ -44,7 +44,7 @@ use crate::constants::{
     SUBSCRIBERS_MAX,
 };
 use crate::log::{Recovery, Wal, WalError, WalOptions};
-use crate::machine::{EventBuffer, Frozen, Meta, StateMachine};
+use crate::machine::{EventBuffer, Frozen, Meta, RestoreRest, StateMachine};
 use crate::snapshot::{SnapshotError, SnapshotLoad, SnapshotStore};
 use crate::storage::{FsStorage, Storage};
 use shutdown::Shutdown;
@@ -756,13 +756,13 @@ fn recover<M: StateMachine>(
             bounded::<Vec<(Meta, M::Command)>>(REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS);
         let reader = spawn_log_reader::<M>(scope, config, snapshot_index, decoded)?;
         let started = Instant::now();
-        let mut machine = match &snapshot {
+        let (mut machine, mut rest) = match &snapshot {
             None => {
                 let machine = init();
                 assert_eq!(machine.applied_index(), 0, "init() must build a fresh machine");
-                machine
+                (machine, None)
             }
-            Some(snapshot) => restore::<M>(snapshot.index, &snapshot.bytes)?,
+            Some(snapshot) => restore_within::<M>(snapshot.index, &snapshot.bytes, scope)?,
         };
         timings.restore = started.elapsed();
         let started = Instant::now();
@@ -777,9 +777,13 @@ fn recover<M: StateMachine>(
                 if let Some((ahead_meta, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(*ahead_meta, ahead);
                 }
+                if rest.is_some() && M::needs_whole_restore(&command) {
+                    complete(&mut machine, rest.take(), snapshot_index)?;
+                }
                 catch_up.apply(&mut machine, meta, command)?;
             }
         }
+        complete(&mut machine, rest.take(), snapshot_index)?;
         let opened = reader.join().expect("the log reader does not panic");
         timings.replay = started.elapsed();
         Ok::<_, PipelineError>((opened, machine))
@@ -956,17 +960,47 @@ fn check_log_continues(wal: &mut Wal, snapshot_index: u64, term: u64) -> Result<
     Ok(())
 }
 
+/// The snapshot restored whole.
 fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, PipelineError> {
-    let machine = M::restore(bytes).map_err(|error| PipelineError::Decode {
-        what: "snapshot",
-        index: snapshot_index,
-        source: Arc::new(error),
-    })?;
+    std::thread::scope(|scope| {
+        let (mut machine, rest) = restore_within(snapshot_index, bytes, scope)?;
+        complete(&mut machine, rest, snapshot_index)?;
+        Ok(machine)
+    })
+}
+
+/// The snapshot restored, but for what the machine leaves to a thread of `scope` until a
+/// command needs it ([`StateMachine::restore_within`]).
+#[allow(clippy::type_complexity)]
+fn restore_within<'scope, 'env, M: StateMachine>(
+    snapshot_index: u64,
+    bytes: &'env [u8],
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+) -> Result<(M, Option<RestoreRest<'scope, M>>), PipelineError> {
+    let (machine, rest) =
+        M::restore_within(bytes, scope).map_err(|error| snapshot_error(snapshot_index, error))?;
     if machine.applied_index() != snapshot_index {
         let applied_index = machine.applied_index();
         return Err(PipelineError::SnapshotIndexMismatch { snapshot_index, applied_index });
     }
-    Ok(machine)
+    Ok((machine, rest))
+}
+
+/// Waits for the rest of a restore, if any is left, and applies it to the machine.
+fn complete<M: StateMachine>(
+    machine: &mut M,
+    rest: Option<RestoreRest<'_, M>>,
+    snapshot_index: u64,
+) -> Result<(), PipelineError> {
+    let Some(rest) = rest else { return Ok(()) };
+    rest(machine).map_err(|error| snapshot_error(snapshot_index, error))
+}
+
+fn snapshot_error(
+    snapshot_index: u64,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> PipelineError {
+    PipelineError::Decode { what: "snapshot", index: snapshot_index, source: Arc::new(error) }
 }
 
 /// Decodes one log record read at start-up.
