@@ -89,7 +89,7 @@ pub trait StateMachine: Send + 'static {
     where
         Self: Sized;
     /// [`StateMachine::restore`], leaving to a thread of `scope` what the first commands of
-    /// a replay can do without: the caller applies the completion before the first command
+    /// a replay can do without: the caller calls the returned rest before the first command
     /// for which [`StateMachine::needs_whole_restore`] says so, and before anyone reads the
     /// machine. By default the whole restore is done here.
     #[allow(clippy::type_complexity)]
