@@ -44,8 +44,8 @@ const FORWARD_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long connecting to the leader may take: a member that does not answer by then is
 /// treated as unreachable, and nothing was sent.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// The largest answer taken from the leader (a forwarded read, such as an export, can be far
-/// larger than any write's answer).
+/// The largest answer taken from the leader, by either client (a forwarded read, such as an
+/// export, can be far larger than any write's answer).
 const ANSWER_BYTES_MAX: usize = 10 * 1024 * 1024;
 /// Idle connections kept to the leader at most (each forwarded write holds one while in
 /// flight; more are opened under load, and closed again past this many idle).
@@ -407,7 +407,10 @@ fn send(
     let content_type = header("content-type");
     let applied = header(APPLIED_INDEX).and_then(|v| v.parse().ok());
     let status = response.status().as_u16();
-    let body = response.body_mut().read_to_vec().map_err(SendError::of)?;
+    let body = (response.body_mut().with_config())
+        .limit(ANSWER_BYTES_MAX as u64)
+        .read_to_vec()
+        .map_err(SendError::of)?;
     Ok((status, content_type, applied, body))
 }
 
