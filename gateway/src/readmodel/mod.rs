@@ -2,9 +2,10 @@
 //! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
 //! one redb file by one thread.
 //!
-//! It is a `wal::Follower`: each event batch is written with the index it reaches in one
-//! transaction; after a flush (a durable commit) the pipeline is told that index, so snapshots
-//! stay behind it and a restart hands over exactly the events after it (none lost, none twice).
+//! It is a `wal::Follower`: each event batch's rows, with the index it reaches, are kept in
+//! memory and seen by readers at once ([`pending`]); a flush writes them to redb in one
+//! durable transaction, and the pipeline is then told that index, so snapshots stay behind it
+//! and a restart hands over exactly the events after it (none lost, none twice).
 //!
 //! Why redb and not sled (which keeps the snapshots and candles): sled's memory grows with the
 //! size of its database (sled#1410), and history grows without end; redb's memory is its page
@@ -14,18 +15,21 @@
 //! - [`queries`]: the lists and lookups the API reads; [`search`]: the back-office's user
 //!   search (a trigram index); [`uploads`]: the upload index and per-user quota.
 //! - [`projector`]: the thread that writes rows from engine events.
+//! - [`pending`]: rows projected and not yet in redb, and the view readers see.
 //! - [`migration`]: moving a read model of an older version (sled) over.
 
 mod migration;
+mod pending;
 mod projector;
 pub mod queries;
 pub mod rows;
 mod search;
 mod uploads;
 
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition};
@@ -40,6 +44,7 @@ pub use rows::{
 };
 
 use migration::migrate_from_sled;
+use pending::{Merged, Pending, View};
 
 /// One table, rows told apart by a one-byte prefix.
 const ROWS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("readmodel");
@@ -85,8 +90,14 @@ const DAY_MS: u64 = 86_400_000;
 const META_APPLIED: &[u8] = b"m:applied";
 const META_SEQ: &[u8] = b"m:seq";
 const META_TOTALS: &[u8] = b"m:totals";
-/// How often the projection is flushed and its position reported to the pipeline.
-const FLUSH_PERIOD: Duration = Duration::from_millis(50);
+/// How often the projection is flushed and its position reported to the pipeline. Each
+/// flush copies a page per trader with new rows, so it pays to gather a second's rows;
+/// readers see them before (see [`pending`]).
+const FLUSH_PERIOD: Duration = Duration::from_secs(1);
+/// Pending rows that make a projection step flush at once, whatever the time: bounds the
+/// memory they take (a row is a few hundred bytes) and a flush's length under heavy load or
+/// a long catch-up at start.
+const PENDING_ROWS_MAX: usize = 65_536;
 /// Live event batches the projector may fall behind before the pipeline drops it.
 pub const FOLLOWER_CAPACITY_BATCHES: usize = 65_536;
 /// Rows one list query may scan, whatever its filters.
@@ -128,7 +139,7 @@ storage_errors!(
     redb::SetDurabilityError
 );
 
-/// A scan over rows in key order (reversible).
+/// A scan over redb's rows in key order (reversible).
 type Rows = redb::Range<'static, &'static [u8], &'static [u8]>;
 /// The rows table as a reader sees it (one consistent version).
 type RowsTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
@@ -144,6 +155,11 @@ pub struct ReadModel {
     pub stalled: Arc<AtomicBool>,
     /// Publishes `applied` so readers can await a position (read-your-writes).
     progress: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Rows projected and not yet written to redb; readers see them over redb's rows.
+    pending: Arc<Mutex<Arc<Pending>>>,
+    /// Held by whoever projects or flushes, so that the pending rows and `applied` move
+    /// together.
+    writing: Arc<Mutex<()>>,
 }
 
 fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
@@ -190,6 +206,8 @@ impl ReadModel {
             applied: Arc::new(AtomicU64::new(0)),
             stalled: Arc::new(AtomicBool::new(false)),
             progress: Arc::new(tokio::sync::watch::Sender::new(0)),
+            pending: Arc::default(),
+            writing: Arc::default(),
         };
         let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
         model.applied.store(applied, Ordering::Release);
@@ -213,10 +231,31 @@ impl ReadModel {
 
     /// Makes everything projected so far durable; returns the index it covers.
     pub fn flush(&self) -> Result<u64, ReadModelError> {
+        let _writing = lock(&self.writing);
+        self.flush_pending()
+    }
+
+    /// Writes the pending rows to redb in one durable transaction (which also persists the
+    /// upload index's non-durable commits before it). The caller holds `writing`.
+    fn flush_pending(&self) -> Result<u64, ReadModelError> {
         let applied = self.applied_index();
-        // An empty durable commit persists the non-durable ones before it.
-        self.begin_durable()?.commit()?;
+        let pending = self.pending_rows();
+        let txn = self.begin_durable()?;
+        {
+            let mut table = txn.open_table(ROWS)?;
+            for (key, value) in pending.merged() {
+                table.insert(key.as_ref(), value.as_ref())?;
+            }
+        }
+        txn.commit()?;
+        // A reader that took these pending rows before the commit sees the same rows in
+        // redb's older or newer version; one that comes now finds them in redb.
+        *lock(&self.pending) = Arc::default();
         Ok(applied)
+    }
+
+    fn pending_rows(&self) -> Arc<Pending> {
+        Arc::clone(&lock(&self.pending))
     }
 
     /// A write transaction whose commit is durable and saves the allocator state, so that
@@ -228,8 +267,12 @@ impl ReadModel {
     }
 
     /// The rows as they are now (one consistent version for the caller's reads).
-    fn rows(&self) -> Result<RowsTable, ReadModelError> {
-        Ok(self.db.begin_read()?.open_table(ROWS)?)
+    fn rows(&self) -> Result<View, ReadModelError> {
+        // The pending rows first: if a flush writes them to redb in between, redb's newer
+        // version holds them too; the other order could miss them.
+        let pending = self.pending_rows();
+        let table = self.db.begin_read()?.open_table(ROWS)?;
+        Ok(View { table, pending })
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
@@ -237,14 +280,16 @@ impl ReadModel {
     }
 
     /// Decoded rows of a scan, newest first, at most [`SCAN_ROWS_MAX`].
-    fn decoded<T: DeserializeOwned>(scan: Rows) -> impl Iterator<Item = Result<T, ReadModelError>> {
+    fn decoded<T: DeserializeOwned>(
+        scan: Merged,
+    ) -> impl Iterator<Item = Result<T, ReadModelError>> {
         scan.rev().take(SCAN_ROWS_MAX).map(|entry| Ok(serde_json::from_slice(entry?.1.value())?))
     }
 
     /// Rows under `prefix ++ owner`, newest first, filtered, paged.
     fn list<T: DeserializeOwned>(
         &self,
-        scan: Rows,
+        scan: Merged,
         keep: impl Fn(&T) -> bool,
         page: Paging,
     ) -> Result<Page<T>, ReadModelError> {
@@ -273,7 +318,7 @@ impl ReadModel {
         page_of(rows, keep, page)
     }
 
-    fn user_scan(&self, prefix: u8, user: u32) -> Result<Rows, ReadModelError> {
+    fn user_scan(&self, prefix: u8, user: u32) -> Result<Merged, ReadModelError> {
         let mut start = [0u8; 5];
         start[0] = prefix;
         start[1..].copy_from_slice(&user.to_be_bytes());
@@ -318,31 +363,35 @@ impl Paging {
 }
 
 /// A row decoded, if there is one under `key`.
-fn get_row<T: DeserializeOwned>(
-    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
-    key: &[u8],
-) -> Result<Option<T>, ReadModelError> {
-    match table.get(key)? {
+fn get_row<T: DeserializeOwned>(view: &View, key: &[u8]) -> Result<Option<T>, ReadModelError> {
+    match view.get(key)? {
         Some(bytes) => Ok(Some(serde_json::from_slice(bytes.value())?)),
         None => Ok(None),
     }
 }
 
 /// Every row whose key starts with `prefix`, in key order.
-fn scan_prefix(table: &RowsTable, prefix: &[u8]) -> Result<Rows, ReadModelError> {
+fn scan_prefix(view: &View, prefix: &[u8]) -> Result<Merged, ReadModelError> {
     // The first key after the prefix's range: the prefix with its last byte below 0xff
     // raised by one and the rest dropped (none if it is all 0xff).
     let mut end = prefix.to_vec();
     while end.last() == Some(&0xff) {
         end.pop();
     }
-    Ok(match end.last_mut() {
+    let end = match end.last_mut() {
         Some(last) => {
             *last += 1;
-            table.range::<&[u8]>(prefix..end.as_slice())?
+            Bound::Excluded(end.as_slice())
         }
-        None => table.range::<&[u8]>(prefix..)?,
-    })
+        None => Bound::Unbounded,
+    };
+    view.range((Bound::Included(prefix), end))
+}
+
+/// A lock whose holder cannot leave its value half-changed (a panic there is a bug, and
+/// the projector stops on it anyway).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn day_key(day: u64) -> [u8; 5] {
@@ -417,6 +466,72 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_read_before_they_are_flushed_over_the_flushed_ones_and_the_same_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        for index in 1..=4 {
+            model.apply(&notice(index, &format!("n{index}"))).unwrap();
+        }
+        assert_eq!(model.flush().unwrap(), 4);
+        // Pending rows among flushed ones, and a flushed row changed while pending.
+        model.apply(&notice(5, "n5")).unwrap();
+        let mut withdrawn = notice(6, "n6");
+        withdrawn.events.push(Event::NoticeWithdrawn { notice: 2 });
+        model.apply(&withdrawn).unwrap();
+        let read = |model: &ReadModel| {
+            let view = model.rows().unwrap();
+            let forward: Vec<u64> = scan_prefix(&view, &[NOTICE])
+                .unwrap()
+                .map(|e| u64_of(&e.unwrap().0.value()[1..]))
+                .collect();
+            let mut backward: Vec<u64> = scan_prefix(&view, &[NOTICE])
+                .unwrap()
+                .rev()
+                .map(|e| u64_of(&e.unwrap().0.value()[1..]))
+                .collect();
+            backward.reverse();
+            assert_eq!(forward, backward, "either end gives the same rows");
+            // From both ends at once, meeting in the middle.
+            let mut scan = scan_prefix(&view, &[NOTICE]).unwrap();
+            let mut ends = Vec::new();
+            while let (Some(first), last) = (scan.next(), scan.next_back()) {
+                ends.push(u64_of(&first.unwrap().0.value()[1..]));
+                ends.extend(last.map(|e| u64_of(&e.unwrap().0.value()[1..])));
+            }
+            ends.sort_unstable();
+            assert_eq!(ends, forward);
+            let withdrawn = model.notice(2).unwrap().unwrap().withdrawn_at;
+            (titles(model), forward, withdrawn.is_some(), model.applied_index())
+        };
+        let expected = (
+            ["n6", "n5", "n4", "n3", "n2", "n1"].map(String::from).to_vec(),
+            vec![1, 2, 3, 4, 5, 6],
+            true,
+            6,
+        );
+        assert_eq!(read(&model), expected, "pending");
+        assert_eq!(model.flush().unwrap(), 6);
+        assert_eq!(read(&model), expected, "flushed");
+        drop(model);
+        assert_eq!(read(&ReadModel::open(dir.path()).unwrap()), expected, "reopened");
+    }
+
+    #[test]
+    fn rows_not_flushed_are_not_kept_and_come_again_from_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        model.apply(&notice(1, "one")).unwrap();
+        model.flush().unwrap();
+        model.apply(&notice(2, "two")).unwrap();
+        drop(model);
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 1, "the pipeline hands over what follows");
+        assert_eq!(titles(&model), ["one"]);
+        model.apply(&notice(2, "two")).unwrap();
+        assert_eq!(titles(&model), ["two", "one"]);
+    }
+
+    #[test]
     fn a_sled_read_model_of_an_older_version_is_moved_over_once() {
         let dir = tempfile::tempdir().unwrap();
         {
@@ -451,6 +566,7 @@ mod tests {
             .map(|n| n.id)
             .collect();
         assert_eq!(ids, [42, 1]);
+        model.flush().unwrap();
         drop(model);
         assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
     }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use engine::types::{
     AccountKind, Contract, DepositOrder, OrderId, OrderStatus, Principal, SessionId, Symbol,
     UserId, WithdrawOrder,
@@ -27,12 +28,13 @@ impl ReadModel {
         self.apply_many(&[batch])
     }
 
-    /// Projects several batches, in order, as one atomic sled batch: under load the
-    /// per-batch costs (the meta rows, sled's batch apply) are paid once for many.
+    /// Projects several batches, in order, as one step that readers see whole: under load
+    /// the per-step costs (the meta rows, publishing the rows) are paid once for many.
     pub fn apply_many<B: std::borrow::Borrow<EventBatch<Events>>>(
         &self,
         batches: &[B],
     ) -> Result<(), ReadModelError> {
+        let _writing = lock(&self.writing);
         let applied = self.applied_index();
         let mut fresh = batches
             .iter()
@@ -42,32 +44,35 @@ impl ReadModel {
         let Some(first) = fresh.peek() else {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
         };
-        // Not durable yet: `flush` makes every commit so far durable at once.
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::None)?;
         let mut last_index = applied;
-        {
-            let mut rows = txn.open_table(ROWS)?;
-            let mut writer = Writer::new(&mut rows, first.time_ms)?;
-            for batch in fresh {
-                writer.time_ms = batch.time_ms;
-                for event in &batch.events {
-                    writer.event(&batch.events, event)?;
-                }
-                last_index = batch.last_index;
+        let mut writer = Writer::new(self.rows()?, first.time_ms)?;
+        for batch in fresh {
+            writer.time_ms = batch.time_ms;
+            for event in &batch.events {
+                writer.event(&batch.events, event)?;
             }
-            writer.finish(last_index)?;
+            last_index = batch.last_index;
         }
-        txn.commit()?;
+        let run = writer.finish(last_index)?;
+        // Not in redb yet: `flush` writes the pending rows there, durably.
+        let pending = self.pending_rows().with(run);
+        let full = pending.rows() >= PENDING_ROWS_MAX;
+        *lock(&self.pending) = Arc::new(pending);
         self.applied.store(last_index, Ordering::Release);
         self.progress.send_replace(last_index);
+        if full {
+            self.flush_pending()?;
+        }
         Ok(())
     }
 }
 
-/// Writes one projection step inside a write transaction; reads see its own earlier writes.
-struct Writer<'a, 't> {
-    rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
+/// Writes one projection step over the rows as they were before it; reads see its own
+/// earlier writes.
+struct Writer {
+    view: View,
+    /// The step's rows, newest version of each key.
+    step: std::collections::BTreeMap<Vec<u8>, Bytes>,
     time_ms: u64,
     seq: u64,
     totals: Totals,
@@ -78,14 +83,12 @@ struct Writer<'a, 't> {
     hours: rustc_hash::FxHashMap<(u32, u64), HourRow>,
 }
 
-impl<'a, 't> Writer<'a, 't> {
-    fn new(
-        rows: &'a mut redb::Table<'t, &'static [u8], &'static [u8]>,
-        time_ms: u64,
-    ) -> Result<Self, ReadModelError> {
-        let seq = rows.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
-        let totals = get_row(&*rows, META_TOTALS)?.unwrap_or_default();
-        Ok(Writer { rows, time_ms, seq, totals, today: None, hours: Default::default() })
+impl Writer {
+    fn new(view: View, time_ms: u64) -> Result<Self, ReadModelError> {
+        let seq = view.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
+        let totals = get_row(&view, META_TOTALS)?.unwrap_or_default();
+        let (step, today, hours) = Default::default();
+        Ok(Writer { view, step, time_ms, seq, totals, today, hours })
     }
 
     /// The figures of the day of the event being projected.
@@ -95,7 +98,7 @@ impl<'a, 't> Writer<'a, 't> {
             self.write_day()?;
         }
         if self.today.is_none() {
-            let stored = get_row::<DayRow>(&*self.rows, &day_key(start / DAY_MS))?;
+            let stored = self.get::<DayRow>(&day_key(start / DAY_MS))?;
             self.today = Some(stored.unwrap_or(DayRow { day: start, ..DayRow::default() }));
         }
         Ok(self.today.get_or_insert_with(DayRow::default))
@@ -109,17 +112,20 @@ impl<'a, 't> Writer<'a, 't> {
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
-        self.rows.insert(key, serde_json::to_vec(row)?.as_slice())?;
+        self.step.insert(key.to_vec(), serde_json::to_vec(row)?.into());
         Ok(())
     }
 
     fn put_raw(&mut self, key: &[u8], value: &[u8]) -> Result<(), ReadModelError> {
-        self.rows.insert(key, value)?;
+        self.step.insert(key.to_vec(), Bytes::copy_from_slice(value));
         Ok(())
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
-        get_row(&*self.rows, key)
+        match self.step.get(key) {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => get_row(&self.view, key),
+        }
     }
 
     fn update<T: Serialize + DeserializeOwned>(
@@ -448,7 +454,8 @@ impl<'a, 't> Writer<'a, 't> {
         self.put(&key(ORDER, row.user, row.id), &row)
     }
 
-    fn finish(mut self, last_index: u64) -> Result<(), ReadModelError> {
+    /// Ends the step: its rows, in key order.
+    fn finish(mut self, last_index: u64) -> Result<Vec<pending::Entry>, ReadModelError> {
         self.write_day()?;
         for ((user, hour), added) in std::mem::take(&mut self.hours) {
             let at = key(TRADER_HOUR, user, hour);
@@ -458,14 +465,15 @@ impl<'a, 't> Writer<'a, 't> {
         self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
         self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
         let totals = serde_json::to_vec(&self.totals)?;
-        self.put_raw(META_TOTALS, &totals)
+        self.put_raw(META_TOTALS, &totals)?;
+        Ok(self.step.into_iter().map(|(key, value)| (Bytes::from(key), value)).collect())
     }
 }
 
 /// How often archived days past the retention are removed.
 const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
 
-/// Most event batches projected as one sled batch.
+/// Most event batches projected as one step.
 const PROJECT_BATCHES_MAX: usize = 256;
 
 /// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells

@@ -123,7 +123,8 @@ impl ReadModel {
         let Some(first) = after.checked_add(1) else { return Ok(Vec::new()) };
         let (start, end) = (key(prefix, user, first), key(prefix, user, u64::MAX));
         let table = self.rows()?;
-        let rows = table.range::<&[u8]>(&start[..]..=&end[..])?.take(limit);
+        let rows =
+            table.range((Bound::Included(&start[..]), Bound::Included(&end[..])))?.take(limit);
         rows.map(|entry| Ok(serde_json::from_slice(entry?.1.value())?)).collect()
     }
 
@@ -156,7 +157,10 @@ impl ReadModel {
         let end = global_key(CONTRACT_OWNER, u64::MAX);
         let table = self.rows()?;
         let mut rows = Vec::new();
-        for entry in table.range::<&[u8]>(&start[..]..=&end[..])?.take(SCAN_ROWS_MAX) {
+        for entry in table
+            .range((Bound::Included(&start[..]), Bound::Included(&end[..])))?
+            .take(SCAN_ROWS_MAX)
+        {
             let (owner_key, owner) = entry?;
             let id = u64_of(&owner_key.value()[1..]);
             if let Some(row) =
@@ -259,7 +263,7 @@ impl ReadModel {
         let Some(from) = windows.iter().map(|w| w.0).min() else { return Ok(sums) };
         let first_hour = from.div_ceil(HOUR_MS);
         let (start, end) = (key(TRADER_HOUR, user, first_hour), key(TRADER_HOUR, user, u64::MAX));
-        for entry in self.rows()?.range::<&[u8]>(start.as_slice()..=end.as_slice())? {
+        for entry in self.rows()?.range((Bound::Included(&start[..]), Bound::Included(&end[..])))? {
             let (k, v) = entry?;
             let hour_ms = u64_of(&k.value()[5..]) * HOUR_MS;
             let row: HourRow = serde_json::from_slice(v.value())?;

@@ -78,7 +78,7 @@ pub(super) fn gram_key(gram: [u8; 3], uid: u32) -> [u8; 8] {
 /// The UIDs under the rarest three bytes of `needle`, newest first (at most
 /// [`SCAN_ROWS_MAX`]). Each gram is counted only as far as the rarest so far, so a common one
 /// ("com" of every e-mail) costs no more than the answer.
-fn rarest_gram(table: &RowsTable, needle: &[u8]) -> Result<Vec<u32>, ReadModelError> {
+fn rarest_gram(table: &View, needle: &[u8]) -> Result<Vec<u32>, ReadModelError> {
     let mut best: Option<Vec<u32>> = None;
     let grams: std::collections::BTreeSet<&[u8]> = needle.windows(3).collect();
     for gram in grams {
