@@ -243,9 +243,7 @@ impl ReadModel {
         let txn = self.begin_durable()?;
         {
             let mut table = txn.open_table(ROWS)?;
-            for (key, value) in pending.merged() {
-                table.insert(key.as_ref(), value.as_ref())?;
-            }
+            pending.for_each(|key, value| table.insert(key, value).map(drop))?;
         }
         txn.commit()?;
         // A reader that took these pending rows before the commit sees the same rows in

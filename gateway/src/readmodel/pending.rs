@@ -9,17 +9,24 @@
 //! as quick as before.
 //!
 //! Pending rows are immutable sorted runs, newest last, shared by the writer and readers. A
-//! step adds one run; runs of similar size are merged, so a window of `n` rows is held in
-//! about `log2(n)` runs and each row is copied (a reference count) that many times.
+//! step adds one run; runs of similar size are merged up to [`RUN_ROWS_MAX`] rows, so a
+//! window of `n` rows is held in about `n / RUN_ROWS_MAX + log2(RUN_ROWS_MAX)` runs, and each
+//! row is copied (two reference counts) a dozen times at most. Runs stay small because
+//! merging into fresh multi-megabyte vectors had the kernel zeroing new pages for most of the
+//! projector's time.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
 use super::{ReadModelError, Rows, RowsTable};
+
+/// Rows a merge may make one run of.
+const RUN_ROWS_MAX: usize = 4_096;
 
 /// A row: its key and its stored bytes.
 pub(super) type Entry = (Bytes, Bytes);
@@ -52,7 +59,7 @@ impl Pending {
             runs.push(run.into());
         }
         while let [.., older, newer] = runs.as_slice() {
-            if older.len() > 2 * newer.len() {
+            if older.len() > 2 * newer.len() || older.len() + newer.len() > RUN_ROWS_MAX {
                 break;
             }
             let merged = merge(older, newer);
@@ -84,12 +91,30 @@ impl Pending {
         newest.into_iter().collect()
     }
 
-    /// The newest version of every key, in key order.
-    pub(super) fn merged(&self) -> Vec<Entry> {
-        // Newest first: runs grow older and larger, so each row is copied a few times.
-        let mut runs = self.runs.iter().rev();
-        let newest = runs.next().map_or_else(Vec::new, |run| run.to_vec());
-        runs.fold(newest, |newer, older| merge(older, &newer))
+    /// Calls `write` with the newest version of every key, in key order.
+    pub(super) fn for_each<E>(
+        &self,
+        mut write: impl FnMut(&[u8], &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        // The runs' next rows by key, and for one key the newest run's first.
+        let mut next: BinaryHeap<Reverse<(&[u8], Reverse<usize>, usize)>> = (self.runs.iter())
+            .enumerate()
+            .filter_map(|(run, rows)| {
+                rows.first().map(|row| Reverse((&row.0[..], Reverse(run), 0)))
+            })
+            .collect();
+        let mut last: Option<&[u8]> = None;
+        while let Some(Reverse((key, Reverse(run), at))) = next.pop() {
+            let rows = &self.runs[run];
+            if last != Some(key) {
+                write(key, &rows[at].1)?;
+                last = Some(key);
+            }
+            if let Some(row) = rows.get(at + 1) {
+                next.push(Reverse((&row.0[..], Reverse(run), at + 1)));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -270,7 +295,13 @@ mod tests {
         assert_eq!(pending.get(b"a").map(|v| text(v)), Some("39".into()));
         assert_eq!(pending.get(b"k007").map(|v| text(v)), Some("7".into()));
         assert_eq!(pending.get(b"z"), None);
-        let all = pending.merged();
+        let mut all = Vec::new();
+        pending
+            .for_each(|k, v| {
+                all.push((Bytes::copy_from_slice(k), Bytes::copy_from_slice(v)));
+                Ok::<_, ()>(())
+            })
+            .unwrap();
         assert_eq!(all.len(), 42, "each key once");
         assert!(all.iter().zip(all.iter().skip(1)).all(|(x, y)| x.0 < y.0), "in key order");
         assert_eq!(all, Vec::from(pending.range((Bound::Unbounded, Bound::Unbounded))));
@@ -278,5 +309,23 @@ mod tests {
         let keys: Vec<String> = range.iter().map(|(k, _)| text(k)).collect();
         assert_eq!(keys, ["k010", "k011", "k012"]);
         assert_eq!(text(&pending.get(b"m").unwrap()[..]), "39");
+    }
+
+    #[test]
+    fn runs_stay_small_and_few_over_a_large_window() {
+        let mut pending = Pending::default();
+        for step in 0..100u32 {
+            let rows: Vec<(String, String)> =
+                (0..200).map(|i| (format!("{i:03}-{step:03}"), step.to_string())).collect();
+            let rows: Vec<(&str, &str)> = rows.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+            pending = pending.with(run(&rows));
+        }
+        assert_eq!(pending.rows(), 20_000);
+        assert!(pending.runs.iter().all(|r| r.len() <= RUN_ROWS_MAX));
+        assert!(pending.runs.len() <= 20, "{} runs", pending.runs.len());
+        let mut keys = Vec::new();
+        pending.for_each(|k, _| Ok::<_, ()>(keys.push(text(k)))).unwrap();
+        assert_eq!(keys.len(), 20_000);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
     }
 }
