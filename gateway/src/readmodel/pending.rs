@@ -97,7 +97,7 @@ impl Pending {
         mut write: impl FnMut(&[u8], &[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         // The runs' next rows by key, and for one key the newest run's first.
-        let mut next: BinaryHeap<Reverse<(&[u8], Reverse<usize>, usize)>> = (self.runs.iter())
+        let mut next: BinaryHeap<Cursor<'_>> = (self.runs.iter())
             .enumerate()
             .filter_map(|(run, rows)| {
                 rows.first().map(|row| Reverse((&row.0[..], Reverse(run), 0)))
@@ -117,6 +117,10 @@ impl Pending {
         Ok(())
     }
 }
+
+/// A run's next row in a merge, ordered by its key and then newest run first: the key, the
+/// run (reversed) and the row's place in it.
+type Cursor<'a> = Reverse<(&'a [u8], Reverse<usize>, usize)>;
 
 /// Two sorted runs as one; `newer`'s version of a key in both wins.
 fn merge(older: &[Entry], newer: &[Entry]) -> Vec<Entry> {
@@ -324,7 +328,12 @@ mod tests {
         assert!(pending.runs.iter().all(|r| r.len() <= RUN_ROWS_MAX));
         assert!(pending.runs.len() <= 20, "{} runs", pending.runs.len());
         let mut keys = Vec::new();
-        pending.for_each(|k, _| Ok::<_, ()>(keys.push(text(k)))).unwrap();
+        pending
+            .for_each(|k, _| {
+                keys.push(text(k));
+                Ok::<_, ()>(())
+            })
+            .unwrap();
         assert_eq!(keys.len(), 20_000);
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
     }
