@@ -266,11 +266,12 @@ impl ReadModel {
 
     /// The rows as they are now (one consistent version for the caller's reads).
     fn rows(&self) -> Result<View, ReadModelError> {
-        // The pending rows first: if a flush writes them to redb in between, redb's newer
-        // version holds them too; the other order could miss them.
-        let pending = self.pending_rows();
+        // Both under the lock a flush takes to drop the rows it wrote: redb's version is then
+        // the one before those rows were written or the one with them, never a later flush's
+        // whose newer rows the pending ones would hide.
+        let pending = lock(&self.pending);
         let table = self.db.begin_read()?.open_table(ROWS)?;
-        Ok(View { table, pending })
+        Ok(View { table, pending: Arc::clone(&pending) })
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
