@@ -57,7 +57,7 @@ pub const SUBSCRIBERS_MAX: usize = 1024;
 /// many batches only costs fresh buffers, never events.
 pub const EVENT_BUFFERS_WATCHED_MAX: usize = 8;
 
-/// Snapshots kept in sled; older ones are removed after a newer one is durable.
+/// Snapshots kept; older ones are removed after a newer one is durable.
 pub const SNAPSHOTS_KEPT: usize = 2;
 
 /// Snapshots taken but not yet saved: one in flight is enough, the next waits its turn.
@@ -66,8 +66,8 @@ pub const QUEUE_SNAPSHOTS_MAX: usize = 1;
 /// Journal control messages (truncation requests, shutdown) waiting for the journal thread.
 pub const QUEUE_JOURNAL_CONTROL_MAX: usize = 16;
 
-/// Size of a snapshot header in sled: `[magic u32][version u32][index u64][term u64][len u64][crc32c u32]`.
+/// Size of a snapshot header: `[magic u32][version u32][index u64][term u64][len u64][crc32c u32]`.
 pub const SNAPSHOT_HEADER_SIZE_BYTES: usize = 36;
 
-/// Largest snapshot body accepted from sled; a larger stored length is damage.
+/// Largest snapshot body a save accepts.
 pub const SNAPSHOT_SIZE_MAX_BYTES: u64 = 16 * 1024 * 1024 * 1024;

@@ -11,14 +11,14 @@
 //! | [`storage`] | the file layer: [`FsStorage`] and the fault-injecting [`FaultyStorage`] |
 //! | [`segment`] | segment file names and the scan that checks a segment |
 //! | [`log`] | [`Wal`]: segments, group commit, recovery, truncation |
-//! | [`snapshot`] | [`SnapshotStore`]: checksummed snapshots in sled |
+//! | [`snapshot`] | [`SnapshotStore`]: checksummed snapshots, a file each |
 //! | [`pipeline`] | [`Pipeline`] and [`Handle`]: queue → sequencer/journal → engine → replies and events |
 //! | [`raft`] | cluster mode: openraft's log storage over these segments, its state machine over a [`StateMachine`] |
 //!
 //! Data flow: producers submit through a [`Handle`] into a bounded queue; one journal
 //! thread stamps, batches and appends to the [`Wal`] with one `fdatasync` per batch; one
 //! engine thread applies durable batches, replies, and publishes events; a snapshotter
-//! thread saves snapshots to sled, after which the journal drops log segments behind them.
+//! thread saves snapshots to files, after which the journal drops log segments behind them.
 //! Log segments are pre-written with zeros (a short-lived helper thread prepares the next
 //! one while the active one fills) so that each `fdatasync` is one I/O, not two; at start
 //! the log is checked and replayed in one read of each segment.

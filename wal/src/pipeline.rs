@@ -7,7 +7,7 @@
 //!                        engine: apply, reply, publish events, freeze snapshots
 //!                                              │ frozen state (StateMachine::freeze)
 //!                                              ▼
-//!                        snapshotter: serialise, save to sled (durable) ──► journal: truncate the log
+//!                        snapshotter: serialise, save to a file (durable) ──► journal: truncate the log
 //! ```
 //!
 //! Guarantees:
@@ -202,7 +202,7 @@ impl From<SnapshotError> for PipelineError {
 /// How to run a pipeline. [`Config::new`] gives sane defaults.
 #[derive(Clone)]
 pub struct Config {
-    /// Holds `wal/` (segments) and `snapshots/` (sled).
+    /// Holds `wal/` (segments) and `snapshots/` (one file per snapshot).
     pub data_dir: PathBuf,
     /// Commands waiting for the journal; beyond it blocking submits wait, others get `Overloaded`.
     pub queue_commands_max: usize,
@@ -210,7 +210,7 @@ pub struct Config {
     pub batch_commands_max: usize,
     /// Take a snapshot after this many commands since the last one; 0 = only on demand.
     pub snapshot_every_commands: u64,
-    /// Snapshots kept in sled.
+    /// Snapshots kept.
     pub snapshots_kept: usize,
     /// Term stamped on new records (1 on a single node; Raft will bump it).
     pub term: u64,
@@ -221,7 +221,7 @@ pub struct Config {
     /// fdatasync each batch. `false` is only for benchmarks that measure everything but
     /// the disk: replies then come before durability and a crash loses acknowledged commands.
     pub sync: bool,
-    /// The file layer for the log (snapshots always use sled on the real file system).
+    /// The file layer for the log (snapshots always use the real file system).
     pub storage: Arc<dyn Storage>,
 }
 
@@ -532,7 +532,7 @@ struct Threads {
     journal: JoinHandle<Result<(), PipelineError>>,
     /// Applies durable batches.
     engine: JoinHandle<()>,
-    /// Saves snapshots to sled.
+    /// Saves snapshots to their files.
     snapshotter: JoinHandle<()>,
 }
 

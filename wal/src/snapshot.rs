@@ -1,12 +1,21 @@
-//! Checksummed snapshots of the state machine, kept in sled.
+//! Checksummed snapshots of the state machine, one file each.
 //!
-//! Each snapshot is stored under its index (big-endian, so keys sort by index) in the
-//! tree `snapshots` as
-//! `[magic u32][version u32][index u64][term u64][len u64][crc32c u32][bytes]`, all
-//! little-endian; the CRC32C covers every header field before it and the bytes.
-//! `save` returns only after sled has flushed, so a saved snapshot is durable.
+//! A snapshot at index `i` is the file `<dir>/<i, 20 digits>.snapshot`:
+//! `[preamble 28 B][magic u32][version u32][index u64][term u64][len u64][crc32c u32][bytes]`,
+//! little-endian; the CRC32C covers every header field before it and the bytes. The preamble
+//! names the file for a person and puts the bytes at offset 64, so that a snapshot mapped
+//! into memory is read in place: the state machine's archive needs its bytes aligned.
+//! `save` writes a temporary file, syncs it, renames it into place and syncs the directory,
+//! so a saved snapshot is durable and a crash leaves either the whole file or none.
+//!
+//! Snapshots were values in a sled tree before (the same header and bytes under the index's
+//! big-endian key). Opening a directory that still holds that database copies each value, as
+//! it is, damaged or not, behind the preamble into a file, then removes the database.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::constants::{SNAPSHOTS_KEPT, SNAPSHOT_HEADER_SIZE_BYTES, SNAPSHOT_SIZE_MAX_BYTES};
 
@@ -14,13 +23,24 @@ use crate::constants::{SNAPSHOTS_KEPT, SNAPSHOT_HEADER_SIZE_BYTES, SNAPSHOT_SIZE
 const SNAPSHOT_MAGIC: u32 = 0x534e_4150;
 /// Format version of the header above.
 const SNAPSHOT_VERSION: u32 = 1;
-/// Name of the sled tree holding snapshots.
+/// Name of the sled tree that held snapshots.
 const SNAPSHOT_TREE: &str = "snapshots";
+/// The start of every snapshot file.
+const FILE_PREAMBLE: &[u8; FILE_PREAMBLE_BYTES] = b"trading-platform snapshot\n\0\0";
+/// Size of the preamble: header and preamble together are 64 bytes.
+const FILE_PREAMBLE_BYTES: usize = 64 - SNAPSHOT_HEADER_SIZE_BYTES;
+/// Where the state machine's bytes start in a file.
+const FILE_BODY_OFFSET: usize = 64;
+/// Names of snapshot files end so.
+const FILE_SUFFIX: &str = ".snapshot";
+/// A file being written; removed on open if a crash left it.
+const TEMPORARY_SUFFIX: &str = ".snapshot.tmp";
+/// The file of a sled database that marks one present.
+const SLED_MAIN_FILE: &str = "db";
 
 /// How long [`open_db`] waits for another handle in this process to release a database.
 const SLED_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-/// sled's page cache for the snapshot database: snapshots are written whole and read once
-/// at start, so little of them is worth keeping in memory.
+/// sled's page cache for a database that is read once (the snapshots of an older build).
 pub const SNAPSHOT_CACHE_BYTES: u64 = 32 << 20;
 
 /// Opens (or creates) the sled database at `path`.
@@ -52,7 +72,10 @@ pub fn open_db(path: &Path, cache_bytes: u64) -> sled::Result<sled::Db> {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SnapshotError {
-    /// sled failed (I/O error, corrupt database).
+    /// A file or the directory could not be read or written.
+    #[error("snapshot file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The sled database of an older build could not be read.
     #[error("sled: {0}")]
     Sled(#[from] sled::Error),
     /// A snapshot to save is larger than the bound.
@@ -73,18 +96,44 @@ pub enum SnapshotError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SnapshotDamage {
-    /// The value is shorter than a header, or than the length it claims.
+    /// The file is shorter than a header, or than the length it claims.
     #[error("truncated")]
     Truncated,
-    /// Magic or version is not ours.
+    /// Preamble, magic or version is not ours.
     #[error("unknown magic or version")]
     Format,
-    /// The index in the header is not the key it is stored under.
-    #[error("header index differs from its key")]
+    /// The index in the header is not the one the file is named after.
+    #[error("header index differs from its file name")]
     IndexMismatch,
     /// The checksum does not match.
     #[error("checksum mismatch")]
     Checksum,
+}
+
+/// The bytes of a loaded snapshot, read in place from its file.
+#[derive(Clone)]
+pub struct SnapshotBytes(Arc<memmap2::Mmap>);
+
+impl std::ops::Deref for SnapshotBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0[FILE_BODY_OFFSET..]
+    }
+}
+
+impl PartialEq for SnapshotBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl Eq for SnapshotBytes {}
+
+impl std::fmt::Debug for SnapshotBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SnapshotBytes({} bytes)", self.len())
+    }
 }
 
 /// A snapshot read back and verified.
@@ -94,8 +143,8 @@ pub struct LoadedSnapshot {
     pub index: u64,
     /// Term of that command.
     pub term: u64,
-    /// The state machine's snapshot bytes.
-    pub bytes: Vec<u8>,
+    /// The state machine's snapshot bytes, 64-byte aligned.
+    pub bytes: SnapshotBytes,
 }
 
 /// The result of looking for the newest valid snapshot.
@@ -107,29 +156,38 @@ pub struct SnapshotLoad {
     pub skipped_damaged: Vec<u64>,
 }
 
-/// Snapshots in a sled database.
+/// Snapshots in files of their own, in one directory.
 #[derive(Debug, Clone)]
 pub struct SnapshotStore {
-    /// The database, kept so that `flush` covers the tree.
-    db: sled::Db,
-    /// The `snapshots` tree, keyed by big-endian index.
-    tree: sled::Tree,
+    dir: PathBuf,
     /// How many snapshots to keep; older ones are removed after each save.
     kept: usize,
 }
 
 impl SnapshotStore {
-    /// Opens (or creates) the snapshot database at `path`, keeping the default number of snapshots.
+    /// Opens (or creates) the snapshot directory at `path`, keeping the default number of
+    /// snapshots.
     pub fn open(path: &Path) -> Result<Self, SnapshotError> {
         Self::open_keeping(path, SNAPSHOTS_KEPT)
     }
 
-    /// Opens (or creates) the snapshot database at `path`, keeping the newest `kept` snapshots.
+    /// Opens (or creates) the snapshot directory at `path`, keeping the newest `kept`
+    /// snapshots. Removes what a crash during a save left, and moves the snapshots of an
+    /// older build out of its sled database.
     pub fn open_keeping(path: &Path, kept: usize) -> Result<Self, SnapshotError> {
         assert!(kept >= 1, "keeping no snapshot would delete the one just saved");
-        let db = open_db(path, SNAPSHOT_CACHE_BYTES)?;
-        let tree = db.open_tree(SNAPSHOT_TREE)?;
-        Ok(Self { db, tree, kept })
+        std::fs::create_dir_all(path)?;
+        let store = Self { dir: path.to_path_buf(), kept };
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().ends_with(TEMPORARY_SUFFIX) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        if path.join(SLED_MAIN_FILE).exists() {
+            store.move_out_of_sled()?;
+        }
+        Ok(store)
     }
 
     /// Stores a snapshot of the state up to `index`, makes it durable, then removes all but
@@ -139,21 +197,39 @@ impl SnapshotStore {
         if len > SNAPSHOT_SIZE_MAX_BYTES {
             return Err(SnapshotError::TooLarge { len });
         }
-        let value = encode(index, term, bytes);
-        debug_assert_eq!(decode(index, &value).as_ref().map(|s| &s.bytes[..]), Ok(bytes));
-        self.tree.insert(index.to_be_bytes(), value)?;
-        self.db.flush()?;
+        self.write_file(index, &[FILE_PREAMBLE, &header(index, term, bytes), bytes])?;
         self.remove_old()?;
         Ok(())
     }
 
-    /// Removes all but the newest `kept` snapshots (not durable until the next flush,
-    /// which is fine: an old snapshot that comes back is still valid).
+    /// Writes `parts` as the file of `index`, whole or not at all, and durably.
+    fn write_file(&self, index: u64, parts: &[&[u8]]) -> Result<(), SnapshotError> {
+        let temporary = self.dir.join(format!("{index:020}{TEMPORARY_SUFFIX}"));
+        let mut file = File::create(&temporary)?;
+        for part in parts {
+            file.write_all(part)?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temporary, self.path(index))?;
+        File::open(&self.dir)?.sync_all()?;
+        Ok(())
+    }
+
+    fn path(&self, index: u64) -> PathBuf {
+        self.dir.join(format!("{index:020}{FILE_SUFFIX}"))
+    }
+
+    /// Removes all but the newest `kept` snapshots (not durable until the directory is
+    /// synced again, which is fine: an old snapshot that comes back is still valid).
     fn remove_old(&self) -> Result<(), SnapshotError> {
-        let keys: Vec<sled::IVec> = self.tree.iter().keys().collect::<Result<_, _>>()?;
-        let excess = keys.len().saturating_sub(self.kept);
-        for key in &keys[..excess] {
-            self.tree.remove(key)?;
+        let indexes = self.indexes()?;
+        let excess = indexes.len().saturating_sub(self.kept);
+        for index in &indexes[..excess] {
+            match std::fs::remove_file(self.path(*index)) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error)?,
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -167,60 +243,122 @@ impl SnapshotStore {
     /// (at or before the ceiling) are skipped and listed.
     pub fn load_latest_at_or_before(&self, ceiling: u64) -> Result<SnapshotLoad, SnapshotError> {
         let mut load = SnapshotLoad::default();
-        for entry in self.tree.range(..=ceiling.to_be_bytes()).rev() {
-            let (key, value) = entry?;
-            let index = key_index(&key);
-            match decode(index, &value) {
-                Ok(snapshot) => {
+        for index in self.indexes()?.into_iter().rev().filter(|&index| index <= ceiling) {
+            match self.load(index) {
+                Ok(Some(Ok(snapshot))) => {
                     load.snapshot = Some(snapshot);
                     break;
                 }
-                Err(_) => load.skipped_damaged.push(index),
+                Ok(Some(Err(_))) => load.skipped_damaged.push(index),
+                // Removed by a save since the listing: older ones follow.
+                Ok(None) => {}
+                Err(error) => return Err(error),
             }
         }
         Ok(load)
     }
 
-    /// Indexes of every stored snapshot, oldest first.
-    pub fn indexes(&self) -> Result<Vec<u64>, SnapshotError> {
-        let keys: Vec<sled::IVec> = self.tree.iter().keys().collect::<Result<_, _>>()?;
-        Ok(keys.iter().map(|key| key_index(key)).collect())
+    /// The snapshot of `index`, mapped and checked; `None` if its file is gone.
+    fn load(
+        &self,
+        index: u64,
+    ) -> Result<Option<Result<LoadedSnapshot, SnapshotDamage>>, SnapshotError> {
+        let file = match File::open(self.path(index)) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error.into()),
+        };
+        if file.metadata()?.len() < FILE_BODY_OFFSET as u64 {
+            return Ok(Some(Err(SnapshotDamage::Truncated)));
+        }
+        // Read in place: half a gigabyte copied out of a database was a third of a restart.
+        // SAFETY: the file is never written once renamed into place (a save writes a new one;
+        // removing a mapped file leaves the mapping whole), so the bytes cannot change under
+        // the map. Every byte is checked against the checksum before use.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+        let checked = check(index, &map[FILE_PREAMBLE_BYTES..]).and_then(|term| {
+            if map[..FILE_PREAMBLE_BYTES] != FILE_PREAMBLE[..] {
+                return Err(SnapshotDamage::Format);
+            }
+            Ok(LoadedSnapshot { index, term, bytes: SnapshotBytes(Arc::new(map)) })
+        });
+        Ok(Some(checked))
     }
 
-    /// Test hook: flips one bit in the body (or header, if empty) of the snapshot at `index`.
+    /// Indexes of every stored snapshot, oldest first.
+    pub fn indexes(&self) -> Result<Vec<u64>, SnapshotError> {
+        let mut indexes = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)? {
+            let name = entry?.file_name();
+            let name = name.to_string_lossy();
+            let digits = name.strip_suffix(FILE_SUFFIX).filter(|d| d.len() == 20);
+            if let Some(index) = digits.and_then(|d| d.parse::<u64>().ok()) {
+                indexes.push(index);
+            }
+        }
+        indexes.sort_unstable();
+        Ok(indexes)
+    }
+
+    /// Test hook: flips one bit in the body (or header, if empty) of the snapshot at `index`,
+    /// writing a new file as a save would.
     pub fn corrupt_for_test(&self, index: u64) -> Result<(), SnapshotError> {
-        let key = index.to_be_bytes();
-        let mut value = self.tree.get(key)?.ok_or(SnapshotError::Missing { index })?.to_vec();
-        let at =
-            if value.len() > SNAPSHOT_HEADER_SIZE_BYTES { SNAPSHOT_HEADER_SIZE_BYTES } else { 0 };
-        value[at] ^= 0x01;
-        self.tree.insert(key, value)?;
-        self.db.flush()?;
+        let mut file = match std::fs::read(self.path(index)) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SnapshotError::Missing { index });
+            }
+            other => other?,
+        };
+        let at = if file.len() > FILE_BODY_OFFSET { FILE_BODY_OFFSET } else { FILE_PREAMBLE_BYTES };
+        file[at] ^= 0x01;
+        self.write_file(index, &[&file])
+    }
+
+    /// Copies each snapshot of an older build's sled database, as it is, into a file of its
+    /// own, then removes the database (its main file last, so that a crash before the end
+    /// leaves it to be copied again).
+    fn move_out_of_sled(&self) -> Result<(), SnapshotError> {
+        let db = open_db(&self.dir, SNAPSHOT_CACHE_BYTES)?;
+        for entry in db.open_tree(SNAPSHOT_TREE)?.iter() {
+            let (key, value) = entry?;
+            let index =
+                u64::from_be_bytes(key.as_ref().try_into().expect("snapshot keys are 8 bytes"));
+            self.write_file(index, &[FILE_PREAMBLE, &value])?;
+        }
+        db.flush()?;
+        drop(db);
+        for entry in std::fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name == "blobs" {
+                std::fs::remove_dir_all(entry.path())?;
+            } else if name == "conf" || name.starts_with("snap.") {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        std::fs::remove_file(self.dir.join(SLED_MAIN_FILE))?;
+        File::open(&self.dir)?.sync_all()?;
         Ok(())
     }
 }
 
-fn key_index(key: &[u8]) -> u64 {
-    // Keys are written only by `save`, always 8 bytes; anything else is a broken invariant.
-    u64::from_be_bytes(key.try_into().expect("snapshot keys are 8 bytes"))
+/// The header of a snapshot of `bytes`.
+fn header(index: u64, term: u64, bytes: &[u8]) -> [u8; SNAPSHOT_HEADER_SIZE_BYTES] {
+    let mut header = [0; SNAPSHOT_HEADER_SIZE_BYTES];
+    header[0..4].copy_from_slice(&SNAPSHOT_MAGIC.to_le_bytes());
+    header[4..8].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    header[8..16].copy_from_slice(&index.to_le_bytes());
+    header[16..24].copy_from_slice(&term.to_le_bytes());
+    header[24..32].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&header[..32]), bytes);
+    header[32..36].copy_from_slice(&crc.to_le_bytes());
+    header
 }
 
-fn encode(index: u64, term: u64, bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(SNAPSHOT_HEADER_SIZE_BYTES + bytes.len());
-    out.extend_from_slice(&SNAPSHOT_MAGIC.to_le_bytes());
-    out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-    out.extend_from_slice(&index.to_le_bytes());
-    out.extend_from_slice(&term.to_le_bytes());
-    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-    let mut crc = crc32c::crc32c(&out);
-    crc = crc32c::crc32c_append(crc, bytes);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(bytes);
-    assert_eq!(out.len(), SNAPSHOT_HEADER_SIZE_BYTES + bytes.len());
-    out
-}
-
-fn decode(key: u64, value: &[u8]) -> Result<LoadedSnapshot, SnapshotDamage> {
+/// Checks a header and the bytes after it, stored as the snapshot of `key`; gives the term.
+fn check(key: u64, value: &[u8]) -> Result<u64, SnapshotDamage> {
     if value.len() < SNAPSHOT_HEADER_SIZE_BYTES {
         return Err(SnapshotDamage::Truncated);
     }
@@ -241,12 +379,16 @@ fn decode(key: u64, value: &[u8]) -> Result<LoadedSnapshot, SnapshotDamage> {
     if index != key {
         return Err(SnapshotDamage::IndexMismatch);
     }
-    Ok(LoadedSnapshot { index, term, bytes: body.to_vec() })
+    Ok(term)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bytes_of(load: &SnapshotLoad) -> Option<(u64, u64, Vec<u8>)> {
+        load.snapshot.as_ref().map(|s| (s.index, s.term, s.bytes.to_vec()))
+    }
 
     #[test]
     fn saves_loads_and_keeps_only_the_newest() {
@@ -258,16 +400,31 @@ mod tests {
         }
         assert_eq!(store.indexes().unwrap(), vec![20, 30]);
         let load = store.load_latest().unwrap();
-        let expected = LoadedSnapshot { index: 30, term: 2, bytes: b"state 30".to_vec() };
-        assert_eq!(load, SnapshotLoad { snapshot: Some(expected), skipped_damaged: vec![] });
+        assert_eq!(bytes_of(&load), Some((30, 2, b"state 30".to_vec())));
+        assert!(load.skipped_damaged.is_empty());
+        let older = store.load_latest_at_or_before(29).unwrap();
+        assert_eq!(bytes_of(&older), Some((20, 2, b"state 20".to_vec())));
     }
 
     #[test]
-    fn survives_reopen() {
+    fn survives_reopen_and_reads_its_bytes_aligned() {
         let dir = tempfile::tempdir().unwrap();
         SnapshotStore::open(dir.path()).unwrap().save(7, 1, b"seven").unwrap();
         let store = SnapshotStore::open(dir.path()).unwrap();
-        assert_eq!(store.load_latest().unwrap().snapshot.unwrap().bytes, b"seven");
+        let snapshot = store.load_latest().unwrap().snapshot.unwrap();
+        assert_eq!(&snapshot.bytes[..], b"seven");
+        assert_eq!(snapshot.bytes.as_ptr().align_offset(64), 0);
+    }
+
+    #[test]
+    fn a_save_cut_short_by_a_crash_is_not_a_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        SnapshotStore::open(dir.path()).unwrap().save(7, 1, b"seven").unwrap();
+        let torn = dir.path().join(format!("{:020}{TEMPORARY_SUFFIX}", 9));
+        std::fs::write(&torn, &FILE_PREAMBLE[..10]).unwrap();
+        let store = SnapshotStore::open(dir.path()).unwrap();
+        assert!(!torn.exists());
+        assert_eq!(store.indexes().unwrap(), vec![7]);
     }
 
     #[test]
@@ -285,16 +442,57 @@ mod tests {
         let load = store.load_latest().unwrap();
         assert_eq!(load.snapshot, None);
         assert_eq!(load.skipped_damaged, vec![20, 10]);
+
+        std::fs::write(store.path(30), &FILE_PREAMBLE[..]).unwrap();
+        assert_eq!(store.load_latest().unwrap().skipped_damaged, vec![30, 20, 10]);
     }
 
     #[test]
     fn every_bit_flip_of_a_small_snapshot_is_detected() {
-        let value = encode(5, 1, b"abc");
-        for bit in 0..value.len() * 8 {
-            let mut damaged = value.clone();
+        let dir = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::open(dir.path()).unwrap();
+        store.save(5, 1, b"abc").unwrap();
+        let file = std::fs::read(store.path(5)).unwrap();
+        for bit in 0..file.len() * 8 {
+            let mut damaged = file.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
-            assert!(decode(5, &damaged).is_err(), "flip of bit {bit} went unnoticed");
+            std::fs::write(store.path(5), &damaged).unwrap();
+            let load = store.load_latest().unwrap();
+            assert_eq!(load.snapshot, None, "flip of bit {bit} went unnoticed");
+            assert_eq!(load.skipped_damaged, vec![5]);
         }
-        assert_eq!(decode(6, &value), Err(SnapshotDamage::IndexMismatch));
+        std::fs::write(store.path(6), &file).unwrap();
+        std::fs::remove_file(store.path(5)).unwrap();
+        assert_eq!(check(6, &file[FILE_PREAMBLE_BYTES..]), Err(SnapshotDamage::IndexMismatch));
+        assert_eq!(store.load_latest().unwrap().skipped_damaged, vec![6]);
+    }
+
+    /// What an older build stored: the header and bytes as a value of sled's tree.
+    fn legacy_value(index: u64, term: u64, bytes: &[u8]) -> Vec<u8> {
+        [&header(index, term, bytes)[..], bytes].concat()
+    }
+
+    #[test]
+    fn snapshots_of_an_older_build_in_sled_are_moved_to_files_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = open_db(dir.path(), SNAPSHOT_CACHE_BYTES).unwrap();
+            let tree = db.open_tree(SNAPSHOT_TREE).unwrap();
+            tree.insert(10u64.to_be_bytes(), legacy_value(10, 3, b"ten")).unwrap();
+            let mut damaged = legacy_value(20, 3, b"twenty");
+            damaged[SNAPSHOT_HEADER_SIZE_BYTES] ^= 1;
+            tree.insert(20u64.to_be_bytes(), damaged).unwrap();
+            db.flush().unwrap();
+        }
+        let store = SnapshotStore::open(dir.path()).unwrap();
+        assert!(!dir.path().join(SLED_MAIN_FILE).exists());
+        assert!(!dir.path().join("conf").exists());
+        assert_eq!(store.indexes().unwrap(), vec![10, 20]);
+        let load = store.load_latest().unwrap();
+        assert_eq!(bytes_of(&load), Some((10, 3, b"ten".to_vec())));
+        assert_eq!(load.skipped_damaged, vec![20]);
+        // Opened again: nothing left to move, the same snapshots.
+        let load = SnapshotStore::open(dir.path()).unwrap().load_latest().unwrap();
+        assert_eq!(bytes_of(&load), Some((10, 3, b"ten".to_vec())));
     }
 }

@@ -928,7 +928,7 @@ fn recovery_breakdown(data: &Path) {
     });
     let replay = t.elapsed().as_secs_f64();
     println!(
-        "breakdown: snapshot load (sled) {load:.3} s ({:.0} MB), restore {restore:.3} s, log open/check {open:.3} s, \
+        "breakdown: snapshot load (file) {load:.3} s ({:.0} MB), restore {restore:.3} s, log open/check {open:.3} s, \
          replay {replay:.3} s ({} records: read+CRC {read_secs:.3} s, decode {decode:.3} s, apply ~{:.3} s)",
         snapshot.bytes.len() as f64 / 1e6,
         read.map_or(0, |n| n),

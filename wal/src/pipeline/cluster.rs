@@ -16,7 +16,7 @@
 //!   known to be committed is answered `OutcomeUnknown`, never retried behind the caller.
 //! - The leader's time travels in the batch and never goes back: a new leader stamps at least
 //!   the time of the last entry in its log.
-//! - Snapshots are Raft snapshots: the engine's bytes at a log id, saved in sled with the
+//! - Snapshots are Raft snapshots: the engine's bytes at a log id, saved in a file with the
 //!   Raft metadata; a lagging or new node is brought up by a snapshot transfer, then the log.
 //!   A snapshot is taken only once the follower (read model) has passed the newest, and the
 //!   log keeps as many entries behind a snapshot as a snapshot period, so that a restart from
@@ -894,7 +894,7 @@ impl RequestTable {
 }
 
 /// openraft's state machine in cluster mode: committed entries become durable batches for the
-/// engine thread; snapshots are the engine's bytes, saved in sled with their Raft metadata.
+/// engine thread; snapshots are the engine's bytes, saved in a file with their Raft metadata.
 pub struct EngineMachine<M: StateMachine> {
     node_id: u64,
     to_engine: Sender<DurableBatch<M>>,
@@ -1002,7 +1002,7 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
 
     async fn build_snapshot(&mut self) -> Result<Snapshot, io::Error> {
         let term = self.meta.last_log_id.map_or(0, |l| l.leader_id.term);
-        // Joining and saving the whole machine (tens of MB, sled's write and fsync) takes
+        // Joining and saving the whole machine (tens of MB, the file's write and fsync) takes
         // long enough to stall every Raft task on this worker: heartbeats stopped for
         // hundreds of ms, the leader's lease ran out, and a member's snapshot cost the
         // cluster an election. It runs on the blocking pool instead.

@@ -1,4 +1,4 @@
-//! The snapshotter thread: save snapshots to sled, then let the journal truncate the log.
+//! The snapshotter thread: save snapshots to their files, then let the journal truncate the log.
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ pub(super) struct Job {
 
 /// The snapshotter thread's state.
 pub(super) struct Snapshotter<M: StateMachine> {
-    /// The sled store.
+    /// Where snapshots are saved.
     pub(super) store: SnapshotStore,
     /// Snapshots from the engine; disconnects when the engine stops.
     pub(super) jobs: Receiver<Job>,
