@@ -233,6 +233,46 @@ fn a_damaged_newest_snapshot_falls_back_to_the_previous_one() {
     pipeline.shutdown().unwrap();
 }
 
+/// A data directory of a build that kept snapshots as values in sled (the same header and
+/// bytes, keyed by the index big-endian, in the tree `snapshots`) restarts from them.
+#[test]
+fn a_restart_reads_the_snapshots_an_older_build_kept_in_sled() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut config = config(temp.path());
+    config.segment_size_max_bytes = 1024;
+    let (pipeline, handle) = start(&config);
+    for round in 0..3 {
+        submit_many(&handle, &format!("r{round}-"), 150);
+        handle.snapshot_now().unwrap();
+    }
+    submit_many(&handle, "after", 20);
+    let before = state_hash(&handle);
+    pipeline.shutdown().unwrap();
+
+    // As the older build left them: each file's header and bytes (past its 28-byte
+    // preamble) a value in sled, and no file.
+    let dir = temp.path().join("snapshots");
+    let indexes = SnapshotStore::open(&dir).unwrap().indexes().unwrap();
+    assert_eq!(indexes, vec![300, 450]);
+    let db = wal::open_db(&dir, 1 << 20).unwrap();
+    let tree = db.open_tree("snapshots").unwrap();
+    for index in &indexes {
+        let file = dir.join(format!("{index:020}.snapshot"));
+        tree.insert(index.to_be_bytes(), &std::fs::read(&file).unwrap()[28..]).unwrap();
+        std::fs::remove_file(file).unwrap();
+    }
+    db.flush().unwrap();
+    drop((tree, db));
+
+    let (pipeline, handle) = start(&config);
+    assert_eq!(handle.recovery().snapshot_index, Some(450));
+    assert_eq!(handle.recovery().records_replayed, 20);
+    assert_eq!(state_hash(&handle), before);
+    pipeline.shutdown().unwrap();
+    assert!(!dir.join("db").exists(), "the older build's database is gone once moved");
+    assert_eq!(SnapshotStore::open(&dir).unwrap().indexes().unwrap(), indexes);
+}
+
 /// Decision: with every snapshot damaged, starting from scratch is right only if the log
 /// still holds every record from index 1; if it was truncated, refuse to start.
 #[test]
