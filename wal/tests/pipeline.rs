@@ -233,18 +233,26 @@ fn a_damaged_newest_snapshot_falls_back_to_the_previous_one() {
     pipeline.shutdown().unwrap();
 }
 
-/// A data directory of a build that kept snapshots as values in sled (the same header and
-/// bytes, keyed by the index big-endian, in the tree `snapshots`) restarts from them.
-#[test]
-fn a_restart_reads_the_snapshots_an_older_build_kept_in_sled() {
-    let temp = tempfile::tempdir().unwrap();
-    let mut config = config(temp.path());
+/// A pipeline in `dir` whose log rolls every kilobyte, after three rounds of 150 commands
+/// and a snapshot each (at 150, 300 and 450; the newest two kept, the log truncated behind
+/// the older).
+fn three_snapshots_in_small_segments(dir: &Path) -> (Config, Pipeline<Kv>, Handle<Kv>) {
+    let mut config = config(dir);
     config.segment_size_max_bytes = 1024;
     let (pipeline, handle) = start(&config);
     for round in 0..3 {
         submit_many(&handle, &format!("r{round}-"), 150);
         handle.snapshot_now().unwrap();
     }
+    (config, pipeline, handle)
+}
+
+/// A data directory of a build that kept snapshots as values in sled (the same header and
+/// bytes, keyed by the index big-endian, in the tree `snapshots`) restarts from them.
+#[test]
+fn a_restart_reads_the_snapshots_an_older_build_kept_in_sled() {
+    let temp = tempfile::tempdir().unwrap();
+    let (config, pipeline, handle) = three_snapshots_in_small_segments(temp.path());
     submit_many(&handle, "after", 20);
     let before = state_hash(&handle);
     pipeline.shutdown().unwrap();
@@ -278,13 +286,7 @@ fn a_restart_reads_the_snapshots_an_older_build_kept_in_sled() {
 #[test]
 fn all_snapshots_damaged_refuses_if_the_log_was_truncated() {
     let temp = tempfile::tempdir().unwrap();
-    let mut config = config(temp.path());
-    config.segment_size_max_bytes = 1024;
-    let (pipeline, handle) = start(&config);
-    for round in 0..3 {
-        submit_many(&handle, &format!("r{round}-"), 150);
-        handle.snapshot_now().unwrap();
-    }
+    let (config, pipeline, _) = three_snapshots_in_small_segments(temp.path());
     pipeline.shutdown().unwrap();
     let store = SnapshotStore::open(&temp.path().join("snapshots")).unwrap();
     for index in store.indexes().unwrap() {
@@ -554,13 +556,7 @@ fn snapshots_wait_for_a_lagging_follower() {
 #[test]
 fn a_follower_behind_a_truncated_log_is_refused() {
     let temp = tempfile::tempdir().unwrap();
-    let mut config = config(temp.path());
-    config.segment_size_max_bytes = 1024;
-    let (pipeline, handle) = start(&config);
-    for round in 0..3 {
-        submit_many(&handle, &format!("r{round}-"), 150);
-        handle.snapshot_now().unwrap();
-    }
+    let (config, pipeline, _) = three_snapshots_in_small_segments(temp.path());
     pipeline.shutdown().unwrap();
     let follower = wal::Follower {
         applied_index: 10,
