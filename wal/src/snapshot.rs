@@ -35,6 +35,8 @@ const FILE_BODY_OFFSET: usize = 64;
 const FILE_SUFFIX: &str = ".snapshot";
 /// A file being written; removed on open if a crash left it.
 const TEMPORARY_SUFFIX: &str = ".snapshot.tmp";
+/// A snapshot being written is synced every this many bytes.
+const SYNC_EVERY_BYTES: usize = 512 << 10;
 /// The file of a sled database that marks one present.
 const SLED_MAIN_FILE: &str = "db";
 
@@ -206,8 +208,18 @@ impl SnapshotStore {
     fn write_file(&self, index: u64, parts: &[&[u8]]) -> Result<(), SnapshotError> {
         let temporary = self.dir.join(format!("{index:020}{TEMPORARY_SUFFIX}"));
         let mut file = File::create(&temporary)?;
+        // Synced as it goes, a few MB at a time: written whole and synced once, tens or
+        // hundreds of MB queue at the disk at once, and the log's syncs wait behind them.
+        let mut unsynced = 0;
         for part in parts {
-            file.write_all(part)?;
+            for piece in part.chunks(SYNC_EVERY_BYTES) {
+                file.write_all(piece)?;
+                unsynced += piece.len();
+                if unsynced >= SYNC_EVERY_BYTES {
+                    file.sync_data()?;
+                    unsynced = 0;
+                }
+            }
         }
         file.sync_all()?;
         drop(file);
