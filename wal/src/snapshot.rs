@@ -239,7 +239,9 @@ impl SnapshotStore {
         let excess = indexes.len().saturating_sub(self.kept);
         for index in &indexes[..excess] {
             match std::fs::remove_file(self.path(*index)) {
-                Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error)?,
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(error.into());
+                }
                 _ => {}
             }
         }
