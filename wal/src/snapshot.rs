@@ -158,6 +158,14 @@ pub struct SnapshotLoad {
     pub skipped_damaged: Vec<u64>,
 }
 
+/// What the file of one index holds.
+enum Stored {
+    Valid(LoadedSnapshot),
+    Damaged,
+    /// Removed since the directory was listed.
+    Gone,
+}
+
 /// Snapshots in files of their own, in one directory.
 #[derive(Debug, Clone)]
 pub struct SnapshotStore {
@@ -258,32 +266,28 @@ impl SnapshotStore {
     pub fn load_latest_at_or_before(&self, ceiling: u64) -> Result<SnapshotLoad, SnapshotError> {
         let mut load = SnapshotLoad::default();
         for index in self.indexes()?.into_iter().rev().filter(|&index| index <= ceiling) {
-            match self.load(index) {
-                Ok(Some(Ok(snapshot))) => {
+            match self.load(index)? {
+                Stored::Valid(snapshot) => {
                     load.snapshot = Some(snapshot);
                     break;
                 }
-                Ok(Some(Err(_))) => load.skipped_damaged.push(index),
+                Stored::Damaged => load.skipped_damaged.push(index),
                 // Removed by a save since the listing: older ones follow.
-                Ok(None) => {}
-                Err(error) => return Err(error),
+                Stored::Gone => {}
             }
         }
         Ok(load)
     }
 
-    /// The snapshot of `index`, mapped and checked; `None` if its file is gone.
-    fn load(
-        &self,
-        index: u64,
-    ) -> Result<Option<Result<LoadedSnapshot, SnapshotDamage>>, SnapshotError> {
+    /// The snapshot of `index`, mapped and checked.
+    fn load(&self, index: u64) -> Result<Stored, SnapshotError> {
         let file = match File::open(self.path(index)) {
             Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Stored::Gone),
             Err(error) => return Err(error.into()),
         };
         if file.metadata()?.len() < FILE_BODY_OFFSET as u64 {
-            return Ok(Some(Err(SnapshotDamage::Truncated)));
+            return Ok(Stored::Damaged);
         }
         // Read in place: half a gigabyte copied out of a database was a third of a restart.
         // SAFETY: the file is never written once renamed into place (a save writes a new one;
@@ -291,13 +295,13 @@ impl SnapshotStore {
         // the map. Every byte is checked against the checksum before use.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
-        let checked = check(index, &map[FILE_PREAMBLE_BYTES..]).and_then(|term| {
-            if map[..FILE_PREAMBLE_BYTES] != FILE_PREAMBLE[..] {
-                return Err(SnapshotDamage::Format);
+        let ours = map[..FILE_PREAMBLE_BYTES] == FILE_PREAMBLE[..];
+        Ok(match check(index, &map[FILE_PREAMBLE_BYTES..]) {
+            Ok(term) if ours => {
+                Stored::Valid(LoadedSnapshot { index, term, bytes: SnapshotBytes(Arc::new(map)) })
             }
-            Ok(LoadedSnapshot { index, term, bytes: SnapshotBytes(Arc::new(map)) })
-        });
-        Ok(Some(checked))
+            _ => Stored::Damaged,
+        })
     }
 
     /// Indexes of every stored snapshot, oldest first.
