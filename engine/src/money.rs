@@ -279,9 +279,20 @@ impl From<RkyvMoney> for Money {
     /// Exact for every amount the engine wrote; a reserve written at more decimals, before
     /// reserves were kept to the cent, is rounded up, and restore recomputes the house's total.
     fn from(RkyvMoney { bytes }: RkyvMoney) -> Self {
-        let cents = cents_of(Decimal::deserialize(bytes)).map(|(c, cut)| c + i128::from(cut));
-        Money(cents.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX))
+        // What this engine writes, read without `Decimal`: a restore reads millions.
+        if let Some((mantissa, scale)) = small_decimal(&bytes) {
+            if scale == MONEY_SCALE {
+                return Money(mantissa);
+            }
+        }
+        archived_money(Decimal::deserialize(bytes))
     }
+}
+
+/// An archived amount as [`Money`]: cents, a fraction of a cent rounded up.
+fn archived_money(value: Decimal) -> Money {
+    let cents = cents_of(value).map(|(c, cut)| c + i128::from(cut));
+    Money(cents.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX))
 }
 
 /// The archived layout of [`Rate`]: as [`RkyvMoney`], a `Decimal`'s encoding.
@@ -299,8 +310,38 @@ fn rate_bytes(value: &Rate) -> [u8; 16] {
 
 impl From<RkyvRate> for Rate {
     fn from(RkyvRate { bytes }: RkyvRate) -> Self {
-        Rate::from_decimal(Decimal::deserialize(bytes)).unwrap_or_default()
+        // What this engine writes, read without `Decimal`: a restore reads one per contract.
+        if let Some((mantissa, scale)) = small_decimal(&bytes) {
+            let millionths = 10i64
+                .checked_pow(6u32.wrapping_sub(scale))
+                .and_then(|unit| mantissa.checked_mul(unit));
+            if let Some(millionths @ 0..=1_000_000) = millionths {
+                return Rate(millionths);
+            }
+        }
+        archived_rate(Decimal::deserialize(bytes))
     }
+}
+
+/// An archived rate as a [`Rate`]; zero for one out of range.
+fn archived_rate(value: Decimal) -> Rate {
+    Rate::from_decimal(value).unwrap_or_default()
+}
+
+/// The signed mantissa and the scale of a `Decimal::serialize()` encoding whose mantissa fits
+/// 63 bits; none for a larger one. (Bytes 0-3 are the flags, scale in bits 16-23 and the sign
+/// in bit 31, as `Decimal::deserialize` masks them; then the mantissa's three 32-bit words,
+/// low first.)
+fn small_decimal(bytes: &[u8; 16]) -> Option<(i64, u32)> {
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let (flags, lo, mid, hi) = (word(0), word(4), word(8), word(12));
+    let scale = (flags >> 16) & 0x1F;
+    if hi != 0 || mid >> 31 != 0 || scale > 28 {
+        return None;
+    }
+    let magnitude = (i64::from(mid) << 32) | i64::from(lo);
+    Some((if flags >> 31 == 1 { -magnitude } else { magnitude }, scale))
 }
 
 /// Rounds to whole cents, half to even (banker's rounding), as decisions §2 prescribes.
@@ -375,6 +416,31 @@ mod tests {
         assert_eq!(Money::from(RkyvMoney { bytes }), Money::from_cents(1_235));
         let bytes = dec!(-3.5).serialize();
         assert_eq!(Money::from(RkyvMoney { bytes }), Money::from_cents(-350));
+    }
+
+    proptest::proptest! {
+        /// Reading an archived amount or rate straight from its bytes gives what reading it
+        /// through `Decimal` gives, for any encoding: any mantissa, scale and sign.
+        #[test]
+        fn archived_money_and_rates_read_without_decimal_as_with_it(
+            lo: u32,
+            mid: u32,
+            hi in proptest::prop_oneof![proptest::strategy::Just(0u32), proptest::prelude::any::<u32>()],
+            scale in 0u32..=28,
+            negative: bool,
+            small in 0i64..=2_000_000,
+        ) {
+            for value in [
+                Decimal::from_parts(lo, mid, hi, negative, scale),
+                Decimal::from_parts(lo, mid, 0, negative, scale),
+                Decimal::from_parts(lo, 0, 0, negative, scale),
+                Decimal::new(small, scale.min(8)),
+            ] {
+                let bytes = value.serialize();
+                proptest::prop_assert_eq!(Money::from(RkyvMoney { bytes }), archived_money(value));
+                proptest::prop_assert_eq!(Rate::from(RkyvRate { bytes }), archived_rate(value));
+            }
+        }
     }
 
     #[test]
