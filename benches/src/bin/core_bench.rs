@@ -99,14 +99,16 @@ fn mix_runs(args: &[String], copy: Option<(u32, u32)>, players: u32) {
         world.engine.open_contract_count(),
         t.elapsed().as_secs_f64()
     );
-    let mut rates = Vec::new();
+    let (mut rates, mut cpu_ns) = (Vec::new(), Vec::new());
     let mut events = Events::new();
     for run in 0..runs {
         let (stream, end) = mix(world.cursor(), commands, 100 + run);
         let before = world.engine.open_contract_count();
+        let cpu = process_cpu_seconds();
         let t = Instant::now();
         let refused = apply_all(&mut world.engine, stream, &mut events);
         let secs = t.elapsed().as_secs_f64();
+        let cpu = process_cpu_seconds() - cpu;
         world.advance_past(end);
         let rate = commands as f64 / secs;
         println!(
@@ -114,9 +116,15 @@ fn mix_runs(args: &[String], copy: Option<(u32, u32)>, players: u32) {
             rate / 1e6,
             world.engine.open_contract_count()
         );
+        // One thread applies: the process's CPU time is its own, without the time other
+        // programs took the core away, which the rate counts.
+        let ns = us_per(cpu, commands as u64) * 1e3;
+        println!("  CPU of run {run}: {cpu:.2} s, {ns:.0} ns per command");
         rates.push(rate);
+        cpu_ns.push(ns);
     }
     println!("engine-mix median: {:.2} M commands/s", median(rates) / 1e6);
+    println!("engine-mix CPU median: {:.0} ns per command", median(cpu_ns));
 }
 
 /// The standard mix over `shards` engines on as many threads, each holding the accounts whose
