@@ -264,6 +264,25 @@ fn square(r: i64) -> u128 {
 /// `(p − q) × 10⁹ / q` toward zero, within ±10⁹, exactly (both prices as integers of their
 /// common scale).
 pub fn return_ppb(q: Decimal, p: Decimal) -> i64 {
+    // Ticks of one product come at one scale: in 64 bits there is no 128-bit division, the
+    // largest cost of a tick's bookkeeping. Same truncation toward zero as below.
+    if q.scale() == p.scale() {
+        let narrow = |d: Decimal| i64::try_from(d.mantissa()).ok();
+        if let (Some(q), Some(p)) = (narrow(q), narrow(p)) {
+            const PPB64: i64 = PPB as i64;
+            if q <= 0 {
+                return 0;
+            }
+            if let Some(scaled) = p.checked_sub(q).and_then(|d| d.checked_mul(PPB64)) {
+                return (scaled / q).clamp(-PPB64, PPB64);
+            }
+        }
+    }
+    return_ppb_wide(q, p)
+}
+
+/// [`return_ppb`] in 128 bits, for any two prices.
+fn return_ppb_wide(q: Decimal, p: Decimal) -> i64 {
     let scale = q.scale().max(p.scale());
     let at = |d: Decimal| d.mantissa() * 10_i128.pow(scale - d.scale());
     let (q, p) = (at(q), at(p));
@@ -560,6 +579,21 @@ mod tests {
         assert_eq!(return_ppb(d("1.10000"), d("1.1")), 0);
         assert_eq!(return_ppb(d("3"), d("2")), -333_333_333);
         assert_eq!(return_ppb(d("1"), d("5")), 1_000_000_000, "held at +100 %");
+    }
+
+    proptest::proptest! {
+        /// Returns of two prices at one scale, in 64 bits, are the 128-bit ones.
+        #[test]
+        fn returns_in_64_bits_are_the_wide_ones(
+            q in -2_000_000_000_000i64..=9_000_000_000_000_000,
+            step in -1_000_000_000i64..=1_000_000_000,
+            scale in 0u32..=12,
+        ) {
+            let p = q.saturating_add(step);
+            let (q, p) = (Decimal::new(q, scale), Decimal::new(p, scale));
+            proptest::prop_assert_eq!(return_ppb(q, p), return_ppb_wide(q, p));
+            proptest::prop_assert_eq!(return_ppb(p, q), return_ppb_wide(p, q));
+        }
     }
 
     #[test]
