@@ -203,11 +203,21 @@ impl SnapshotStore {
     /// Stores a snapshot of the state up to `index`, makes it durable, then removes all but
     /// the newest `kept` snapshots. Returns only once the snapshot is durable.
     pub fn save(&self, index: u64, term: u64, bytes: &[u8]) -> Result<(), SnapshotError> {
-        let len = bytes.len() as u64;
+        self.save_parts(index, term, &[bytes])
+    }
+
+    /// [`SnapshotStore::save`] of the bytes of `parts` one after the other, without joining
+    /// them in memory first (a cluster's snapshot is its Raft metadata, then the machine's
+    /// hundreds of MB).
+    pub fn save_parts(&self, index: u64, term: u64, parts: &[&[u8]]) -> Result<(), SnapshotError> {
+        let len = parts.iter().map(|part| part.len() as u64).sum();
         if len > SNAPSHOT_SIZE_MAX_BYTES {
             return Err(SnapshotError::TooLarge { len });
         }
-        self.write_file(index, &[FILE_PREAMBLE, &header(index, term, bytes), bytes])?;
+        let header = header(index, term, parts);
+        let mut file_parts = vec![FILE_PREAMBLE, &header[..]];
+        file_parts.extend_from_slice(parts);
+        self.write_file(index, &file_parts)?;
         self.remove_old()?;
         Ok(())
     }
@@ -363,14 +373,16 @@ impl SnapshotStore {
 }
 
 /// The header of a snapshot of `bytes`.
-fn header(index: u64, term: u64, bytes: &[u8]) -> [u8; SNAPSHOT_HEADER_SIZE_BYTES] {
+fn header(index: u64, term: u64, parts: &[&[u8]]) -> [u8; SNAPSHOT_HEADER_SIZE_BYTES] {
     let mut header = [0; SNAPSHOT_HEADER_SIZE_BYTES];
     header[0..4].copy_from_slice(&SNAPSHOT_MAGIC.to_le_bytes());
     header[4..8].copy_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
     header[8..16].copy_from_slice(&index.to_le_bytes());
     header[16..24].copy_from_slice(&term.to_le_bytes());
-    header[24..32].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&header[..32]), bytes);
+    let len: usize = parts.iter().map(|part| part.len()).sum();
+    header[24..32].copy_from_slice(&(len as u64).to_le_bytes());
+    let crc = (parts.iter())
+        .fold(crc32c::crc32c(&header[..32]), |crc, part| crc32c::crc32c_append(crc, part));
     header[32..36].copy_from_slice(&crc.to_le_bytes());
     header
 }
@@ -487,7 +499,7 @@ mod tests {
 
     /// What an older build stored: the header and bytes as a value of sled's tree.
     fn legacy_value(index: u64, term: u64, bytes: &[u8]) -> Vec<u8> {
-        [&header(index, term, bytes)[..], bytes].concat()
+        [&header(index, term, &[bytes])[..], bytes].concat()
     }
 
     #[test]

@@ -923,21 +923,34 @@ const PADDED: u32 = 1 << 31;
 /// first copied the whole machine (540 MB at a million users) into an aligned buffer.
 const MACHINE_ALIGN: usize = 16;
 
-/// `[json len | PADDED, u32][json meta][pad count u8][pad][data]`, the data being the request
-/// table (`requests_len` bytes) and then the machine, which the padding aligns to
+/// What a stored snapshot holds before its data:
+/// `[json len | PADDED, u32][json meta][pad count u8][pad]`. The data is the request table
+/// (`requests_len` bytes) and then the machine, which the padding aligns to
 /// [`MACHINE_ALIGN`]. Snapshots stored before had no padding and no flag; both load.
-fn join_snapshot(meta: &SnapshotMeta, data: &[u8], requests_len: usize) -> Vec<u8> {
+fn stored_prefix(meta: &SnapshotMeta, requests_len: usize) -> Vec<u8> {
     let json = serde_json::to_vec(meta).expect("a snapshot meta serialises");
     let before_pad = 4 + json.len() + 1;
     let pad = (MACHINE_ALIGN - (before_pad + requests_len) % MACHINE_ALIGN) % MACHINE_ALIGN;
-    let mut out = Vec::with_capacity(before_pad + pad + data.len());
+    let mut out = Vec::with_capacity(before_pad + pad);
     let len = u32::try_from(json.len()).ok().filter(|len| len & PADDED == 0);
     out.extend_from_slice(&(len.expect("a snapshot meta is small") | PADDED).to_le_bytes());
     out.extend_from_slice(&json);
     out.push(pad as u8);
     out.resize(before_pad + pad, 0);
-    out.extend_from_slice(data);
     out
+}
+
+/// Saves `data` (the request table, `requests_len` bytes, then the machine) with its Raft
+/// metadata, without joining the two in memory first.
+fn save_snapshot(
+    store: &SnapshotStore,
+    index: u64,
+    meta: &SnapshotMeta,
+    data: &[u8],
+    requests_len: usize,
+) -> Result<(), crate::snapshot::SnapshotError> {
+    let term = meta.last_log_id.map_or(0, |l| l.leader_id.term);
+    store.save_parts(index, term, &[&stored_prefix(meta, requests_len), data])
 }
 
 fn split_snapshot(stored: &[u8]) -> Result<(SnapshotMeta, &[u8]), PipelineError> {
@@ -1020,8 +1033,7 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
     type SnapshotData = Vec<u8>;
 
     async fn build_snapshot(&mut self) -> Result<Snapshot, io::Error> {
-        let term = self.meta.last_log_id.map_or(0, |l| l.leader_id.term);
-        // Joining and saving the whole machine (tens of MB, the file's write and fsync) takes
+        // Saving the whole machine (tens of MB, the file's write and fsync) takes
         // long enough to stall every Raft task on this worker: heartbeats stopped for
         // hundreds of ms, the leader's lease ran out, and a member's snapshot cost the
         // cluster an election. It runs on the blocking pool instead.
@@ -1033,7 +1045,7 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
         let bytes = tokio::task::spawn_blocking(move || {
             let requests_len = bytes.len();
             bytes.extend_from_slice(&machine());
-            store.save(index, term, &join_snapshot(&meta, &bytes, requests_len)).map(|()| bytes)
+            save_snapshot(&store, index, &meta, &bytes, requests_len).map(|()| bytes)
         })
         .await
         .map_err(io::Error::other)?
@@ -1131,10 +1143,9 @@ impl<M: StateMachine> RaftStateMachine<TypeConfig> for EngineMachine<M> {
         let (requests, bytes) = RequestTable::decode(&snapshot)?;
         let machine = M::restore(bytes).map_err(io::Error::other)?;
         let (index, time) = (machine.applied_index(), machine.applied_time_ms());
-        let term = meta.last_log_id.map_or(0, |l| l.leader_id.term);
         let requests_len = snapshot.len() - bytes.len();
-        let stored = join_snapshot(meta, &snapshot, requests_len);
-        self.store.save(index, term, &stored).map_err(io::Error::other)?;
+        save_snapshot(&self.store, index, meta, &snapshot, requests_len)
+            .map_err(io::Error::other)?;
         let (done, replaced) = oneshot::channel();
         self.control.send(EngineControl::Replace(Box::new(machine), done)).map_err(|_| closed())?;
         replaced.await.map_err(|_| closed())?;
@@ -1196,7 +1207,7 @@ mod tests {
         for (index, requests) in [(1u64, 0u32), (2, 1), (3, 2), (4, 5), (5, 1_000)] {
             let machine = format!("machine at {index}").into_bytes();
             let (data, requests_len) = data(requests, &machine);
-            store.save(index, 1, &join_snapshot(&meta(), &data, requests_len)).unwrap();
+            save_snapshot(&store, index, &meta(), &data, requests_len).unwrap();
             let stored = store.load_latest().unwrap().snapshot.unwrap();
             let (read_meta, read) = split_snapshot(&stored.bytes).unwrap();
             assert_eq!(read_meta, meta());
@@ -1222,7 +1233,7 @@ mod tests {
     #[test]
     fn a_truncated_stored_snapshot_is_an_error() {
         let (data, requests_len) = data(2, b"machine");
-        let stored = join_snapshot(&meta(), &data, requests_len);
+        let stored = [stored_prefix(&meta(), requests_len), data].concat();
         let json_end = 4 + serde_json::to_vec(&meta()).unwrap().len();
         for cut in [0, 3, json_end - 1, json_end] {
             assert!(split_snapshot(&stored[..cut]).is_err(), "cut at {cut}");
