@@ -18,6 +18,7 @@ use crate::types::{
     DepositAccount, DepositOrder, LimitsState, OrderId, PriceAlert, Product, Rule, SessionId,
     Settings, Symbol, TickRef, User, UserId, WithdrawOrder,
 };
+use crate::user_index::{lowers_to, UserIndex};
 use crate::EngineError;
 
 /// Due contracts of a tick requested from memory ahead of it, at most per duration.
@@ -147,14 +148,14 @@ impl Book {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Indexes {
     /// Lower-case username -> user.
-    pub(crate) username: FxHashMap<String, UserId>,
+    pub(crate) username: UserIndex<str>,
     /// Lower-case e-mail -> user.
-    pub(crate) email: FxHashMap<String, UserId>,
+    pub(crate) email: UserIndex<str>,
     /// Bound wallet -> user.
     pub(crate) wallet: FxHashMap<(Chain, String), UserId>,
     /// Invite code -> user, keyed by [`invite_key`]: a number per code, not a string (a
     /// restore builds it for every user).
-    pub(crate) invite: FxHashMap<u64, UserId>,
+    pub(crate) invite: UserIndex<u64>,
     /// Lower-case admin name -> admin.
     pub(crate) admin_name: FxHashMap<String, AdminId>,
     /// Product code -> position in the catalogue.
@@ -495,14 +496,32 @@ impl Engine {
 
     /// A user by username, case-insensitive.
     pub fn user_by_username(&self, username: &str) -> Option<&User> {
-        let id = *self.idx.username.get(&username.to_lowercase())?;
-        self.user(id)
+        self.user(self.user_named(&username.to_lowercase())?)
     }
 
     /// A user by e-mail, case-insensitive.
     pub fn user_by_email(&self, email: &str) -> Option<&User> {
-        let id = *self.idx.email.get(&email.to_lowercase())?;
-        self.user(id)
+        self.user(self.user_with_email(&email.to_lowercase())?)
+    }
+
+    /// The user whose username in lower case is `lower`.
+    pub(crate) fn user_named(&self, lower: &str) -> Option<UserId> {
+        let has = |id| self.user(id).is_some_and(|u| lowers_to(&u.username, lower));
+        self.idx.username.get(lower, has)
+    }
+
+    /// The user whose e-mail in lower case is `lower`.
+    pub(crate) fn user_with_email(&self, lower: &str) -> Option<UserId> {
+        let has = |id| {
+            self.user(id).and_then(|u| u.email.as_deref()).is_some_and(|e| lowers_to(e, lower))
+        };
+        self.idx.email.get(lower, has)
+    }
+
+    /// The user whose invite code has [`invite_key`] `key`.
+    pub(crate) fn user_invited_by(&self, key: u64) -> Option<UserId> {
+        let has = |id| self.user(id).is_some_and(|u| invite_key(&u.invite_code) == Some(key));
+        self.idx.invite.get(&key, has)
     }
 
     /// A user by bound wallet.
@@ -513,8 +532,7 @@ impl Engine {
 
     /// A user by invite code.
     pub fn user_by_invite_code(&self, code: &str) -> Option<&User> {
-        let id = *self.idx.invite.get(&invite_key(code)?)?;
-        self.user(id)
+        self.user(self.user_invited_by(invite_key(code)?)?)
     }
 
     /// Number of users.

@@ -140,10 +140,10 @@ impl Engine {
     /// Checks against the state (names and wallets free, the invitation, the demo supply, room
     /// for one more user); changes nothing. Returns the inviter and the demo grant.
     fn check_registration(&self, r: &Register) -> Result<(Option<UserId>, Money), EngineError> {
-        if self.idx.username.contains_key(&r.username.to_lowercase()) {
+        if self.user_named(&r.username.to_lowercase()).is_some() {
             return Err(EngineError::UsernameExists);
         }
-        if r.email.as_ref().is_some_and(|e| self.idx.email.contains_key(&e.to_lowercase())) {
+        if r.email.as_ref().is_some_and(|e| self.user_with_email(&e.to_lowercase()).is_some()) {
             return Err(EngineError::EmailExists);
         }
         if let Some(w) = &r.wallet {
@@ -154,7 +154,7 @@ impl Engine {
         let inviter = match r.invite_code.as_deref() {
             Some(code) => {
                 let key = invite_key(code).ok_or(EngineError::InvalidInviteCode)?;
-                Some(*self.idx.invite.get(&key).ok_or(EngineError::InvalidInviteCode)?)
+                Some(self.user_invited_by(key).ok_or(EngineError::InvalidInviteCode)?)
             }
             None if self.settings.invite_code_required => {
                 return Err(EngineError::InviteCodeRequired)
@@ -235,7 +235,7 @@ impl Engine {
         let mut x = invite_permute(self.invite_key, u64::from(id.get()));
         loop {
             let code = encode_invite(x);
-            if !invite_key(&code).is_some_and(|key| self.idx.invite.contains_key(&key)) {
+            if invite_key(&code).is_none_or(|key| self.user_invited_by(key).is_none()) {
                 return code;
             }
             x = invite_permute(self.invite_key, x);
@@ -368,7 +368,7 @@ impl Engine {
             return Err(EngineError::Invalid("email"));
         }
         let key = email.to_lowercase();
-        if self.idx.email.get(&key).is_some_and(|&owner| owner != user) {
+        if self.user_with_email(&key).is_some_and(|owner| owner != user) {
             return Err(EngineError::EmailExists);
         }
         if let Some(old) = current.email.as_ref().map(|e| e.to_lowercase()) {

@@ -42,6 +42,7 @@ mod slab;
 mod terms;
 mod trading;
 mod two_factor;
+mod user_index;
 
 pub use command::{
     AdminAction, Command, NewSession, PlaceOrder, Register, RequestDeposit, SessionInfo,

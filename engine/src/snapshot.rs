@@ -20,6 +20,7 @@ use crate::types::{
     LimitsState, OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId,
     Wallet, WithdrawOrder,
 };
+use crate::user_index::{lower_into, random_seed, Key, UserIndex};
 use crate::Engine;
 
 /// The alignment a snapshot's archive is read at.
@@ -250,35 +251,42 @@ where
 /// The lookups of users by lower-case username, lower-case e-mail, bound wallet and invite
 /// code.
 struct UserLookups {
-    username: FxHashMap<String, UserId>,
-    email: FxHashMap<String, UserId>,
+    username: UserIndex<str>,
+    email: UserIndex<str>,
     wallet: FxHashMap<(Chain, String), UserId>,
-    invite: FxHashMap<u64, UserId>,
+    invite: UserIndex<u64>,
 }
 
-/// The user lookups, built from the archived users.
+/// The user lookups, built from the archived users: each key's digest gathered in one pass,
+/// then sorted (see [`UserIndex`]).
 fn user_lookups(users: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, SnapshotError> {
     let n = users.len();
-    let mut lookups = UserLookups {
-        username: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-        email: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-        wallet: FxHashMap::default(),
-        invite: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-    };
+    let seed = random_seed();
+    let (mut names, mut emails, mut invites) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut wallet = FxHashMap::default();
+    let mut lower = String::new();
     for u in users.iter() {
         let id = UserId(u.id.0.to_native());
-        lookups.username.insert(u.username.as_str().to_lowercase(), id);
+        lower_into(u.username.as_str(), &mut lower);
+        names.push((lower.as_str().digest(seed), id));
         if let Some(e) = u.email.as_ref() {
-            lookups.email.insert(e.as_str().to_lowercase(), id);
+            lower_into(e.as_str(), &mut lower);
+            emails.push((lower.as_str().digest(seed), id));
         }
         if let Some(w) = u.wallet.as_ref() {
-            lookups.wallet.insert((de::<Chain>(&w.chain)?, w.address.as_str().to_owned()), id);
+            wallet.insert((de::<Chain>(&w.chain)?, w.address.as_str().to_owned()), id);
         }
         if let Some(key) = crate::identity::invite_key(u.invite_code.as_str()) {
-            lookups.invite.insert(key, id);
+            invites.push((key, id));
         }
     }
-    Ok(lookups)
+    Ok(UserLookups {
+        username: UserIndex::restored(names, seed),
+        email: UserIndex::restored(emails, seed),
+        wallet,
+        invite: UserIndex::restored(invites, seed),
+    })
 }
 
 /// The user lookups of a restore, still being built on their own thread.

@@ -535,6 +535,60 @@ fn sign_up_enforces_unique_names_emails_and_valid_invite_codes() {
 }
 
 #[test]
+fn a_restored_engine_finds_users_by_name_email_and_invite_code_as_before() {
+    let mut h = Harness::new();
+    let mia = h.register("Mia", None);
+    let ned = h.register("ned", None);
+    let code = h.engine.user(mia).unwrap().invite_code.clone();
+    // Ned's e-mail changes before the snapshot, the restored engine has his old one on file.
+    h.ok(Command::SetVerifiedEmail { user: ned, email: "Ned@Elsewhere.example".into() });
+    let mut restored = Harness {
+        engine: engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap(),
+        index: h.index,
+        now_ms: h.now_ms,
+        events: engine::Events::new(),
+        log: Vec::new(),
+    };
+    for h in [&mut h, &mut restored] {
+        let e = &h.engine;
+        assert_eq!(e.user_by_username("MIA").map(|u| u.id), Some(mia));
+        assert_eq!(e.user_by_email("mia@EXAMPLE.com").map(|u| u.id), Some(mia));
+        assert_eq!(e.user_by_invite_code(&code).map(|u| u.id), Some(mia));
+        assert_eq!(e.user_by_email("ned@elsewhere.example").map(|u| u.id), Some(ned));
+        assert!(e.user_by_email("ned@example.com").is_none(), "an e-mail given up is free");
+        assert!(e.user_by_username("nobody").is_none());
+        let register = |name: &str, email: &str| {
+            Command::Register(Box::new(engine::Register {
+                username: name.into(),
+                email: Some(email.into()),
+                password_hash: Some("h".into()),
+                wallet: None,
+                invite_code: Some(code.clone()),
+                email_verified: false,
+            }))
+        };
+        assert_eq!(h.run(register("mIa", "x@example.com")), Err(EngineError::UsernameExists));
+        assert_eq!(h.run(register("zoe", "MIA@example.com")), Err(EngineError::EmailExists));
+        // Ned's old address is free again, and a new user's keys are found at once.
+        let zoe = match h.ok(register("zoe", "ned@example.com")) {
+            Reply::Registered { user, .. } => user,
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(h.engine.user_by_username("ZOE").map(|u| u.id), Some(zoe));
+        assert_eq!(h.engine.user_by_email("NED@example.com").map(|u| u.id), Some(zoe));
+        assert!(h.engine.user(mia).unwrap().invitees.contains(&zoe), "invited by Mia");
+        // Taking over Mia's address is refused; giving hers up frees it.
+        let taken = Command::SetVerifiedEmail { user: zoe, email: "mia@example.com".into() };
+        assert_eq!(h.run(taken), Err(EngineError::EmailExists));
+        h.ok(Command::SetVerifiedEmail { user: mia, email: "mia@new.example".into() });
+        assert!(h.engine.user_by_email("mia@example.com").is_none());
+        assert_eq!(h.engine.user_by_email("MIA@new.example").map(|u| u.id), Some(mia));
+        h.check();
+    }
+    assert_eq!(h.engine.content_hash(), restored.engine.content_hash());
+}
+
+#[test]
 fn demo_contracts_never_touch_real_money_and_the_demo_wallet_resets() {
     let mut h = Harness::new();
     let ned = h.register("ned", None);
