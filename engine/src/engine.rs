@@ -317,18 +317,16 @@ impl Engine {
         }
     }
 
-    /// Whether applying `command` reads the lookups of users by name, e-mail, wallet or
-    /// invite code, which a restore may still be building on another thread.
-    /// Trading and sessions, nearly all of any log, do not.
-    pub fn needs_user_lookups(command: &Command) -> bool {
+    /// Whether applying `command` reads the users' records or their lookups by name, e-mail,
+    /// wallet or invite code, which a restore may still be reading on another thread.
+    /// Trading, nearly all of any log, does not (it reads accounts).
+    pub fn needs_users(command: &Command) -> bool {
         !matches!(
             command,
             Command::PlaceOrder(_)
                 | Command::Tick { .. }
                 | Command::Timer
                 | Command::SellContract(_)
-                | Command::CreateSession(_)
-                | Command::EndSession { .. }
         )
     }
 
@@ -431,12 +429,21 @@ impl Engine {
 
     /// The user's record, or `UserNotFound`.
     pub(crate) fn user_of(&self, user: UserId) -> Result<&User, EngineError> {
+        self.debug_assert_users_restored();
         let slot = user.slot().ok_or(EngineError::UserNotFound)?;
         self.users.get(slot).ok_or(EngineError::UserNotFound)
     }
 
+    /// Every user has an account. A restore puts the users' records back after trading may
+    /// have begun ([`Engine::needs_users`]); nothing else may read them before.
+    #[inline]
+    fn debug_assert_users_restored(&self) {
+        debug_assert_eq!(self.users.len(), self.accounts.len(), "users read before restored");
+    }
+
     /// The user's record, to change. Callers checked existence first.
     pub(crate) fn user_mut(&mut self, user: UserId) -> &mut User {
+        self.debug_assert_users_restored();
         &mut self.users[user.index()]
     }
 

@@ -106,7 +106,7 @@ impl wal::StateMachine for Engine {
     }
 
     fn needs_whole_restore(command: &Command) -> bool {
-        Engine::needs_user_lookups(command)
+        Engine::needs_users(command)
     }
 
     fn applied_index(&self) -> u64 {

@@ -248,18 +248,20 @@ where
         .map_err(|e| SnapshotError::Invalid(e.to_string()))
 }
 
-/// The lookups of users by lower-case username, lower-case e-mail, bound wallet and invite
-/// code.
+/// The users' records, and the lookups of users by lower-case username, lower-case e-mail,
+/// bound wallet and invite code.
 struct UserLookups {
+    users: CowVec<User>,
     username: UserIndex<str>,
     email: UserIndex<str>,
     wallet: FxHashMap<(Chain, String), UserId>,
     invite: UserIndex<u64>,
 }
 
-/// The user lookups, built from the archived users: each key's digest gathered in one pass,
-/// then sorted (see [`UserIndex`]).
-fn user_lookups(users: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, SnapshotError> {
+/// The users and their lookups, read from the archived users: each user's record and the
+/// digests of their keys in one pass, then the digests sorted (see [`UserIndex`]).
+fn user_lookups(archived: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, SnapshotError> {
+    let users: CowVec<User> = archived.iter().map(de::<User>).collect::<Result<_, _>>()?;
     let n = users.len();
     let seed = random_seed();
     let (mut names, mut emails, mut invites) =
@@ -267,21 +269,22 @@ fn user_lookups(users: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, Snapsh
     let mut wallet = FxHashMap::default();
     let mut lower = String::new();
     for u in users.iter() {
-        let id = UserId(u.id.0.to_native());
-        lower_into(u.username.as_str(), &mut lower);
+        let id = u.id;
+        lower_into(&u.username, &mut lower);
         names.push((lower.as_str().digest(seed), id));
-        if let Some(e) = u.email.as_ref() {
-            lower_into(e.as_str(), &mut lower);
+        if let Some(e) = &u.email {
+            lower_into(e, &mut lower);
             emails.push((lower.as_str().digest(seed), id));
         }
-        if let Some(w) = u.wallet.as_ref() {
-            wallet.insert((de::<Chain>(&w.chain)?, w.address.as_str().to_owned()), id);
+        if let Some(w) = &u.wallet {
+            wallet.insert((w.chain, w.address.clone()), id);
         }
-        if let Some(key) = crate::identity::invite_key(u.invite_code.as_str()) {
+        if let Some(key) = crate::identity::invite_key(&u.invite_code) {
             invites.push((key, id));
         }
     }
     Ok(UserLookups {
+        users,
         username: UserIndex::restored(names, seed),
         email: UserIndex::restored(emails, seed),
         wallet,
@@ -480,12 +483,12 @@ impl Engine {
         })
     }
 
-    /// [`Engine::restore`] but for the lookups of users by name, e-mail, wallet and invite code,
-    /// which a thread of `scope` builds meanwhile: three to four million inserts at a million
-    /// users, the largest part of a restore, that only identity commands and queries read
-    /// (`Engine::needs_user_lookups`). The caller hands them over with
-    /// [`Engine::complete_restore`] before the engine applies such a command or answers anyone.
-    /// Unaligned bytes are restored whole.
+    /// [`Engine::restore`] but for the users' records and their lookups by name, e-mail, wallet
+    /// and invite code, which a thread of `scope` reads meanwhile: at a million users, a million
+    /// records of a few strings each and three million keys, the largest part of a restore,
+    /// that trading never reads (`Engine::needs_users`). The caller hands them over with
+    /// [`Engine::complete_restore`] before the engine applies any other command or answers
+    /// anyone. Unaligned bytes are restored whole.
     pub(crate) fn restore_within<'scope, 'env>(
         bytes: &'env [u8],
         scope: &'scope std::thread::Scope<'scope, 'env>,
@@ -521,6 +524,7 @@ impl Engine {
     }
 
     fn install_lookups(&mut self, lookups: UserLookups) {
+        self.users = lookups.users;
         let idx = &mut self.idx;
         (idx.username, idx.email) = (lookups.username, lookups.email);
         (idx.wallet, idx.invite) = (lookups.wallet, lookups.invite);
@@ -589,7 +593,6 @@ impl Engine {
             Some(sale) => de::<SaleState>(sale)?,
             None => SaleState { terms: SaleTerms::default(), windows: Vec::new() },
         };
-        let users: CowVec<User> = s.users.iter().map(de::<User>).collect::<Result<_, _>>()?;
         let accounts: CowVec<Account> = (s.accounts.iter())
             .map(|a| de::<AccountRecord>(a).map(AccountRecord::account))
             .collect::<Result<_, _>>()?;
@@ -601,7 +604,8 @@ impl Engine {
         let mut engine = Engine {
             applied_index: de(&s.applied_index)?,
             now_ms: de(&s.now_ms)?,
-            users,
+            // Read with their lookups on a thread of their own: trading does without them.
+            users: CowVec::default(),
             accounts,
             admins: de(&s.admins)?,
             books: last_ticks.into_iter().map(|last| Book { last, ..Book::default() }).collect(),
@@ -843,7 +847,7 @@ mod tests {
     /// lookups handed over, gives the state of the engine the snapshot was taken from after
     /// the same commands, lookups included.
     #[test]
-    fn trading_goes_on_while_the_user_lookups_are_built() {
+    fn trading_goes_on_while_the_users_are_read() {
         use crate::command::{PlaceOrder, Register};
         use crate::types::{Category, Direction, MarketHours, Symbol};
         let btc = Symbol::new("BTCUSDT").unwrap();
@@ -913,7 +917,7 @@ mod tests {
             let (mut restored, lookups) = Engine::restore_within(&aligned, scope).unwrap();
             let lookups = lookups.expect("the lookups are left to their thread");
             for (stamp, command) in log[from..].iter().cloned() {
-                assert!(!Engine::needs_user_lookups(&command));
+                assert!(!Engine::needs_users(&command));
                 restored.apply(stamp, command, &mut events).unwrap();
             }
             restored.complete_restore(lookups).unwrap();
@@ -922,7 +926,8 @@ mod tests {
             assert_eq!(alice, Some(UserId(1)));
             assert_eq!(restored.user_by_username("bob").map(|u| u.id), Some(UserId(2)));
         });
-        assert!(Engine::needs_user_lookups(&register("Carol")));
+        assert!(Engine::needs_users(&register("Carol")));
+        assert!(Engine::needs_users(&Command::EndSession { user: UserId(1), session: 1 }));
     }
 
     /// Bytes at any address restore: in place when aligned, from a copy when not.
