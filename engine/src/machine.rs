@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use crate::command::Command;
+use crate::command::{ArchivedCommand, Command};
 use crate::engine::Stamp;
 use crate::event::{CommandResult, Events};
 use crate::snapshot::SnapshotError;
@@ -65,10 +65,18 @@ impl wal::StateMachine for Engine {
     }
 
     fn decode_command(bytes: &[u8]) -> Result<Command, DecodeError> {
-        with_scratch(|aligned| {
-            aligned.extend_from_slice(bytes);
+        let decode = |aligned: &[u8]| {
             rkyv::from_bytes::<Command, rkyv::rancor::Error>(aligned)
                 .map_err(|e| DecodeError::Command(e.to_string()))
+        };
+        // A log record's payload starts 8-aligned in its segment, as the archive needs: read in
+        // place, without the copy (half of the decoding time in a restart).
+        if bytes.as_ptr().align_offset(std::mem::align_of::<ArchivedCommand>()) == 0 {
+            return decode(bytes);
+        }
+        with_scratch(|aligned| {
+            aligned.extend_from_slice(bytes);
+            decode(aligned)
         })
     }
 
@@ -127,5 +135,38 @@ impl wal::StateMachine for Engine {
 
     fn set_replaying(&mut self, replaying: bool) {
         self.set_quiet(replaying);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{AccountKind, Direction, Symbol, UserId};
+    use wal::StateMachine;
+
+    /// A command decodes to itself from bytes at every offset: in place where the archive's
+    /// alignment allows, through the aligned scratch buffer elsewhere.
+    #[test]
+    fn commands_decode_from_bytes_at_any_alignment() {
+        let order = Command::PlaceOrder(crate::command::PlaceOrder {
+            user: UserId(7),
+            account: AccountKind::Real,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            direction: Direction::Up,
+            stake: rust_decimal::Decimal::new(1_234, 2),
+            duration_secs: 60,
+        });
+        let mut encoded = Vec::new();
+        <Engine as StateMachine>::encode_command(&order, &mut encoded);
+        let mut buffer = rkyv::util::AlignedVec::<16>::new();
+        for offset in 0..16 {
+            buffer.clear();
+            buffer.extend_from_slice(&[0; 16][..offset]);
+            buffer.extend_from_slice(&encoded);
+            let decoded = <Engine as StateMachine>::decode_command(&buffer[offset..]).unwrap();
+            assert_eq!(decoded, order, "at offset {offset}");
+        }
+        let cut = &encoded[..encoded.len() - 1];
+        assert!(<Engine as StateMachine>::decode_command(cut).is_err());
     }
 }
