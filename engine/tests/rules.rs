@@ -542,13 +542,7 @@ fn a_restored_engine_finds_users_by_name_email_and_invite_code_as_before() {
     let code = h.engine.user(mia).unwrap().invite_code.clone();
     // Ned's e-mail changes before the snapshot, the restored engine has his old one on file.
     h.ok(Command::SetVerifiedEmail { user: ned, email: "Ned@Elsewhere.example".into() });
-    let mut restored = Harness {
-        engine: engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap(),
-        index: h.index,
-        now_ms: h.now_ms,
-        events: engine::Events::new(),
-        log: Vec::new(),
-    };
+    let mut restored = h.restored();
     for h in [&mut h, &mut restored] {
         let e = &h.engine;
         assert_eq!(e.user_by_username("MIA").map(|u| u.id), Some(mia));
@@ -996,13 +990,7 @@ fn contracts_expiring_at_one_time_settle_in_entry_order_across_durations_and_aft
     h.advance(30_000);
     let second = contract_id(h.order(bob, Real, btc(), Down, "10", 30));
     h.tick(btc(), "101"); // bob's entry: both expire 60 s after alice's
-    let mut restored = Harness {
-        engine: engine::Engine::restore(&h.engine.snapshot_bytes()).unwrap(),
-        index: h.index,
-        now_ms: h.now_ms,
-        events: engine::Events::new(),
-        log: Vec::new(),
-    };
+    let mut restored = h.restored();
     for h in [&mut h, &mut restored] {
         h.events.clear();
         h.advance(30_001);

@@ -45,6 +45,18 @@ impl Harness {
         Harness::at(MONDAY_MS + 12 * 3_600_000)
     }
 
+    /// A harness over this engine restored from its snapshot, at the same log position and
+    /// time, with an empty log.
+    pub fn restored(&self) -> Harness {
+        Harness {
+            engine: Engine::restore(&self.engine.snapshot_bytes()).expect("restore"),
+            index: self.index,
+            now_ms: self.now_ms,
+            events: Events::new(),
+            log: Vec::new(),
+        }
+    }
+
     pub fn at(now_ms: u64) -> Harness {
         let mut h = Harness {
             engine: Engine::new(),
