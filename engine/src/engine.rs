@@ -152,7 +152,7 @@ pub(crate) struct Indexes {
     /// Lower-case e-mail -> user.
     pub(crate) email: UserIndex<str>,
     /// Bound wallet -> user.
-    pub(crate) wallet: FxHashMap<(Chain, String), UserId>,
+    pub(crate) wallet: UserIndex<(Chain, String)>,
     /// Invite code -> user, keyed by [`invite_key`]: a number per code, not a string (a
     /// restore builds it for every user).
     pub(crate) invite: UserIndex<u64>,
@@ -525,6 +525,15 @@ impl Engine {
         self.idx.email.get(lower, has)
     }
 
+    /// The user who bound this wallet.
+    pub(crate) fn user_with_wallet(&self, key: &(Chain, String)) -> Option<UserId> {
+        let has = |id| {
+            let bound = self.user(id).and_then(|u| u.wallet.as_ref());
+            bound.is_some_and(|w| w.chain == key.0 && w.address == key.1)
+        };
+        self.idx.wallet.get(key, has)
+    }
+
     /// The user whose invite code has [`invite_key`] `key`.
     pub(crate) fn user_invited_by(&self, key: u64) -> Option<UserId> {
         let has = |id| self.user(id).is_some_and(|u| invite_key(&u.invite_code) == Some(key));
@@ -533,8 +542,7 @@ impl Engine {
 
     /// A user by bound wallet.
     pub fn user_by_wallet(&self, chain: Chain, address: &str) -> Option<&User> {
-        let id = *self.idx.wallet.get(&(chain, address.to_string()))?;
-        self.user(id)
+        self.user(self.user_with_wallet(&(chain, address.to_string()))?)
     }
 
     /// A user by invite code.

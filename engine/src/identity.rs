@@ -147,7 +147,7 @@ impl Engine {
             return Err(EngineError::EmailExists);
         }
         if let Some(w) = &r.wallet {
-            if self.idx.wallet.contains_key(&(w.chain, w.address.clone())) {
+            if self.user_with_wallet(&(w.chain, w.address.clone())).is_some() {
                 return Err(EngineError::WalletExists);
             }
         }

@@ -20,7 +20,7 @@ use crate::types::{
     LimitsState, OrderId, PriceAlert, Product, Rule, SessionId, Settings, TickRef, User, UserId,
     Wallet, WithdrawOrder,
 };
-use crate::user_index::{lower_into, random_seed, Key, UserIndex};
+use crate::user_index::{lower_into, random_seed, wallet_digest, Key, UserIndex};
 use crate::Engine;
 
 /// The alignment a snapshot's archive is read at.
@@ -254,7 +254,7 @@ struct UserLookups {
     users: CowVec<User>,
     username: UserIndex<str>,
     email: UserIndex<str>,
-    wallet: FxHashMap<(Chain, String), UserId>,
+    wallet: UserIndex<(Chain, String)>,
     invite: UserIndex<u64>,
 }
 
@@ -266,7 +266,7 @@ fn user_lookups(archived: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, Sna
     let seed = random_seed();
     let (mut names, mut emails, mut invites) =
         (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut wallet = FxHashMap::default();
+    let mut wallets = Vec::new();
     let mut lower = String::new();
     for u in users.iter() {
         let id = u.id;
@@ -277,7 +277,7 @@ fn user_lookups(archived: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, Sna
             emails.push((lower.as_str().digest(seed), id));
         }
         if let Some(w) = &u.wallet {
-            wallet.insert((w.chain, w.address.clone()), id);
+            wallets.push((wallet_digest(w.chain, &w.address, seed), id));
         }
         if let Some(key) = crate::identity::invite_key(&u.invite_code) {
             invites.push((key, id));
@@ -287,7 +287,7 @@ fn user_lookups(archived: &rkyv::Archived<Vec<User>>) -> Result<UserLookups, Sna
         users,
         username: UserIndex::restored(names, seed),
         email: UserIndex::restored(emails, seed),
-        wallet,
+        wallet: UserIndex::restored(wallets, seed),
         invite: UserIndex::restored(invites, seed),
     })
 }

@@ -540,6 +540,21 @@ fn a_restored_engine_finds_users_by_name_email_and_invite_code_as_before() {
     let mia = h.register("Mia", None);
     let ned = h.register("ned", None);
     let code = h.engine.user(mia).unwrap().invite_code.clone();
+    let wallet = engine::types::WalletBinding {
+        chain: engine::types::Chain::Eth,
+        address: "0x52908400098527886e0f7030069857d2e4169ee7".into(),
+    };
+    let walt = match h.ok(Command::Register(Box::new(engine::Register {
+        username: "walt".into(),
+        email: None,
+        password_hash: None,
+        wallet: Some(wallet.clone()),
+        invite_code: None,
+        email_verified: false,
+    }))) {
+        Reply::Registered { user, .. } => user,
+        other => panic!("unexpected {other:?}"),
+    };
     // Ned's e-mail changes before the snapshot, the restored engine has his old one on file.
     h.ok(Command::SetVerifiedEmail { user: ned, email: "Ned@Elsewhere.example".into() });
     let mut restored = h.restored();
@@ -551,6 +566,7 @@ fn a_restored_engine_finds_users_by_name_email_and_invite_code_as_before() {
         assert_eq!(e.user_by_email("ned@elsewhere.example").map(|u| u.id), Some(ned));
         assert!(e.user_by_email("ned@example.com").is_none(), "an e-mail given up is free");
         assert!(e.user_by_username("nobody").is_none());
+        assert_eq!(e.user_by_wallet(wallet.chain, &wallet.address).map(|u| u.id), Some(walt));
         let register = |name: &str, email: &str| {
             Command::Register(Box::new(engine::Register {
                 username: name.into(),
@@ -562,6 +578,11 @@ fn a_restored_engine_finds_users_by_name_email_and_invite_code_as_before() {
             }))
         };
         assert_eq!(h.run(register("mIa", "x@example.com")), Err(EngineError::UsernameExists));
+        let mut same_wallet = register("wes", "wes@example.com");
+        if let Command::Register(r) = &mut same_wallet {
+            r.wallet = Some(wallet.clone());
+        }
+        assert_eq!(h.run(same_wallet), Err(EngineError::WalletExists));
         assert_eq!(h.run(register("zoe", "MIA@example.com")), Err(EngineError::EmailExists));
         // Ned's old address is free again, and a new user's keys are found at once.
         let zoe = match h.ok(register("zoe", "ned@example.com")) {
