@@ -967,7 +967,7 @@ fn check_segment<E: From<WalError>>(
         let expected_index = check.expected_first;
         return Err(WalError::Gap { segment: path, offset: 0, expected_index, found_index }.into());
     }
-    let bytes = storage.read_file(&path).map_err(io_error("read", &path))?;
+    let bytes = storage.read_unwritten(&path).map_err(io_error("read", &path))?;
     let scan = segment::scan(&bytes, info.first_index, visit).map_err(|stop| match stop {
         ScanStop::Gap(gap) => E::from(WalError::Gap {
             segment: path.clone(),
@@ -1003,6 +1003,8 @@ fn check_segment<E: From<WalError>>(
     let garbage_end = (valid + segment::nonzero_end(&bytes[valid..keep]))
         .next_multiple_of(RECORD_ALIGNMENT_BYTES)
         .min(keep) as u64;
+    // Not read past here: the tail may be cut under it.
+    drop(bytes);
     if garbage_end == valid_len && keep_len == file_len {
         return Ok(checked);
     }
