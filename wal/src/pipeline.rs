@@ -24,7 +24,6 @@ mod journal;
 mod shutdown;
 mod snapshotter;
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::io;
@@ -752,9 +751,12 @@ fn recover<M: StateMachine>(
         // machine: first while the snapshot is restored here, then beside replay, so that
         // applying is all this thread does. Each of the three is a second or more at a
         // million users and ten million records.
-        let (decoded, batches) =
-            bounded::<Vec<(Meta, M::Command)>>(REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS);
-        let reader = spawn_log_reader::<M>(scope, config, snapshot_index, decoded)?;
+        let lead = REPLAY_AHEAD_RECORDS_MAX / REPLAY_BATCH_RECORDS;
+        let (decoded, batches) = bounded::<Vec<(Meta, M::Command)>>(lead);
+        // Emptied batches go back to the reader to fill again: a fresh 400 KB allocation per
+        // batch, freed by this thread after the reader's made it, cost more than the channel.
+        let (recycle, recycled) = bounded::<Vec<(Meta, M::Command)>>(lead + 1);
+        let reader = spawn_log_reader::<M>(scope, config, snapshot_index, decoded, recycled)?;
         let started = Instant::now();
         let (mut machine, mut rest) = match &snapshot {
             None => {
@@ -767,14 +769,14 @@ fn recover<M: StateMachine>(
         timings.restore = started.elapsed();
         let started = Instant::now();
         machine.set_replaying(snapshot_index < catch_up.followed);
-        for batch in &batches {
+        for mut batch in &batches {
             // The accounts of a few records ahead are requested from memory first.
-            let mut batch = VecDeque::from(batch);
             for (meta, command) in batch.iter().take(PREFETCH_AHEAD) {
                 machine.prefetch(*meta, command);
             }
-            while let Some((meta, command)) = batch.pop_front() {
-                if let Some((ahead_meta, ahead)) = batch.get(PREFETCH_AHEAD - 1) {
+            let mut records = batch.drain(..);
+            while let Some((meta, command)) = records.next() {
+                if let Some((ahead_meta, ahead)) = records.as_slice().get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(*ahead_meta, ahead);
                 }
                 if rest.is_some() && M::needs_whole_restore(&command) {
@@ -782,6 +784,9 @@ fn recover<M: StateMachine>(
                 }
                 catch_up.apply(&mut machine, meta, command)?;
             }
+            drop(records);
+            // Full only if the reader has stopped taking them back: then dropped.
+            let _ = recycle.try_send(batch);
         }
         complete(&mut machine, rest.take(), snapshot_index)?;
         let opened = reader.join().expect("the log reader does not panic");
@@ -908,6 +913,7 @@ fn spawn_log_reader<'scope, M: StateMachine>(
     config: &Config,
     snapshot_index: u64,
     decoded: crossbeam_channel::Sender<Vec<(Meta, M::Command)>>,
+    recycled: crossbeam_channel::Receiver<Vec<(Meta, M::Command)>>,
 ) -> Result<std::thread::ScopedJoinHandle<'scope, Opened>, PipelineError> {
     let options = WalOptions {
         segment_size_max_bytes: config.segment_size_max_bytes,
@@ -924,7 +930,9 @@ fn spawn_log_reader<'scope, M: StateMachine>(
                 Wal::open_and_replay(storage, dir, options, snapshot_index, |meta, payload| {
                     batch.push((meta, decode_record::<M>(meta, payload)?));
                     if batch.len() == REPLAY_BATCH_RECORDS {
-                        let next = Vec::with_capacity(REPLAY_BATCH_RECORDS);
+                        let next = recycled
+                            .try_recv()
+                            .unwrap_or_else(|_| Vec::with_capacity(REPLAY_BATCH_RECORDS));
                         // Refused only once the applier has stopped on an error of its own.
                         decoded
                             .send(std::mem::replace(&mut batch, next))
