@@ -198,7 +198,7 @@ impl<T: Clone> CowVec<T> {
 /// three: bringing in only the first left the load of a field further on to miss). Never
 /// reads memory as far as the program can tell.
 #[inline]
-fn prefetch_read<T>(p: *const T) {
+pub(crate) fn prefetch_read<T>(p: *const T) {
     let bytes = p.cast::<u8>();
     let size = std::mem::size_of::<T>().max(1);
     for offset in (0..size).step_by(64) {

@@ -305,6 +305,7 @@ impl Engine {
             Command::Tick { symbol, .. } => {
                 let Some(&book) = self.idx.symbol.get(symbol) else { return };
                 let Some(book) = self.books.get(usize::from(book)) else { return };
+                book.volatility.prefetch();
                 for queue in &book.expiring {
                     let due = queue.contracts.iter().take(PREFETCH_DUE_MAX);
                     for due in due.take_while(|d| d.expiry_ms < time_ms) {

@@ -239,6 +239,15 @@ impl Volatility {
         self.sum_gap_ms += step.gap_ms;
     }
 
+    /// Brings the slot the next change overwrites into cache: each is revisited only after
+    /// the window's other changes, long enough for the engine's other memory to push it out.
+    #[inline]
+    pub fn prefetch(&self) {
+        if let Some(step) = self.steps.get(self.next as usize) {
+            crate::cow::prefetch_read(step);
+        }
+    }
+
     /// Returns in the window.
     pub fn len(&self) -> usize {
         self.steps.len()
