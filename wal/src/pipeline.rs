@@ -776,7 +776,11 @@ fn recover<M: StateMachine>(
             }
             let mut records = batch.drain(..);
             while let Some((meta, command)) = records.next() {
-                if let Some((ahead_meta, ahead)) = records.as_slice().get(PREFETCH_AHEAD - 1) {
+                let ahead = records.as_slice();
+                if let Some(record) = ahead.get(2 * PREFETCH_AHEAD - 1) {
+                    prefetch_value(record);
+                }
+                if let Some((ahead_meta, ahead)) = ahead.get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(*ahead_meta, ahead);
                 }
                 if rest.is_some() && M::needs_whole_restore(&command) {
@@ -1018,6 +1022,27 @@ fn decode_record<M: StateMachine>(meta: Meta, payload: &[u8]) -> Result<M::Comma
         index: meta.index,
         source: Arc::new(error),
     })
+}
+
+/// Asks the CPU to bring `value`'s bytes into cache ahead of their use. Decoded records wait
+/// in memory (up to a million of them) from the reader's thread until replay takes them, and
+/// their first load was a tenth of `apply`'s samples in a restart.
+#[inline]
+fn prefetch_value<T>(value: &T) {
+    let start = (value as *const T).cast::<u8>();
+    let size = std::mem::size_of::<T>();
+    for offset in (0..size).step_by(64).chain(std::iter::once(size.saturating_sub(1))) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: PREFETCHT0 is a hint: it does not dereference its address architecturally,
+        // cannot fault and changes no state the program can observe; SSE is part of x86-64.
+        #[allow(unsafe_code)]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (start, offset);
+    }
 }
 
 /// Applies one decoded log record at start-up; events are discarded unless a follower needs
