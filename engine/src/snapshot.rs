@@ -497,9 +497,13 @@ impl Engine {
             return Ok((Engine::restore(bytes)?, None));
         }
         let Parts { base: s, sale, copy, tournaments } = Self::parts(bytes)?;
-        let lookups = std::thread::Builder::new()
-            .name("restore-names".into())
-            .spawn_scoped(scope, || user_lookups(&s.users));
+        let lookups =
+            std::thread::Builder::new().name("restore-names".into()).spawn_scoped(scope, || {
+                // Replay goes on without the users: it comes first.
+                #[cfg(feature = "wal")]
+                wal::yield_to_replay();
+                user_lookups(&s.users)
+            });
         let engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
         match lookups {
             Ok(thread) => Ok((engine, Some(PendingLookups(thread)))),

@@ -36,8 +36,8 @@ pub mod storage;
 pub use log::{Batch, Recovery, Wal, WalError, WalOptions};
 pub use machine::{EventBuffer, Frozen, FrozenAudit, Meta, RestoreRest, StateMachine};
 pub use pipeline::{
-    Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError, PipelineRecovery,
-    RecoveryTimings, RequestId, Stats, Ticket,
+    yield_to_replay, Audit, Config, EventBatch, Follower, Handle, Pipeline, PipelineError,
+    PipelineRecovery, RecoveryTimings, RequestId, Stats, Ticket, RESTART_HELPER_NICE,
 };
 pub use record::RecordError;
 pub use snapshot::{open_db, LoadedSnapshot, SnapshotError, SnapshotLoad, SnapshotStore};
