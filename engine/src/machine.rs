@@ -106,7 +106,8 @@ impl wal::StateMachine for Engine {
         bytes: &'env [u8],
         scope: &'scope std::thread::Scope<'scope, 'env>,
     ) -> Result<(Self, Option<wal::RestoreRest<'scope, Self>>), DecodeError> {
-        let (engine, lookups) = Engine::restore_within(bytes, scope)?;
+        // Replay goes on beside the users' thread, and comes first.
+        let (engine, lookups) = Engine::restore_within(bytes, scope, wal::yield_to_replay)?;
         let rest = lookups.map(|lookups| -> wal::RestoreRest<'scope, Self> {
             Box::new(move |engine: &mut Engine| Ok(engine.complete_restore(lookups)?))
         });

@@ -475,7 +475,8 @@ impl Engine {
             &copy[..]
         };
         std::thread::scope(|scope| {
-            let (mut engine, lookups) = Engine::restore_within(aligned, scope)?;
+            // Waited for at once: the helper keeps the caller's priority.
+            let (mut engine, lookups) = Engine::restore_within(aligned, scope, || {})?;
             if let Some(lookups) = lookups {
                 engine.complete_restore(lookups)?;
             }
@@ -488,22 +489,24 @@ impl Engine {
     /// records of a few strings each and three million keys, the largest part of a restore,
     /// that trading never reads (`Engine::needs_users`). The caller hands them over with
     /// [`Engine::complete_restore`] before the engine applies any other command or answers
-    /// anyone. Unaligned bytes are restored whole.
+    /// anyone. Unaligned bytes are restored whole. The thread calls `on_helper` first (a
+    /// caller that goes on beside it lowers its priority there).
     pub(crate) fn restore_within<'scope, 'env>(
         bytes: &'env [u8],
         scope: &'scope std::thread::Scope<'scope, 'env>,
+        on_helper: fn(),
     ) -> Result<(Engine, Option<PendingLookups<'scope>>), SnapshotError> {
         if bytes.as_ptr().align_offset(ARCHIVE_ALIGN_BYTES) != 0 {
             return Ok((Engine::restore(bytes)?, None));
         }
         let Parts { base: s, sale, copy, tournaments } = Self::parts(bytes)?;
-        let lookups =
-            std::thread::Builder::new().name("restore-names".into()).spawn_scoped(scope, || {
-                // Replay goes on without the users: it comes first.
-                #[cfg(feature = "wal")]
-                wal::yield_to_replay();
+        let lookups = std::thread::Builder::new().name("restore-names".into()).spawn_scoped(
+            scope,
+            move || {
+                on_helper();
                 user_lookups(&s.users)
-            });
+            },
+        );
         let engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
         match lookups {
             Ok(thread) => Ok((engine, Some(PendingLookups(thread)))),
@@ -918,7 +921,7 @@ mod tests {
         }
         assert!(engine.contracts.iter().next().is_none(), "both contracts settled");
         std::thread::scope(|scope| {
-            let (mut restored, lookups) = Engine::restore_within(&aligned, scope).unwrap();
+            let (mut restored, lookups) = Engine::restore_within(&aligned, scope, || {}).unwrap();
             let lookups = lookups.expect("the lookups are left to their thread");
             for (stamp, command) in log[from..].iter().cloned() {
                 assert!(!Engine::needs_users(&command));

@@ -975,11 +975,9 @@ fn check_log_continues(wal: &mut Wal, snapshot_index: u64, term: u64) -> Result<
 
 /// The snapshot restored whole.
 fn restore<M: StateMachine>(snapshot_index: u64, bytes: &[u8]) -> Result<M, PipelineError> {
-    std::thread::scope(|scope| {
-        let (mut machine, rest) = restore_within(snapshot_index, bytes, scope)?;
-        complete(&mut machine, rest, snapshot_index)?;
-        Ok(machine)
-    })
+    let machine = M::restore(bytes).map_err(|error| snapshot_error(snapshot_index, error))?;
+    check_restored_index(&machine, snapshot_index)?;
+    Ok(machine)
 }
 
 /// The snapshot restored, but for what the machine leaves to a thread of `scope` until a
@@ -992,11 +990,20 @@ fn restore_within<'scope, 'env, M: StateMachine>(
 ) -> Result<(M, Option<RestoreRest<'scope, M>>), PipelineError> {
     let (machine, rest) =
         M::restore_within(bytes, scope).map_err(|error| snapshot_error(snapshot_index, error))?;
-    if machine.applied_index() != snapshot_index {
-        let applied_index = machine.applied_index();
+    check_restored_index(&machine, snapshot_index)?;
+    Ok((machine, rest))
+}
+
+/// A snapshot must restore to the index it was saved at.
+fn check_restored_index<M: StateMachine>(
+    machine: &M,
+    snapshot_index: u64,
+) -> Result<(), PipelineError> {
+    let applied_index = machine.applied_index();
+    if applied_index != snapshot_index {
         return Err(PipelineError::SnapshotIndexMismatch { snapshot_index, applied_index });
     }
-    Ok((machine, rest))
+    Ok(())
 }
 
 /// Waits for the rest of a restore, if any is left, and applies it to the machine.
