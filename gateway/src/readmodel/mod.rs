@@ -570,6 +570,110 @@ mod tests {
         assert_eq!(titles(&ReadModel::open(dir.path()).unwrap()), ["new", "kept"]);
     }
 
+    /// An engine whose every command's events the read model projects at once.
+    struct Projected {
+        engine: engine::Engine,
+        model: ReadModel,
+        index: u64,
+        now: u64,
+    }
+
+    impl Projected {
+        fn run(&mut self, command: engine::Command) -> (engine::Reply, Events) {
+            self.index += 1;
+            let mut events = Events::new();
+            let stamp = engine::Stamp { index: self.index, time_ms: self.now };
+            let reply = self.engine.apply(stamp, command, &mut events).expect("applied");
+            let (first_index, last_index, time_ms) = (self.index, self.index, self.now);
+            let batch = EventBatch { first_index, last_index, time_ms, events };
+            self.model.apply(&batch).unwrap();
+            (reply, batch.events)
+        }
+
+        /// An admin, a funded house, BTCUSDT with a 60 s rule, and a user, on a Monday noon.
+        fn market(model: ReadModel) -> (Projected, engine::types::UserId) {
+            use engine::command::{AdminAction, Command, Register};
+            use engine::types::{AdminId, Category, MarketHours, Rule, Symbol};
+            let mut p = Projected {
+                engine: engine::Engine::new(),
+                model,
+                index: 0,
+                now: 1_794_830_400_000,
+            };
+            let admin = |action| Command::Admin { admin: AdminId(1), action: Box::new(action) };
+            p.run(Command::BootstrapAdmin { username: "root".into(), password_hash: "h".into() });
+            p.run(admin(AdminAction::FundHouse { amount: 1_000_000.into() }));
+            p.run(admin(AdminAction::UpsertProduct {
+                symbol: Symbol::new("BTCUSDT").unwrap(),
+                name: "Bitcoin".into(),
+                category: Category::Crypto,
+                precision: 2,
+                enabled: true,
+                hours: MarketHours::Always,
+            }));
+            p.run(admin(AdminAction::SetRule(Rule {
+                duration_secs: 60,
+                payout_rate: "0.85".parse().unwrap(),
+                stake_min: 1.into(),
+                stake_max: 5_000.into(),
+                fee_rate: "0.01".parse().unwrap(),
+                enabled: true,
+            })));
+            let register = Command::Register(Box::new(Register {
+                username: "alice".into(),
+                email: Some("alice@example.com".into()),
+                password_hash: Some("h".into()),
+                wallet: None,
+                invite_code: None,
+                email_verified: false,
+            }));
+            let (engine::Reply::Registered { user, .. }, _) = p.run(register) else { panic!() };
+            (p, user)
+        }
+    }
+
+    /// A settled contract's row is written whole from the settlement; it must be the row that
+    /// reading the entered one back and settling it would have made.
+    #[test]
+    fn a_settled_contract_row_is_the_entered_row_settled() {
+        use engine::command::{Command, PlaceOrder};
+        use engine::types::{AccountKind, Direction, Outcome, Symbol};
+
+        let dir = tempfile::tempdir().unwrap();
+        let (mut p, user) = Projected::market(ReadModel::open(dir.path()).unwrap());
+        let btc = Symbol::new("BTCUSDT").unwrap();
+        let tick =
+            |price: u32| Command::Tick { symbol: btc, price: price.into(), quantity: 1.into() };
+        p.run(tick(100));
+        let order = Command::PlaceOrder(PlaceOrder {
+            user,
+            account: AccountKind::Demo,
+            symbol: btc,
+            direction: Direction::Up,
+            stake: 10.into(),
+            duration_secs: 60,
+        });
+        let id = match p.run(order).0 {
+            engine::Reply::OrderAccepted { contract, .. } => u64::from(contract),
+            other => panic!("not accepted: {other:?}"),
+        };
+        p.now += 1_000;
+        p.run(tick(101));
+        let entered = p.model.contract(id).unwrap().expect("row");
+        assert_eq!(entered.status, ContractState::Open);
+
+        p.now += 58_000;
+        p.run(tick(102));
+        p.now += 3_000;
+        let (_, events) = p.run(tick(103));
+        let settled = events.settlements().next().expect("settled at this tick");
+        let mut expected = entered;
+        expected.settled(&settled);
+        let row = p.model.contract(id).unwrap();
+        assert_eq!(row, Some(expected));
+        assert_eq!(row.unwrap().outcome, Some(Outcome::Win));
+    }
+
     #[test]
     fn a_prefix_scan_stops_at_the_prefix_whatever_its_last_bytes() {
         let dir = tempfile::tempdir().unwrap();

@@ -444,9 +444,11 @@ impl Writer {
             let slot = self.hours.entry((c.user.into(), s.settled_ms / HOUR_MS)).or_default();
             *slot = slot.plus(hour);
         }
-        self.update(&key(CONTRACT, c.user.into(), c.id.into()), |row: &mut ContractRow| {
-            row.settled(s)
-        })
+        let at = key(CONTRACT, c.user.into(), c.id.into());
+        match ContractRow::closed(s) {
+            Some(row) => self.put(&at, &row),
+            None => self.update(&at, |row: &mut ContractRow| row.settled(s)),
+        }
     }
 
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {

@@ -92,6 +92,20 @@ impl ContractRow {
         self.status = ContractState::Open;
     }
 
+    /// The whole row of a settled contract, from its settlement alone, where that holds every
+    /// field: not for a sale (its offer came in an event of its own) nor a tournament's
+    /// contract (its tournament is not in the settlement). Settling 20 k contracts a second,
+    /// reading each row back and decoding it took a quarter of the projector's time.
+    pub fn closed(s: &Settled<'_>) -> Option<ContractRow> {
+        let c = &s.contract;
+        if s.outcome == Outcome::Sold || c.account == AccountKind::Tournament {
+            return None;
+        }
+        let mut row = ContractRow::opened(c, s.symbol, s.leader(), None);
+        row.settled(s);
+        Some(row)
+    }
+
     /// The contract ended as `s` says.
     pub fn settled(&mut self, s: &Settled<'_>) {
         let c = &s.contract;

@@ -51,9 +51,6 @@ struct Held {
     symbol: Symbol,
     /// Once entered.
     expiry_ms: Option<u64>,
-    /// No offer will come again: it is in its last seconds, or its market closed since it was
-    /// accepted. Its owner was told once; it is not priced again.
-    priced_out: bool,
     /// In a query not answered yet: the next ticks leave it out, so that a busy engine,
     /// slower than the ticks, never prices one contract for several queries at once.
     asking: bool,
@@ -62,7 +59,7 @@ struct Held {
 impl Held {
     /// An open contract not yet priced.
     fn waiting(contract: ContractId, symbol: Symbol, expiry_ms: Option<u64>) -> Held {
-        Held { contract, symbol, expiry_ms, priced_out: false, asking: false }
+        Held { contract, symbol, expiry_ms, asking: false }
     }
 }
 
@@ -96,8 +93,10 @@ struct Hub {
     users: FxHashMap<UserId, Vec<ConnId>>,
     /// Connections of admins watching trades.
     admins: FxHashSet<ConnId>,
-    /// Every open contract by owner, in id order (newest last), kept from the engine's events,
-    /// for live offers.
+    /// Every open contract by owner that may still get an offer, in id order (newest last),
+    /// kept from the engine's events, for live offers. One priced out (in its last seconds,
+    /// or its market closed since acceptance) is dropped at once: its owner was told, no
+    /// offer comes again, and each tick walks these lists for every user online.
     held: FxHashMap<UserId, Vec<Held>>,
     /// Where answered offer queries come back.
     offers: Option<mpsc::Sender<Offers>>,
@@ -468,15 +467,7 @@ impl Hub {
     /// A contract settled: no longer held, told to its owner and the back-office.
     fn settled(&mut self, settlement: &engine::Settled<'_>) {
         let user = settlement.contract.user;
-        if let Some(held) = self.held.get_mut(&user) {
-            let id = settlement.contract.id;
-            if let Ok(at) = held.binary_search_by_key(&id, |h| h.contract) {
-                held.remove(at);
-            }
-            if held.is_empty() {
-                self.held.remove(&user);
-            }
-        }
+        self.unhold(user, settlement.contract.id);
         self.to_user(user, || protocol::balance(&settlement.wallet_change()));
         self.to_user(user, || protocol::order_settled(settlement));
         self.to_admins(|| protocol::admin_trade_settled(settlement));
@@ -555,7 +546,7 @@ impl Hub {
             .flat_map(|(user, held)| {
                 held.iter()
                     .rev()
-                    .filter(|h| h.symbol == symbol && !h.priced_out && !h.asking)
+                    .filter(|h| h.symbol == symbol && !h.asking)
                     .filter_map(move |h| h.expiry_ms.map(|e| (*user, h.contract, e)))
                     .take(OFFERS_PER_USER_MAX)
             })
@@ -571,6 +562,17 @@ impl Hub {
         }
     }
 
+    /// Stops pricing a contract (settled, or priced out).
+    fn unhold(&mut self, user: UserId, contract: ContractId) {
+        let Some(held) = self.held.get_mut(&user) else { return };
+        if let Ok(at) = held.binary_search_by_key(&contract, |h| h.contract) {
+            held.remove(at);
+        }
+        if held.is_empty() {
+            self.held.remove(&user);
+        }
+    }
+
     /// A user's open contract; each user's are kept in id order, so it is a bisection.
     fn held_mut(&mut self, user: UserId, contract: ContractId) -> Option<&mut Held> {
         let held = self.held.get_mut(&user)?;
@@ -583,9 +585,7 @@ impl Hub {
         self.mark_asking(&offers.asked, false);
         for (user, contract, quote) in offers.answered {
             if matches!(quote, Err(NoOffer::NearExpiry | NoOffer::MarketClosed)) {
-                if let Some(h) = self.held_mut(user, contract) {
-                    h.priced_out = true;
-                }
+                self.unhold(user, contract);
             }
             let Some(conns) = self.users.get(&user) else { continue };
             let frame = protocol::offer(contract, &quote);
@@ -725,5 +725,7 @@ mod tests {
         assert_eq!(priced.len(), OFFERS_PER_USER_MAX);
         assert!(!priced.contains(&60) && !priced.contains(&59));
         assert!(priced.contains(&58) && priced.contains(&10), "the next newest takes the place");
+        let kept = |id| hub.held[&online].iter().any(|h| h.contract == ContractId(id));
+        assert!(!kept(60) && !kept(59) && kept(58), "priced out: no longer walked at each tick");
     }
 }
