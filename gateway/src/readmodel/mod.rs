@@ -158,8 +158,8 @@ pub struct ReadModel {
     /// Rows projected and not yet written to redb; readers see them over redb's rows.
     pending: Arc<Mutex<Arc<Pending>>>,
     /// Held by whoever projects or flushes, so that the pending rows and `applied` move
-    /// together.
-    writing: Arc<Mutex<()>>,
+    /// together; it keeps the rows of contracts waiting for their entry.
+    writing: Arc<Mutex<projector::Waiting>>,
 }
 
 fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
@@ -632,10 +632,11 @@ mod tests {
         }
     }
 
-    /// A settled contract's row is written whole from the settlement; it must be the row that
-    /// reading the entered one back and settling it would have made.
+    /// A contract's row changes without being read back at its entry (kept since its
+    /// acceptance) and at its settlement (written whole): it must be the row that reading it
+    /// back and changing it would have made, and so must a row read back after a restart.
     #[test]
-    fn a_settled_contract_row_is_the_entered_row_settled() {
+    fn a_contract_row_is_the_same_whether_kept_or_read_back() {
         use engine::command::{Command, PlaceOrder};
         use engine::types::{AccountKind, Direction, Outcome, Symbol};
 
@@ -645,22 +646,37 @@ mod tests {
         let tick =
             |price: u32| Command::Tick { symbol: btc, price: price.into(), quantity: 1.into() };
         p.run(tick(100));
-        let order = Command::PlaceOrder(PlaceOrder {
-            user,
-            account: AccountKind::Demo,
-            symbol: btc,
-            direction: Direction::Up,
-            stake: 10.into(),
-            duration_secs: 60,
-        });
-        let id = match p.run(order).0 {
-            engine::Reply::OrderAccepted { contract, .. } => u64::from(contract),
-            other => panic!("not accepted: {other:?}"),
+        let order = |p: &mut Projected| {
+            let order = Command::PlaceOrder(PlaceOrder {
+                user,
+                account: AccountKind::Demo,
+                symbol: btc,
+                direction: Direction::Up,
+                stake: 10.into(),
+                duration_secs: 60,
+            });
+            match p.run(order).0 {
+                engine::Reply::OrderAccepted { contract, .. } => u64::from(contract),
+                other => panic!("not accepted: {other:?}"),
+            }
         };
+        let id = order(&mut p);
         p.now += 1_000;
         p.run(tick(101));
         let entered = p.model.contract(id).unwrap().expect("row");
         assert_eq!(entered.status, ContractState::Open);
+
+        // Accepted before a restart, entered after it: its row is read back.
+        let before = order(&mut p);
+        p.model.flush().unwrap();
+        let Projected { engine, model, index, now } = p;
+        drop(model);
+        let mut p = Projected { engine, model: ReadModel::open(dir.path()).unwrap(), index, now };
+        p.run(tick(101));
+        let read_back = p.model.contract(before).unwrap().expect("row");
+        assert_eq!(read_back.status, ContractState::Open);
+        let tick_row = TickRow { price: 101.into(), time: p.now, sequence: p.index };
+        assert_eq!((read_back.entry, read_back.expiry_at), (Some(tick_row), Some(p.now + 60_000)));
 
         p.now += 58_000;
         p.run(tick(102));

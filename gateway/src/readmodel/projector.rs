@@ -34,7 +34,7 @@ impl ReadModel {
         &self,
         batches: &[B],
     ) -> Result<(), ReadModelError> {
-        let _writing = lock(&self.writing);
+        let mut writing = lock(&self.writing);
         let applied = self.applied_index();
         let mut fresh = batches
             .iter()
@@ -45,7 +45,9 @@ impl ReadModel {
             return Ok(()); // already projected (never happens with a well-behaved pipeline)
         };
         let mut last_index = applied;
-        let mut writer = Writer::new(self.rows()?, first.time_ms)?;
+        // Taken for the step: a step that fails leaves it empty, and rows are read instead.
+        let waiting = std::mem::take(&mut *writing);
+        let mut writer = Writer::new(self.rows()?, first.time_ms, waiting)?;
         for batch in fresh {
             writer.time_ms = batch.time_ms;
             for event in &batch.events {
@@ -53,7 +55,9 @@ impl ReadModel {
             }
             last_index = batch.last_index;
         }
+        let waiting = std::mem::take(&mut writer.waiting);
         let run = writer.finish(last_index)?;
+        *writing = waiting;
         // Not in redb yet: `flush` writes the pending rows there, durably.
         let pending = self.pending_rows().with(run);
         let full = pending.rows() >= PENDING_ROWS_MAX;
@@ -66,6 +70,15 @@ impl ReadModel {
         Ok(())
     }
 }
+
+/// Rows of accepted contracts waiting for their entry tick, by contract, so that the entry
+/// (a tick or so later) rewrites the row without reading it back and decoding it. Bounded: a
+/// contract past the bound, or accepted before a restart, has its row read instead.
+#[derive(Debug, Default)]
+pub(super) struct Waiting(rustc_hash::FxHashMap<u64, ContractRow>);
+
+/// Most rows [`Waiting`] keeps: at 20 k orders a second, several seconds' worth.
+const WAITING_ROWS_MAX: usize = 65_536;
 
 /// Writes one projection step over the rows as they were before it; reads see its own
 /// earlier writes.
@@ -81,14 +94,15 @@ struct Writer {
     /// Traders' real results by (user, hour), added up over the step and written at its end:
     /// one row per trader and hour, however many of their contracts settled in it.
     hours: rustc_hash::FxHashMap<(u32, u64), HourRow>,
+    waiting: Waiting,
 }
 
 impl Writer {
-    fn new(view: View, time_ms: u64) -> Result<Self, ReadModelError> {
+    fn new(view: View, time_ms: u64, waiting: Waiting) -> Result<Self, ReadModelError> {
         let seq = view.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
         let totals = get_row(&view, META_TOTALS)?.unwrap_or_default();
         let (step, today, hours) = Default::default();
-        Ok(Writer { view, step, time_ms, seq, totals, today, hours })
+        Ok(Writer { view, step, time_ms, seq, totals, today, hours, waiting })
     }
 
     /// The figures of the day of the event being projected.
@@ -149,14 +163,19 @@ impl Writer {
                 self.opened(events.opened(*contract), *symbol, *leader, *tournament)?;
             }
             Event::ContractEntered { contract, user, entry, expiry_ms } => {
-                self.update(
-                    &key(CONTRACT, (*user).into(), (*contract).into()),
-                    |row: &mut ContractRow| {
+                let at = key(CONTRACT, (*user).into(), (*contract).into());
+                match self.waiting.0.remove(&(*contract).into()) {
+                    Some(mut row) => {
                         row.entered(*entry, *expiry_ms);
-                    },
-                )?;
+                        self.put(&at, &row)?;
+                    }
+                    None => self.update(&at, |row: &mut ContractRow| {
+                        row.entered(*entry, *expiry_ms);
+                    })?,
+                }
             }
             Event::ContractSold { contract, user, quote } => {
+                self.waiting.0.remove(&(*contract).into());
                 self.update(
                     &key(CONTRACT, (*user).into(), (*contract).into()),
                     |row: &mut ContractRow| row.sale = Some((&**quote).into()),
@@ -270,6 +289,9 @@ impl Writer {
         let row = ContractRow::opened(c, symbol, leader, tournament);
         self.put(&key(CONTRACT, c.user.into(), c.id.into()), &row)?;
         self.put_raw(&global_key(CONTRACT_OWNER, c.id.into()), &c.user.0.to_be_bytes())?;
+        if self.waiting.0.len() < WAITING_ROWS_MAX {
+            self.waiting.0.insert(c.id.into(), row);
+        }
         Ok(())
     }
 
@@ -433,6 +455,7 @@ impl Writer {
 
     fn settled(&mut self, s: &Settled<'_>) -> Result<(), ReadModelError> {
         let c = &s.contract;
+        self.waiting.0.remove(&c.id.into()); // voided without an entry
         if c.account == AccountKind::Real && !s.outcome.is_void() {
             self.totals.settled += 1;
             self.totals.users_net += (s.credited - c.stake).to_decimal();
