@@ -3,7 +3,7 @@
 // address). It can be stopped (SIGTERM, a clean shutdown) and started again on the same
 // directory and port, as an operator would restart it.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,6 +32,11 @@ export class Server {
     this.binary = process.env.TRADING_SERVER_BIN ?? join(ROOT, 'target/debug/trading-server');
     this.dataDir = mkdtempSync(join(tmpdir(), 'trading-e2e-'));
     this.logPath = join(this.dataDir, 'server.log');
+    // Each server's data is about 100 MB and a run starts dozens: removed when the test file
+    // passes, kept (with its log, named in the failure) when it fails.
+    process.once('exit', (code) => {
+      if (code === 0) rmSync(this.dataDir, { recursive: true, force: true });
+    });
     this.log = createWriteStream(this.logPath, { flags: 'a' });
     this.child = null;
     this.port = 0;
