@@ -20,7 +20,8 @@
 //!
 //! The durable modes create their data directories under `$CORE_BENCH_DIR` (default: the
 //! system temp dir); the fsync baseline runs in the same place, so on the same disk. They take
-//! no snapshot unless `$CORE_BENCH_SNAPSHOT_EVERY` sets a period in commands.
+//! no snapshot unless `$CORE_BENCH_SNAPSHOT_EVERY` sets a period in commands. With
+//! `$CORE_BENCH_KEEP` set, `recovery-fresh` keeps its prepared directory for `recover-once`.
 
 // Rates and latencies are reported as floats; no money is computed here.
 #![allow(clippy::float_arithmetic)]
@@ -431,6 +432,18 @@ fn process_cpu_seconds() -> f64 {
 /// CPU time the calling thread has used so far, as [`process_cpu_seconds`] counts it.
 fn thread_cpu_seconds() -> f64 {
     cpu_seconds("/proc/thread-self/stat")
+}
+
+/// The process's anonymous resident memory (heap, not the mapped snapshot and log), in MiB.
+/// Every page of it was touched for the first time by this process, which costs the most on
+/// a VM that hands freed memory back to its host.
+fn anonymous_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("RssAnon:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
 }
 
 fn cpu_seconds(stat: &str) -> f64 {
@@ -849,6 +862,11 @@ fn recovery_fresh(args: &[String]) {
         times.push(secs);
     }
     println!("recovery-fresh median: {:.3} s to ready", median(times));
+    // A prepared log takes longer to write than a restart takes to read, so a profile of
+    // restarts alone keeps it: `perf record core-bench recover-once DIR HASH`.
+    if std::env::var_os("CORE_BENCH_KEEP").is_some() {
+        println!("kept {} (state hash {hash:016x})", dir.keep().display());
+    }
 }
 
 /// One restart of the data in `args[0]`, whose state must hash to `args[1]` (hex); prints
@@ -859,10 +877,17 @@ fn recover_once(args: &[String]) {
     let t = Instant::now();
     let (pipeline, handle) = start(config(data, 0, true)).expect("restart");
     let secs = t.elapsed().as_secs_f64();
+    let t = pipeline.recovery().timings;
+    let anonymous = anonymous_mib();
     let after = handle.query(|e: &Engine| StateMachine::state_hash(e)).expect("query");
     pipeline.shutdown().expect("shutdown");
     assert_eq!(after, hash, "recovered state hash differs from the hash before shutdown");
-    println!("ready in {secs:.3} s");
+    println!(
+        "ready in {secs:.3} s (snapshot load {:.3} s, restore {:.3} s, replay {:.3} s; {anonymous} MiB of anonymous memory)",
+        t.snapshot_load.as_secs_f64(),
+        t.restore.as_secs_f64(),
+        t.replay.as_secs_f64()
+    );
 }
 
 /// A snapshot of `users` users and `open` open contracts with `records` standard-mix records
