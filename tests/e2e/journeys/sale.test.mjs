@@ -88,6 +88,20 @@ for (const [language, viewport] of [
       assert.deepEqual(page.problems.filter((p) => !/status of 409/.test(p)), []);
     });
 
+    if (viewport === PHONE) {
+      test('scrolled into view, the sell button stops above the order bar, not under it', async () => {
+        // As the browser scrolls for find-in-page or a screen reader: to the nearest edge.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const sell = page.locator(`[data-testid="contract-${contractId}"] .btn-sell`);
+        const [button, bar] = await sell.evaluate((element) => {
+          element.scrollIntoView({ block: 'nearest' });
+          const side = document.querySelector('.trade-side');
+          return [element.getBoundingClientRect().bottom, side.getBoundingClientRect().top];
+        });
+        assert.ok(button <= bar, `the button ends at ${button}px, the order bar starts at ${bar}px`);
+      });
+    }
+
     test('the sale is confirmed with its amount; the balance and the records show it', async () => {
       const before = await server.api('GET', '/wallet/balance?account=demo', { token: login.token });
       const card = page.locator(`[data-testid="contract-${contractId}"]`);

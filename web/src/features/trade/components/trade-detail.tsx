@@ -10,6 +10,7 @@ import { formatMoney } from '@/lib/format';
 
 import { useContractFeed } from '../hooks/use-contract-feed';
 import { useMarketItem } from '../hooks/use-market-line';
+import { useStickyBlockEnd } from '../hooks/use-sticky-block-end';
 import { useContracts } from '../stores/contracts';
 import type { ChartContract } from '../chart/chart-controller';
 import { LiveContracts } from './live-contracts';
@@ -24,6 +25,7 @@ export function TradeDetail({ symbol, headerAction }: { symbol: string; headerAc
   const { t, i18n } = useTranslation();
   const { line, tick, error, retry } = useMarketItem(symbol);
   useContractFeed();
+  const side = useStickyBlockEnd();
   const byId = useContracts((s) => s.byId);
   const chartContracts = useMemo<ChartContract[]>(
     () =>
@@ -52,7 +54,7 @@ export function TradeDetail({ symbol, headerAction }: { symbol: string; headerAc
         <PriceChart symbol={symbol} precision={line.precision} contracts={chartContracts} />
         <LiveContracts symbol={symbol} price={price} precision={line.precision} />
       </div>
-      <aside className="trade-side">
+      <aside className="trade-side" ref={side}>
         <OrderPanel symbol={symbol} marketOpen={line.isOpen} hasPrice={price !== null} />
       </aside>
     </div>
