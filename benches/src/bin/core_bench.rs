@@ -877,16 +877,16 @@ fn recover_once(args: &[String]) {
     let t = Instant::now();
     let (pipeline, handle) = start(config(data, 0, true)).expect("restart");
     let secs = t.elapsed().as_secs_f64();
-    let t = pipeline.recovery().timings;
+    let phases = pipeline.recovery().timings;
     let anonymous = anonymous_mib();
     let after = handle.query(|e: &Engine| StateMachine::state_hash(e)).expect("query");
     pipeline.shutdown().expect("shutdown");
     assert_eq!(after, hash, "recovered state hash differs from the hash before shutdown");
     println!(
         "ready in {secs:.3} s (snapshot load {:.3} s, restore {:.3} s, replay {:.3} s; {anonymous} MiB of anonymous memory)",
-        t.snapshot_load.as_secs_f64(),
-        t.restore.as_secs_f64(),
-        t.replay.as_secs_f64()
+        phases.snapshot_load.as_secs_f64(),
+        phases.restore.as_secs_f64(),
+        phases.replay.as_secs_f64()
     );
 }
 

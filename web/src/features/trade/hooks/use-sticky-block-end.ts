@@ -7,8 +7,8 @@ export const STICKY_BLOCK_END = '--sticky-block-end';
  * A ref for a bar that sticks to the bottom of the screen (the order bar on phones and
  * tablets): while it is mounted, its height is kept in {@link STICKY_BLOCK_END} on the
  * document, which the document's scroll padding adds, so that what the browser scrolls into
- * view (a button given keyboard focus, a card the screen reader reaches) stops above the bar
- * instead of under it. A ref, not an effect: the bar may mount after the component does (the
+ * view to the nearest edge (find in page, a screen reader, a link to an anchor) stops above
+ * the bar instead of under it. A ref, not an effect: the bar may mount after the component does (the
  * trade screen shows a spinner first).
  */
 export function useStickyBlockEnd(): RefCallback<HTMLElement> {
