@@ -1043,6 +1043,18 @@ pub const RESTART_HELPER_NICE: i32 = 10;
 /// thread), for a helper of start-up. Lowering one's own priority needs no privilege and is
 /// never undone: the helpers end with start-up.
 pub fn yield_to_replay() {
+    set_own_nice(RESTART_HELPER_NICE);
+}
+
+/// The nice value of the thread that serialises and writes snapshots. A snapshot is taken
+/// beside trading, on the same cores as the engine and the journal, whose every delay a
+/// caller waits for; the snapshot can wait instead. It still gets about a tenth of a core
+/// when the machine is full, and all it wants when it is not.
+pub(crate) const SNAPSHOT_NICE: i32 = 10;
+
+/// Sets the calling thread's own nice value (Linux's is per thread). Raising it needs no
+/// privilege.
+pub(crate) fn set_own_nice(nice: i32) {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority changes only the scheduling priority of the thread `gettid` names,
     // the caller; it reads and writes no memory of ours. A failure leaves the priority as it
@@ -1050,8 +1062,10 @@ pub fn yield_to_replay() {
     #[allow(unsafe_code)]
     unsafe {
         let thread = libc::gettid() as libc::id_t;
-        let _ = libc::setpriority(libc::PRIO_PROCESS, thread, RESTART_HELPER_NICE);
+        let _ = libc::setpriority(libc::PRIO_PROCESS, thread, nice);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
 }
 
 /// Asks the CPU to bring `value`'s bytes into cache ahead of their use. Decoded records wait

@@ -205,6 +205,39 @@ fn periodic_snapshots_are_taken() {
     pipeline.shutdown().unwrap();
 }
 
+/// The nice value of each of this process's threads named `name` (Linux's is per thread).
+#[cfg(target_os = "linux")]
+fn nice_of_threads(name: &str) -> Vec<i64> {
+    let mut nice = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else { continue };
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+        if comm.trim_end() == name {
+            // Fields after the command's closing parenthesis start at the third; nice is the 19th.
+            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+            nice.push(fields[19 - 3].parse().unwrap());
+        }
+    }
+    nice
+}
+
+/// Snapshots are serialised beside trading on the same cores: their thread gives way to the
+/// engine's (whose every delay a caller waits for), never the other way round.
+#[cfg(target_os = "linux")]
+#[test]
+fn snapshots_are_written_at_a_lower_priority_than_the_engine() {
+    let temp = tempfile::tempdir().unwrap();
+    let (pipeline, handle) = start(&config(temp.path()));
+    submit_many(&handle, "k", 10);
+    // Answered once the snapshotter has saved it, so its thread has set its priority.
+    handle.snapshot_now().unwrap();
+    let snapshotters = nice_of_threads("wal-snapshotter");
+    assert!(snapshotters.contains(&10), "snapshotters' nice values: {snapshotters:?}");
+    let engines = nice_of_threads("wal-engine");
+    assert!(!engines.is_empty() && engines.iter().all(|n| *n == 0), "engines: {engines:?}");
+    pipeline.shutdown().unwrap();
+}
+
 /// Truncation stays behind the older kept snapshot, so losing the newest one to damage
 /// still leaves a snapshot plus the whole log after it.
 #[test]

@@ -1036,20 +1036,24 @@ impl RaftSnapshotBuilder<TypeConfig> for EngineSnapshot {
         // Saving the whole machine (tens of MB, the file's write and fsync) takes
         // long enough to stall every Raft task on this worker: heartbeats stopped for
         // hundreds of ms, the leader's lease ran out, and a member's snapshot cost the
-        // cluster an election. It runs on the blocking pool instead.
+        // cluster an election. It runs on a thread of its own instead, at the single
+        // node's snapshot priority: serialising the frozen machine (the engine goes on
+        // applying meanwhile) gives way to the engine, the log and the runtime.
         let (store, index, meta) = (self.store.clone(), self.index, self.meta.clone());
-        // Serialising the frozen machine (the engine goes on applying meanwhile) belongs
-        // there too.
         let mut bytes = std::mem::take(&mut self.requests);
         let machine = self.machine.take().ok_or_else(|| io::Error::other("built twice"))?;
-        let bytes = tokio::task::spawn_blocking(move || {
+        let (saved, result) = oneshot::channel();
+        std::thread::Builder::new().name("raft-snapshot".into()).spawn(move || {
+            super::set_own_nice(super::SNAPSHOT_NICE);
             let requests_len = bytes.len();
             bytes.extend_from_slice(&machine());
-            save_snapshot(&store, index, &meta, &bytes, requests_len).map(|()| bytes)
-        })
-        .await
-        .map_err(io::Error::other)?
-        .map_err(io::Error::other)?;
+            let _ = saved
+                .send(save_snapshot(&store, index, &meta, &bytes, requests_len).map(|()| bytes));
+        })?;
+        let bytes = result
+            .await
+            .map_err(|_| io::Error::other("the snapshot's thread ended without an answer"))?
+            .map_err(io::Error::other)?;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.snapshot_saved(self.index, self.meta.last_log_id);
         Ok(Snapshot { meta: self.meta.clone(), snapshot: bytes })

@@ -35,6 +35,7 @@ pub(super) struct Snapshotter<M: StateMachine> {
 impl<M: StateMachine> Snapshotter<M> {
     /// Saves snapshots until the engine stops.
     pub(super) fn run(self) {
+        super::set_own_nice(super::SNAPSHOT_NICE);
         for job in self.jobs.iter() {
             let Job { index, term, state, done } = job;
             let bytes = state();
