@@ -12,7 +12,7 @@
 //! engine's time in a replicated-throughput profile). A full chunk never moves, and chunks
 //! are copy-on-write ([`crate::cow`]), so a snapshot shares them instead of copying.
 
-use crate::cow::CowVec;
+use crate::cow::{CowVec, ReadyChunks};
 use crate::types::{Contract, ContractId};
 
 /// Where an open contract lives, and which contract that was.
@@ -40,6 +40,19 @@ impl Slab {
         }
         let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 open contracts");
         self.slots.push(Some(contract));
+        (slot, id)
+    }
+
+    /// Stores a contract restored from a snapshot in the next new slot, its chunk's buffer
+    /// from `ready` when it has one (a restore's slab has no free slot).
+    pub(crate) fn push_restored(
+        &mut self,
+        contract: Contract,
+        ready: Option<&ReadyChunks<Option<Contract>>>,
+    ) -> SlotRef {
+        let id = contract.id;
+        let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 open contracts");
+        self.slots.push_ready(Some(contract), ready);
         (slot, id)
     }
 

@@ -10,7 +10,7 @@ use rkyv::with::{Inline, Map};
 use rustc_hash::FxHashMap;
 
 use crate::copy::{ArchivedCopyState, CopyBook, CopyState};
-use crate::cow::CowVec;
+use crate::cow::{chunks_for, CowVec, ReadyChunks};
 use crate::engine::{Book, Due, Indexes, Ledger, Pending};
 use crate::sale::{SaleTerms, Volatility};
 use crate::terms::Terms;
@@ -507,7 +507,8 @@ impl Engine {
                 user_lookups(&s.users)
             },
         );
-        let engine = Engine::from_archive(s, Parts { base: s, sale, copy, tournaments })?;
+        let parts = Parts { base: s, sale, copy, tournaments };
+        let engine = Engine::from_archive(s, parts, scope)?;
         match lookups {
             Ok(thread) => Ok((engine, Some(PendingLookups(thread)))),
             // No thread to spare: built here instead.
@@ -586,7 +587,14 @@ impl Engine {
     }
 
     /// The engine an archive holds, with every derived lookup but the users' rebuilt.
-    fn from_archive(s: &ArchivedBase, parts: Parts<'_>) -> Result<Engine, SnapshotError> {
+    fn from_archive<'scope>(
+        s: &ArchivedBase,
+        parts: Parts<'_>,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+    ) -> Result<Engine, SnapshotError> {
+        // Started first, so that their memory is being written while the rest is read.
+        let ready_accounts = ReadyChunks::spawn(scope, chunks_for(s.accounts.len()));
+        let ready_contracts = ReadyChunks::spawn(scope, chunks_for(s.contracts.len()));
         let Parts { sale, copy, tournaments, .. } = parts;
         let tournaments = match tournaments {
             Some(t) => TournamentBook::of(de::<TournamentState>(t)?),
@@ -600,9 +608,12 @@ impl Engine {
             Some(sale) => de::<SaleState>(sale)?,
             None => SaleState { terms: SaleTerms::default(), windows: Vec::new() },
         };
-        let accounts: CowVec<Account> = (s.accounts.iter())
-            .map(|a| de::<AccountRecord>(a).map(AccountRecord::account))
-            .collect::<Result<_, _>>()?;
+        let mut accounts: CowVec<Account> = CowVec::default();
+        accounts.reserve(s.accounts.len());
+        for a in s.accounts.iter() {
+            accounts.push_ready(de::<AccountRecord>(a)?.account(), ready_accounts.as_ref());
+        }
+        drop(ready_accounts);
         let (rules, settings) = (de::<Vec<Rule>>(&s.rules)?, de::<Settings>(&s.settings)?);
         let limits: Vec<(UserId, LimitsState)> = de(&s.limits)?;
         let deposits: Vec<DepositOrder> = de(&s.deposits)?;
@@ -644,7 +655,7 @@ impl Engine {
         }
         engine.idx.pending = count_pending(engine.deposits.values(), engine.withdrawals.values());
         engine.mark_leaders()?;
-        engine.rebuild_indexes(&s.contracts)?;
+        engine.rebuild_indexes(&s.contracts, ready_contracts.as_ref())?;
         engine.restore_alerts(de(&s.alerts)?);
         // The sum of the open contracts' reserves, each kept to the cent (a snapshot from
         // before integer money held them at more decimals, rounded up as they were read).
@@ -685,6 +696,7 @@ impl Engine {
     fn rebuild_indexes(
         &mut self,
         contracts: &rkyv::Archived<Vec<Contract>>,
+        ready: Option<&ReadyChunks<Option<Contract>>>,
     ) -> Result<(), SnapshotError> {
         let Engine { idx, contracts: slab, books, admins, products, .. } = self;
         for a in admins.iter() {
@@ -699,7 +711,7 @@ impl Engine {
             let c = de::<Contract>(c)?;
             let (product, entered, duration_ms, expiry_ms, user) =
                 (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms, c.user);
-            let at = slab.insert(c);
+            let at = slab.push_restored(c, ready);
             let book = &mut books[product];
             if entered {
                 book.schedule(duration_ms, Due { expiry_ms, at, user });
