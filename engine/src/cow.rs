@@ -167,7 +167,7 @@ impl<T: Clone> CowVec<T> {
     #[inline]
     pub(crate) fn prefetch(&self, at: usize) {
         if let Some(start) = self.starts.get(at / CHUNK) {
-            prefetch_read(start.as_ptr().wrapping_add(at % CHUNK));
+            wal::prefetch::read(start.as_ptr().wrapping_add(at % CHUNK));
         }
     }
 
@@ -247,33 +247,6 @@ impl<T: Send> ReadyChunks<T> {
 /// Chunks of `CHUNK` elements that `len` elements fill.
 pub(crate) fn chunks_for(len: usize) -> usize {
     len.div_ceil(CHUNK)
-}
-
-/// A hint to load every cache line of the `T` at `p` (an account or a contract spans two or
-/// three: bringing in only the first left the load of a field further on to miss). Never
-/// reads memory as far as the program can tell.
-#[inline]
-pub(crate) fn prefetch_read<T>(p: *const T) {
-    let bytes = p.cast::<u8>();
-    let size = std::mem::size_of::<T>().max(1);
-    for offset in (0..size).step_by(64) {
-        prefetch_line(bytes.wrapping_add(offset));
-    }
-    prefetch_line(bytes.wrapping_add(size - 1));
-}
-
-#[inline]
-#[allow(unsafe_code)]
-fn prefetch_line(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 is a hint: it does not dereference `p` architecturally, cannot fault
-    // on any address (valid or not) and changes no state the program can observe. SSE, which
-    // it needs, is part of every x86-64 CPU.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Makes `chunk` the only `Arc` of its chunk, copying it first (with room for a full chunk)

@@ -244,7 +244,7 @@ impl Volatility {
     #[inline]
     pub fn prefetch(&self) {
         if let Some(step) = self.steps.get(self.next as usize) {
-            crate::cow::prefetch_read(step);
+            wal::prefetch::read(step);
         }
     }
 

@@ -31,21 +31,19 @@ pub(crate) struct Slab {
 impl Slab {
     /// Stores a contract and returns its reference.
     pub(crate) fn insert(&mut self, contract: Contract) -> SlotRef {
-        let id = contract.id;
         if let Some(slot) = self.free.pop() {
             let free = self.slots.get_mut(slot as usize).expect("a freed slot exists");
             debug_assert!(free.is_none());
+            let id = contract.id;
             *free = Some(contract);
             return (slot, id);
         }
-        let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 open contracts");
-        self.slots.push(Some(contract));
-        (slot, id)
+        self.push_new(contract, None)
     }
 
-    /// Stores a contract restored from a snapshot in the next new slot, its chunk's buffer
-    /// from `ready` when it has one (a restore's slab has no free slot).
-    pub(crate) fn push_restored(
+    /// Stores a contract in the next new slot, its chunk's buffer from `ready` when it has
+    /// one (a restore's slab has no free slot, so a restore calls this directly).
+    pub(crate) fn push_new(
         &mut self,
         contract: Contract,
         ready: Option<&ReadyChunks<Option<Contract>>>,

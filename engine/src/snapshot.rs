@@ -711,7 +711,7 @@ impl Engine {
             let c = de::<Contract>(c)?;
             let (product, entered, duration_ms, expiry_ms, user) =
                 (usize::from(c.product), c.entry.is_some(), c.duration_ms, c.expiry_ms, c.user);
-            let at = slab.push_restored(c, ready);
+            let at = slab.push_new(c, ready);
             let book = &mut books[product];
             if entered {
                 book.schedule(duration_ms, Due { expiry_ms, at, user });

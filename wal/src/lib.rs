@@ -13,6 +13,7 @@
 //! | [`log`] | [`Wal`]: segments, group commit, recovery, truncation |
 //! | [`snapshot`] | [`SnapshotStore`]: checksummed snapshots, a file each |
 //! | [`pipeline`] | [`Pipeline`] and [`Handle`]: queue → sequencer/journal → engine → replies and events |
+//! | [`prefetch`] | cache hints for memory about to be read |
 //! | [`raft`] | cluster mode: openraft's log storage over these segments, its state machine over a [`StateMachine`] |
 //!
 //! Data flow: producers submit through a [`Handle`] into a bounded queue; one journal
@@ -27,6 +28,7 @@ pub mod constants;
 pub mod log;
 pub mod machine;
 pub mod pipeline;
+pub mod prefetch;
 pub mod raft;
 pub mod record;
 pub mod segment;

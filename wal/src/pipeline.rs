@@ -778,7 +778,10 @@ fn recover<M: StateMachine>(
             while let Some((meta, command)) = records.next() {
                 let ahead = records.as_slice();
                 if let Some(record) = ahead.get(2 * PREFETCH_AHEAD - 1) {
-                    prefetch_value(record);
+                    // Decoded records wait in memory (up to a million) from the reader's
+                    // thread until replay takes them; their first load was a tenth of
+                    // `apply`'s samples in a restart.
+                    crate::prefetch::read(record);
                 }
                 if let Some((ahead_meta, ahead)) = ahead.get(PREFETCH_AHEAD - 1) {
                     machine.prefetch(*ahead_meta, ahead);
@@ -1066,27 +1069,6 @@ pub(crate) fn set_own_nice(nice: i32) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = nice;
-}
-
-/// Asks the CPU to bring `value`'s bytes into cache ahead of their use. Decoded records wait
-/// in memory (up to a million of them) from the reader's thread until replay takes them, and
-/// their first load was a tenth of `apply`'s samples in a restart.
-#[inline]
-fn prefetch_value<T>(value: &T) {
-    let start = (value as *const T).cast::<u8>();
-    let size = std::mem::size_of::<T>();
-    for offset in (0..size).step_by(64).chain(std::iter::once(size.saturating_sub(1))) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: PREFETCHT0 is a hint: it does not dereference its address architecturally,
-        // cannot fault and changes no state the program can observe; SSE is part of x86-64.
-        #[allow(unsafe_code)]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset).cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (start, offset);
-    }
 }
 
 /// Applies one decoded log record at start-up; events are discarded unless a follower needs
