@@ -42,7 +42,9 @@ impl Slab {
     }
 
     /// Stores a contract in the next new slot, its chunk's buffer from `ready` when it has
-    /// one (a restore's slab has no free slot, so a restore calls this directly).
+    /// one (a restore's slab has no free slot, so a restore calls this directly). Inlined into
+    /// `insert`, so that placing an order makes one call, into the chunked vector.
+    #[inline]
     pub(crate) fn push_new(
         &mut self,
         contract: Contract,
