@@ -95,9 +95,11 @@ const META_TOTALS: &[u8] = b"m:totals";
 /// readers see them before (see [`pending`]).
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);
 /// Pending rows that make a projection step flush at once, whatever the time: bounds the
-/// memory they take (a row is a few hundred bytes) and a flush's length under heavy load or
-/// a long catch-up at start.
-const PENDING_ROWS_MAX: usize = 65_536;
+/// memory they take (a row is a few hundred bytes: some 80 MB at most) and a flush's length
+/// under heavy load or a long catch-up at start. Room for a whole second's rows up to about
+/// 50 k orders a second (about 4.5 rows each): a lower bound that cut the window short at
+/// 20 k/s cost the projector a tenth more CPU (BENCHMARKS.md, "Websockets").
+const PENDING_ROWS_MAX: usize = 262_144;
 /// Live event batches the projector may fall behind before the pipeline drops it.
 pub const FOLLOWER_CAPACITY_BATCHES: usize = 65_536;
 /// Rows one list query may scan, whatever its filters.
