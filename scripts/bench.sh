@@ -31,3 +31,6 @@ echo "== the same restart, each in a fresh process"
 echo "== criterion: engine mix and candles"
 cargo bench --locked -p benches --bench engine -- --warm-up-time 2 --measurement-time 5
 cargo bench --locked -p benches --bench candles -- --warm-up-time 1 --measurement-time 3
+
+echo "== the read model's projector alone, at the websocket bench's stream (20k orders/s)"
+cargo bench --locked -p gateway --bench projector -- 1000 20000 10 3
