@@ -44,7 +44,7 @@ pub use rows::{
 };
 
 use migration::migrate_from_sled;
-use pending::{Merged, Pending, View};
+use pending::{Merged, Pending, Value, View};
 
 /// One table, rows told apart by a one-byte prefix.
 const ROWS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("readmodel");
@@ -62,7 +62,15 @@ const MIGRATE_CHUNK_ROWS: usize = 10_000;
 /// Rows of the same kind for one user sort by id under `prefix ++ user ++ id`.
 const BILL: u8 = b'b';
 const CONTRACT: u8 = b'c';
+/// Who owns which contract, under `CONTRACT_OWNER ++ first id`: one owner (4 bytes) per id
+/// from the first on, for the contracts of one projection step (ids only grow), so that a
+/// step writes one index row rather than one per contract. A row of one owner is a run of one
+/// (the format before runs).
 const CONTRACT_OWNER: u8 = b'C';
+/// Most ids one owner-index row covers.
+const OWNER_RUN_MAX: u64 = 256;
+/// An id inside a run that the step did not open a contract for.
+const NO_OWNER: u32 = u32::MAX;
 const ORDER: u8 = b'o';
 const ORDER_OWNER: u8 = b'O';
 const LOGIN: u8 = b'l';
@@ -298,7 +306,7 @@ impl ReadModel {
     }
 
     /// Every user's rows of one kind, newest first, through the `owner_prefix` index
-    /// (id -> owner) that points at `row_prefix ++ owner ++ id`.
+    /// (id -> owner, in runs) that points at `row_prefix ++ owner ++ id`.
     fn list_all<T: DeserializeOwned>(
         &self,
         owner_prefix: u8,
@@ -307,12 +315,20 @@ impl ReadModel {
         page: Paging,
     ) -> Result<Page<T>, ReadModelError> {
         let table = self.rows()?;
-        let rows =
-            scan_prefix(&table, &[owner_prefix])?.rev().take(SCAN_ROWS_MAX).filter_map(|entry| {
+        let owned_newest_first = |entry: Result<(Value, Value), ReadModelError>| match entry {
+            Ok((run, owners)) => {
+                owned(run.value(), owners.value()).into_iter().rev().map(Ok).collect()
+            }
+            Err(error) => vec![Err(error)],
+        };
+        let rows = scan_prefix(&table, &[owner_prefix])?
+            .rev()
+            .flat_map(owned_newest_first)
+            .take(SCAN_ROWS_MAX)
+            .filter_map(|owned| {
                 let lookup = || {
-                    let (owner_key, owner) = entry?;
-                    let id = u64_of(&owner_key.value()[1..]);
-                    get_row::<T>(&table, &key(row_prefix, owner_of(owner.value()), id))
+                    let (id, owner) = owned?;
+                    get_row::<T>(&table, &key(row_prefix, owner, id))
                 };
                 lookup().transpose()
             });
@@ -405,6 +421,25 @@ fn day_key(day: u64) -> [u8; 5] {
 /// The user id an owner index row points at.
 fn owner_of(bytes: &[u8]) -> u32 {
     u32::from_be_bytes(bytes.try_into().unwrap_or_default())
+}
+
+/// The (id, owner) pairs of an owner-index row (`prefix ++ first id` -> owners), in id order.
+fn owned(run: &[u8], owners: &[u8]) -> Vec<(u64, u32)> {
+    let first = u64_of(run.get(1..).unwrap_or_default());
+    let owners = owners.chunks_exact(4).map(owner_of);
+    (first..).zip(owners).filter(|&(_, owner)| owner != NO_OWNER).collect()
+}
+
+/// The owner of contract `id`, from the index row whose run starts at or before it.
+fn contract_owner(view: &View, id: u64) -> Result<Option<u32>, ReadModelError> {
+    let start = global_key(CONTRACT_OWNER, id.saturating_sub(OWNER_RUN_MAX - 1));
+    let end = global_key(CONTRACT_OWNER, id);
+    let range = (Bound::Included(&start[..]), Bound::Included(&end[..]));
+    let Some(entry) = view.range(range)?.next_back() else { return Ok(None) };
+    let (run, owners) = entry?;
+    Ok(owned(run.value(), owners.value())
+        .into_iter()
+        .find_map(|(at, owner)| (at == id).then_some(owner)))
 }
 
 /// Opens (or creates) the database file, waiting a moment for a previous holder in this
@@ -582,14 +617,26 @@ mod tests {
 
     impl Projected {
         fn run(&mut self, command: engine::Command) -> (engine::Reply, Events) {
-            self.index += 1;
+            let (mut replies, events) = self.run_batch(vec![command]);
+            (replies.remove(0), events)
+        }
+
+        /// Applies `commands` as one batch, projected as one step.
+        fn run_batch(&mut self, commands: Vec<engine::Command>) -> (Vec<engine::Reply>, Events) {
             let mut events = Events::new();
-            let stamp = engine::Stamp { index: self.index, time_ms: self.now };
-            let reply = self.engine.apply(stamp, command, &mut events).expect("applied");
-            let (first_index, last_index, time_ms) = (self.index, self.index, self.now);
+            let first_index = self.index + 1;
+            let replies = commands
+                .into_iter()
+                .map(|command| {
+                    self.index += 1;
+                    let stamp = engine::Stamp { index: self.index, time_ms: self.now };
+                    self.engine.apply(stamp, command, &mut events).expect("applied")
+                })
+                .collect();
+            let (last_index, time_ms) = (self.index, self.now);
             let batch = EventBatch { first_index, last_index, time_ms, events };
             self.model.apply(&batch).unwrap();
-            (reply, batch.events)
+            (replies, batch.events)
         }
 
         /// An admin, a funded house, BTCUSDT with a 60 s rule, and a user, on a Monday noon.
@@ -690,6 +737,84 @@ mod tests {
         let row = p.model.contract(id).unwrap();
         assert_eq!(row, Some(expected));
         assert_eq!(row.unwrap().outcome, Some(Outcome::Win));
+    }
+
+    /// The contracts of one step share an owner-index row; contracts of steps of their own
+    /// have rows of one owner (the format before runs): both are found by id, in the
+    /// back-office's list and after an id, before and after the flush.
+    #[test]
+    fn contracts_are_found_through_owner_rows_of_one_or_of_a_run() {
+        use engine::command::{Command, PlaceOrder, Register};
+        use engine::types::{AccountKind, Direction, Symbol, UserId};
+
+        let dir = tempfile::tempdir().unwrap();
+        let (mut p, alice) = Projected::market(ReadModel::open(dir.path()).unwrap());
+        let register = Command::Register(Box::new(Register {
+            username: "bob".into(),
+            email: Some("bob@example.com".into()),
+            password_hash: Some("h".into()),
+            wallet: None,
+            invite_code: None,
+            email_verified: false,
+        }));
+        let (engine::Reply::Registered { user: bob, .. }, _) = p.run(register) else { panic!() };
+        let btc = Symbol::new("BTCUSDT").unwrap();
+        p.run(Command::Tick { symbol: btc, price: 100.into(), quantity: 1.into() });
+        let order = |user: UserId| {
+            Command::PlaceOrder(PlaceOrder {
+                user,
+                account: AccountKind::Demo,
+                symbol: btc,
+                direction: Direction::Up,
+                stake: 10.into(),
+                duration_secs: 60,
+            })
+        };
+        let accepted = |reply: &engine::Reply| match reply {
+            engine::Reply::OrderAccepted { contract, .. } => u64::from(*contract),
+            other => panic!("not accepted: {other:?}"),
+        };
+        let mut placed = vec![(accepted(&p.run(order(alice)).0), alice)];
+        let (replies, _) = p.run_batch(vec![order(alice), order(bob), order(alice)]);
+        placed.extend(replies.iter().map(accepted).zip([alice, bob, alice]));
+        placed.push((accepted(&p.run(order(bob)).0), bob));
+        let ids: Vec<u64> = placed.iter().map(|(id, _)| *id).collect();
+        assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "sequential ids: {ids:?}");
+
+        let check = |model: &ReadModel| {
+            let table = model.rows().unwrap();
+            let runs = scan_prefix(&table, &[CONTRACT_OWNER]).unwrap().count();
+            assert_eq!(runs, 3, "one row for the batch's three contracts, one for each other");
+            for (id, user) in &placed {
+                let row = model.contract(*id).unwrap().expect("found by id");
+                assert_eq!((row.id, row.user), (*id, u32::from(*user)));
+            }
+            assert_eq!(model.contract(ids[4] + 1).unwrap(), None);
+            let all = model.all_contracts(|_| true, Paging { page: 1, size: 50 }).unwrap();
+            let newest_first: Vec<u64> = ids.iter().rev().copied().collect();
+            assert_eq!(all.items.iter().map(|r| r.id).collect::<Vec<_>>(), newest_first);
+            for after in ids[0] - 1..=ids[4] {
+                let rows = model.contracts_after(after, 50, |_| true).unwrap();
+                let expected: Vec<u64> = ids.iter().copied().filter(|id| *id > after).collect();
+                assert_eq!(
+                    rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+                    expected,
+                    "after {after}"
+                );
+            }
+            let two = model.contracts_after(ids[0], 2, |_| true).unwrap();
+            assert_eq!(two.iter().map(|r| r.id).collect::<Vec<_>>(), ids[1..3]);
+        };
+        check(&p.model);
+        p.model.flush().unwrap();
+        check(&p.model);
+    }
+
+    #[test]
+    fn an_owner_run_skips_the_ids_it_has_no_contract_for() {
+        let owners: Vec<u8> = [7u32, NO_OWNER, 9].iter().flat_map(|o| o.to_be_bytes()).collect();
+        assert_eq!(owned(&global_key(CONTRACT_OWNER, 40), &owners), [(40, 7), (42, 9)]);
+        assert_eq!(owned(&global_key(ORDER_OWNER, 5), &3u32.to_be_bytes()), [(5, 3)]);
     }
 
     #[test]

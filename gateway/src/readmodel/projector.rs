@@ -94,6 +94,9 @@ struct Writer {
     /// Traders' real results by (user, hour), added up over the step and written at its end:
     /// one row per trader and hour, however many of their contracts settled in it.
     hours: rustc_hash::FxHashMap<(u32, u64), HourRow>,
+    /// The owners of the step's contracts from the first id of the run (4 bytes each),
+    /// written as one index row when the run ends.
+    owners: Option<(u64, Vec<u8>)>,
     waiting: Waiting,
 }
 
@@ -101,8 +104,8 @@ impl Writer {
     fn new(view: View, time_ms: u64, waiting: Waiting) -> Result<Self, ReadModelError> {
         let seq = view.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
         let totals = get_row(&view, META_TOTALS)?.unwrap_or_default();
-        let (step, today, hours) = Default::default();
-        Ok(Writer { view, step, time_ms, seq, totals, today, hours, waiting })
+        let (step, today, hours, owners) = Default::default();
+        Ok(Writer { view, step, time_ms, seq, totals, today, hours, owners, waiting })
     }
 
     /// The figures of the day of the event being projected.
@@ -288,7 +291,7 @@ impl Writer {
         }
         let row = ContractRow::opened(c, symbol, leader, tournament);
         self.put(&key(CONTRACT, c.user.into(), c.id.into()), &row)?;
-        self.put_raw(&global_key(CONTRACT_OWNER, c.id.into()), &c.user.0.to_be_bytes())?;
+        self.own(c.id.into(), c.user.0);
         if self.waiting.0.len() < WAITING_ROWS_MAX {
             self.waiting.0.insert(c.id.into(), row);
         }
@@ -474,6 +477,28 @@ impl Writer {
         }
     }
 
+    /// Adds `user` as the owner of contract `id` to the step's run of owners.
+    fn own(&mut self, id: u64, user: u32) {
+        if let Some((first, owners)) = &mut self.owners {
+            let next = *first + (owners.len() / 4) as u64;
+            if id >= next && id - *first < OWNER_RUN_MAX {
+                for _ in next..id {
+                    owners.extend_from_slice(&NO_OWNER.to_be_bytes());
+                }
+                owners.extend_from_slice(&user.to_be_bytes());
+                return;
+            }
+        }
+        self.write_owners();
+        self.owners = Some((id, user.to_be_bytes().to_vec()));
+    }
+
+    fn write_owners(&mut self) {
+        if let Some((first, owners)) = self.owners.take() {
+            self.step.insert(global_key(CONTRACT_OWNER, first).to_vec(), owners.into());
+        }
+    }
+
     fn order(&mut self, row: OrderRow) -> Result<(), ReadModelError> {
         self.put_raw(&global_key(ORDER_OWNER, row.id), &row.user.to_be_bytes())?;
         self.put(&key(ORDER, row.user, row.id), &row)
@@ -482,6 +507,7 @@ impl Writer {
     /// Ends the step: its rows, in key order.
     fn finish(mut self, last_index: u64) -> Result<Vec<pending::Entry>, ReadModelError> {
         self.write_day()?;
+        self.write_owners();
         for ((user, hour), added) in std::mem::take(&mut self.hours) {
             let at = key(TRADER_HOUR, user, hour);
             let stored = self.get::<HourRow>(&at)?.unwrap_or_default();

@@ -141,35 +141,37 @@ impl ReadModel {
     /// One contract by id.
     pub fn contract(&self, id: u64) -> Result<Option<ContractRow>, ReadModelError> {
         let table = self.rows()?;
-        let Some(owner) = table.get(&global_key(CONTRACT_OWNER, id)[..])? else { return Ok(None) };
-        get_row(&table, &key(CONTRACT, owner_of(owner.value()), id))
+        let Some(owner) = contract_owner(&table, id)? else { return Ok(None) };
+        get_row(&table, &key(CONTRACT, owner, id))
     }
 
     /// Contracts with an id above `after_id` that `keep` accepts, oldest first, at most `limit`
-    /// (looking at most at [`SCAN_ROWS_MAX`] rows): settled contracts for public proofs.
+    /// (looking at most at [`SCAN_ROWS_MAX`] contracts): settled contracts for public proofs.
     pub fn contracts_after(
         &self,
         after_id: u64,
         limit: usize,
         keep: impl Fn(&ContractRow) -> bool,
     ) -> Result<Vec<ContractRow>, ReadModelError> {
-        let start = global_key(CONTRACT_OWNER, after_id.saturating_add(1));
+        let Some(first) = after_id.checked_add(1) else { return Ok(Vec::new()) };
+        // From the run that may hold `first`: a run covers at most OWNER_RUN_MAX ids.
+        let start = global_key(CONTRACT_OWNER, first.saturating_sub(OWNER_RUN_MAX - 1));
         let end = global_key(CONTRACT_OWNER, u64::MAX);
         let table = self.rows()?;
-        let mut rows = Vec::new();
-        for entry in table
-            .range((Bound::Included(&start[..]), Bound::Included(&end[..])))?
-            .take(SCAN_ROWS_MAX)
-        {
-            let (owner_key, owner) = entry?;
-            let id = u64_of(&owner_key.value()[1..]);
-            if let Some(row) =
-                get_row::<ContractRow>(&table, &key(CONTRACT, owner_of(owner.value()), id))?
-            {
-                if keep(&row) {
-                    rows.push(row);
-                    if rows.len() >= limit {
-                        break;
+        let (mut rows, mut looked) = (Vec::new(), 0);
+        for entry in table.range((Bound::Included(&start[..]), Bound::Included(&end[..])))? {
+            let (run, owners) = entry?;
+            for (id, owner) in owned(run.value(), owners.value()) {
+                if id < first {
+                    continue;
+                }
+                if looked >= SCAN_ROWS_MAX || rows.len() >= limit {
+                    return Ok(rows);
+                }
+                looked += 1;
+                if let Some(row) = get_row::<ContractRow>(&table, &key(CONTRACT, owner, id))? {
+                    if keep(&row) {
+                        rows.push(row);
                     }
                 }
             }
