@@ -129,7 +129,7 @@ impl Writer {
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
-        self.step.insert(key.to_vec(), serde_json::to_vec(row)?.into());
+        self.step.insert(key.to_vec(), encode_row(row)?.into());
         Ok(())
     }
 
@@ -140,7 +140,7 @@ impl Writer {
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
         match self.step.get(key) {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            Some(bytes) => Ok(Some(decode_row(bytes)?)),
             None => get_row(&self.view, key),
         }
     }
@@ -515,7 +515,7 @@ impl Writer {
         }
         self.put_raw(META_SEQ, &self.seq.to_be_bytes())?;
         self.put_raw(META_APPLIED, &last_index.to_be_bytes())?;
-        let totals = serde_json::to_vec(&self.totals)?;
+        let totals = encode_row(&self.totals)?;
         self.put_raw(META_TOTALS, &totals)?;
         Ok(self.step.into_iter().map(|(key, value)| (Bytes::from(key), value)).collect())
     }

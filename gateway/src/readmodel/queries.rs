@@ -65,7 +65,7 @@ impl ReadModel {
         let (mut after_end, mut oldest_within): (Option<BillRow>, Option<BillRow>) = (None, None);
         let mut closed = false;
         for row in self.user_scan(BILL, user)?.rev() {
-            let row: BillRow = serde_json::from_slice(row?.1.value())?;
+            let row: BillRow = decode_row(row?.1.value())?;
             if row.account != account {
                 continue;
             }
@@ -125,7 +125,7 @@ impl ReadModel {
         let table = self.rows()?;
         let rows =
             table.range((Bound::Included(&start[..]), Bound::Included(&end[..])))?.take(limit);
-        rows.map(|entry| Ok(serde_json::from_slice(entry?.1.value())?)).collect()
+        rows.map(|entry| decode_row(entry?.1.value())).collect()
     }
 
     /// A user's contracts, newest first.
@@ -268,7 +268,7 @@ impl ReadModel {
         for entry in self.rows()?.range((Bound::Included(&start[..]), Bound::Included(&end[..])))? {
             let (k, v) = entry?;
             let hour_ms = u64_of(&k.value()[5..]) * HOUR_MS;
-            let row: HourRow = serde_json::from_slice(v.value())?;
+            let row: HourRow = decode_row(v.value())?;
             for (sum, (from, to)) in sums.iter_mut().zip(windows) {
                 if (*from..*to).contains(&hour_ms) {
                     *sum = sum.plus(row);

@@ -1,4 +1,4 @@
-//! The rows as stored (JSON) and as the API answers them.
+//! The rows as stored (MessagePack maps, JSON before) and as the API answers them (JSON).
 
 use engine::types::{AccountKind, BillType, Direction, OrderStatus, Outcome, TickRef};
 use engine::Settled;
@@ -691,6 +691,46 @@ mod tests {
 
         let unknown = serde_json::json!({ "owner": 1, "kind": "poster", "content_type": "x" });
         assert!(serde_json::from_value::<UploadRow>(unknown).is_err());
+    }
+
+    /// Rows are stored packed and read back whole, and rows stored as JSON by earlier
+    /// versions read the same.
+    #[test]
+    fn packed_and_json_rows_read_the_same() {
+        fn both<T>(json: serde_json::Value)
+        where
+            T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+        {
+            let row: T = serde_json::from_value(json.clone()).unwrap();
+            let packed = super::super::encode_row(&row).unwrap();
+            assert_ne!(packed.first(), Some(&b'{'), "told apart from JSON");
+            assert_eq!(super::super::decode_row::<T>(&packed).unwrap(), row);
+            let stored_as_json = serde_json::to_vec(&json).unwrap();
+            assert_eq!(super::super::decode_row::<T>(&stored_as_json).unwrap(), row);
+        }
+        let tick = serde_json::json!({ "price": "65432.10", "time": 5, "sequence": 6 });
+        both::<ContractRow>(serde_json::json!({
+            "id": 7, "user": 1, "account": "demo", "symbol": "BTCUSDT", "direction": "down",
+            "stake": "10.00", "fee": "0.10", "payoutRate": "0.85", "duration": 60,
+            "acceptedAt": 1, "acceptedIndex": 2, "entry": tick, "expiryAt": 65, "exit": tick,
+            "outcome": "win", "credited": "18.50", "profit": "8.40", "settledAt": 66,
+            "status": "settled", "copiedFrom": 3, "tournament": 4,
+            "sale": { "tick": tick, "windowFrom": 1, "returns": 2,
+                "sumSq": "340282366920938463463374607431768211455", "sumGapMs": 3,
+                "timeLeftMs": 4, "sd": 5, "distance": -6, "z": -7, "probability": 8,
+                "winCredit": "18.50", "fair": "9.25", "spread": "0.05", "offer": "8.79" },
+        }));
+        both::<OrderRow>(serde_json::json!({
+            "id": 1, "user": 1, "kind": "deposit", "amount": "5", "fee": "0", "actual": "5",
+            "method": "bank", "details": { "bankName": "B", "accountNumber": "12" },
+            "receipt": "r.png", "status": "completed", "remark": "ok", "createdAt": 1,
+            "completedAt": 2,
+        }));
+        both::<BillRow>(serde_json::json!({
+            "id": 1, "account": "real", "type": "profit", "amount": "-1.25", "balance": "1",
+            "total": "3.5", "reference": 0, "status": "completed", "time": 1,
+        }));
+        both::<HourRow>(serde_json::json!({ "settled": 3, "wins": 2, "profit_cents": -5 }));
     }
 }
 

@@ -10,7 +10,7 @@ impl ReadModel {
         let mut k = vec![UPLOAD];
         k.extend_from_slice(name.as_bytes());
         let txn = self.begin_durable()?; // the file is already on disk
-        txn.open_table(ROWS)?.insert(k.as_slice(), serde_json::to_vec(row)?.as_slice())?;
+        txn.open_table(ROWS)?.insert(k.as_slice(), encode_row(row)?.as_slice())?;
         txn.commit()?;
         Ok(())
     }
