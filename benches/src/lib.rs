@@ -193,7 +193,8 @@ impl World {
         }
     }
 
-    fn admin(&mut self, action: AdminAction) -> Reply {
+    /// Applies an admin action as the first admin.
+    pub fn admin(&mut self, action: AdminAction) -> Reply {
         self.must(Command::Admin { admin: AdminId(1), action: Box::new(action) })
     }
 }

@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use engine::command::{AdminAction, Command, PlaceOrder};
-use engine::types::{AccountKind, AdminId, Direction, Rule, UserId};
+use engine::types::{AccountKind, Direction, Rule, UserId};
 use engine::{Events, Stamp};
 use gateway::readmodel::ReadModel;
 use rand::{Rng, SeedableRng};
@@ -36,8 +36,8 @@ const TICK_EVERY_MS: u64 = 250;
 const DURATION_SECS: u32 = 5;
 /// Simulated time before the measured window: the first contracts settle after 5 s.
 const WARM_MS: u64 = 6_000;
-/// The server flushes once a second.
-const FLUSH_EVERY_MS: u64 = 1_000;
+/// Flushed as often as the server's projector flushes, in simulated ms.
+const FLUSH_EVERY_MS: u64 = gateway::readmodel::FLUSH_PERIOD.as_millis() as u64;
 
 fn main() {
     // `cargo bench` passes `--bench`; the figures are the numbers after it.
@@ -75,17 +75,14 @@ impl Run {
 
 fn run(traders: u32, rate: u64, seconds: u64, seed: u64) -> Run {
     let mut world = benches::World::new(traders, 0);
-    world.must(Command::Admin {
-        admin: AdminId(1),
-        action: Box::new(AdminAction::SetRule(Rule {
-            duration_secs: DURATION_SECS,
-            payout_rate: Decimal::new(85, 2),
-            stake_min: Decimal::ONE,
-            stake_max: Decimal::from(5_000),
-            fee_rate: Decimal::new(1, 3),
-            enabled: true,
-        })),
-    });
+    world.admin(AdminAction::SetRule(Rule {
+        duration_secs: DURATION_SECS,
+        payout_rate: Decimal::new(85, 2),
+        stake_min: Decimal::ONE,
+        stake_max: Decimal::from(5_000),
+        fee_rate: Decimal::new(1, 3),
+        enabled: true,
+    }));
     let dir = tempfile::tempdir().expect("a temporary directory");
     let model = ReadModel::open(dir.path()).expect("the read model opens");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -101,7 +101,7 @@ const META_TOTALS: &[u8] = b"m:totals";
 /// How often the projection is flushed and its position reported to the pipeline. Each
 /// flush copies a page per trader with new rows, so it pays to gather a second's rows;
 /// readers see them before (see [`pending`]).
-const FLUSH_PERIOD: Duration = Duration::from_secs(1);
+pub const FLUSH_PERIOD: Duration = Duration::from_secs(1);
 /// Pending rows that make a projection step flush at once, whatever the time: bounds the
 /// memory they take (a row is a few hundred bytes: some 80 MB at most) and a flush's length
 /// under heavy load or a long catch-up at start. Room for a whole second's rows up to about
