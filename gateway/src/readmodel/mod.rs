@@ -667,7 +667,7 @@ mod tests {
 
         /// An admin, a funded house, BTCUSDT with a 60 s rule, and a user, on a Monday noon.
         fn market(model: ReadModel) -> (Projected, engine::types::UserId) {
-            use engine::command::{AdminAction, Command, Register};
+            use engine::command::{AdminAction, Command};
             use engine::types::{AdminId, Category, MarketHours, Rule, Symbol};
             let mut p = Projected {
                 engine: engine::Engine::new(),
@@ -694,16 +694,22 @@ mod tests {
                 fee_rate: "0.01".parse().unwrap(),
                 enabled: true,
             })));
-            let register = Command::Register(Box::new(Register {
-                username: "alice".into(),
-                email: Some("alice@example.com".into()),
+            let user = p.register("alice");
+            (p, user)
+        }
+
+        /// A trader named `name`, with an e-mail.
+        fn register(&mut self, name: &str) -> engine::types::UserId {
+            let register = engine::Command::Register(Box::new(engine::command::Register {
+                username: name.into(),
+                email: Some(format!("{name}@example.com")),
                 password_hash: Some("h".into()),
                 wallet: None,
                 invite_code: None,
                 email_verified: false,
             }));
-            let (engine::Reply::Registered { user, .. }, _) = p.run(register) else { panic!() };
-            (p, user)
+            let (engine::Reply::Registered { user, .. }, _) = self.run(register) else { panic!() };
+            user
         }
     }
 
@@ -770,20 +776,12 @@ mod tests {
     /// back-office's list and after an id, before and after the flush.
     #[test]
     fn contracts_are_found_through_owner_rows_of_one_or_of_a_run() {
-        use engine::command::{Command, PlaceOrder, Register};
+        use engine::command::{Command, PlaceOrder};
         use engine::types::{AccountKind, Direction, Symbol, UserId};
 
         let dir = tempfile::tempdir().unwrap();
         let (mut p, alice) = Projected::market(ReadModel::open(dir.path()).unwrap());
-        let register = Command::Register(Box::new(Register {
-            username: "bob".into(),
-            email: Some("bob@example.com".into()),
-            password_hash: Some("h".into()),
-            wallet: None,
-            invite_code: None,
-            email_verified: false,
-        }));
-        let (engine::Reply::Registered { user: bob, .. }, _) = p.run(register) else { panic!() };
+        let bob = p.register("bob");
         let btc = Symbol::new("BTCUSDT").unwrap();
         p.run(Command::Tick { symbol: btc, price: 100.into(), quantity: 1.into() });
         let order = |user: UserId| {
