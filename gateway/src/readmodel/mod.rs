@@ -713,13 +713,33 @@ mod tests {
         }
     }
 
+    /// An order of 10 demo USDT on BTCUSDT going up in 60 s.
+    fn demo_order(user: engine::types::UserId) -> engine::Command {
+        engine::Command::PlaceOrder(engine::command::PlaceOrder {
+            user,
+            account: engine::types::AccountKind::Demo,
+            symbol: engine::types::Symbol::new("BTCUSDT").unwrap(),
+            direction: engine::types::Direction::Up,
+            stake: 10.into(),
+            duration_secs: 60,
+        })
+    }
+
+    /// The contract an accepted order opened.
+    fn accepted(reply: &engine::Reply) -> u64 {
+        match reply {
+            engine::Reply::OrderAccepted { contract, .. } => u64::from(*contract),
+            other => panic!("not accepted: {other:?}"),
+        }
+    }
+
     /// A contract's row changes without being read back at its entry (kept since its
     /// acceptance) and at its settlement (written whole): it must be the row that reading it
     /// back and changing it would have made, and so must a row read back after a restart.
     #[test]
     fn a_contract_row_is_the_same_whether_kept_or_read_back() {
-        use engine::command::{Command, PlaceOrder};
-        use engine::types::{AccountKind, Direction, Outcome, Symbol};
+        use engine::command::Command;
+        use engine::types::{Outcome, Symbol};
 
         let dir = tempfile::tempdir().unwrap();
         let (mut p, user) = Projected::market(ReadModel::open(dir.path()).unwrap());
@@ -727,20 +747,7 @@ mod tests {
         let tick =
             |price: u32| Command::Tick { symbol: btc, price: price.into(), quantity: 1.into() };
         p.run(tick(100));
-        let order = |p: &mut Projected| {
-            let order = Command::PlaceOrder(PlaceOrder {
-                user,
-                account: AccountKind::Demo,
-                symbol: btc,
-                direction: Direction::Up,
-                stake: 10.into(),
-                duration_secs: 60,
-            });
-            match p.run(order).0 {
-                engine::Reply::OrderAccepted { contract, .. } => u64::from(contract),
-                other => panic!("not accepted: {other:?}"),
-            }
-        };
+        let order = |p: &mut Projected| accepted(&p.run(demo_order(user)).0);
         let id = order(&mut p);
         p.now += 1_000;
         p.run(tick(101));
@@ -776,28 +783,15 @@ mod tests {
     /// back-office's list and after an id, before and after the flush.
     #[test]
     fn contracts_are_found_through_owner_rows_of_one_or_of_a_run() {
-        use engine::command::{Command, PlaceOrder};
-        use engine::types::{AccountKind, Direction, Symbol, UserId};
+        use engine::command::Command;
+        use engine::types::Symbol;
 
         let dir = tempfile::tempdir().unwrap();
         let (mut p, alice) = Projected::market(ReadModel::open(dir.path()).unwrap());
         let bob = p.register("bob");
         let btc = Symbol::new("BTCUSDT").unwrap();
         p.run(Command::Tick { symbol: btc, price: 100.into(), quantity: 1.into() });
-        let order = |user: UserId| {
-            Command::PlaceOrder(PlaceOrder {
-                user,
-                account: AccountKind::Demo,
-                symbol: btc,
-                direction: Direction::Up,
-                stake: 10.into(),
-                duration_secs: 60,
-            })
-        };
-        let accepted = |reply: &engine::Reply| match reply {
-            engine::Reply::OrderAccepted { contract, .. } => u64::from(*contract),
-            other => panic!("not accepted: {other:?}"),
-        };
+        let order = demo_order;
         let mut placed = vec![(accepted(&p.run(order(alice)).0), alice)];
         let (replies, _) = p.run_batch(vec![order(alice), order(bob), order(alice)]);
         placed.extend(replies.iter().map(accepted).zip([alice, bob, alice]));
