@@ -63,14 +63,12 @@ const MIGRATE_CHUNK_ROWS: usize = 10_000;
 const BILL: u8 = b'b';
 const CONTRACT: u8 = b'c';
 /// Who owns which contract, under `CONTRACT_OWNER ++ first id`: one owner (4 bytes) per id
-/// from the first on, for the contracts of one projection step (ids only grow), so that a
+/// from the first on, for the contracts of one projection step (consecutive ids), so that a
 /// step writes one index row rather than one per contract. A row of one owner is a run of one
 /// (the format before runs).
 const CONTRACT_OWNER: u8 = b'C';
 /// Most ids one owner-index row covers.
 const OWNER_RUN_MAX: u64 = 256;
-/// An id inside a run that the step did not open a contract for.
-const NO_OWNER: u32 = u32::MAX;
 const ORDER: u8 = b'o';
 const ORDER_OWNER: u8 = b'O';
 const LOGIN: u8 = b'l';
@@ -453,7 +451,7 @@ fn owner_of(bytes: &[u8]) -> u32 {
 fn owned(run: &[u8], owners: &[u8]) -> Vec<(u64, u32)> {
     let first = u64_of(run.get(1..).unwrap_or_default());
     let owners = owners.chunks_exact(4).map(owner_of);
-    (first..).zip(owners).filter(|&(_, owner)| owner != NO_OWNER).collect()
+    (first..).zip(owners).collect()
 }
 
 /// The owner of contract `id`, from the index row whose run starts at or before it.
@@ -829,9 +827,9 @@ mod tests {
     }
 
     #[test]
-    fn an_owner_run_skips_the_ids_it_has_no_contract_for() {
-        let owners: Vec<u8> = [7u32, NO_OWNER, 9].iter().flat_map(|o| o.to_be_bytes()).collect();
-        assert_eq!(owned(&global_key(CONTRACT_OWNER, 40), &owners), [(40, 7), (42, 9)]);
+    fn an_owner_row_holds_one_owner_per_id_from_its_first() {
+        let owners: Vec<u8> = [7u32, 8, 9].iter().flat_map(|o| o.to_be_bytes()).collect();
+        assert_eq!(owned(&global_key(CONTRACT_OWNER, 40), &owners), [(40, 7), (41, 8), (42, 9)]);
         assert_eq!(owned(&global_key(ORDER_OWNER, 5), &3u32.to_be_bytes()), [(5, 3)]);
     }
 

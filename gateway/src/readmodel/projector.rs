@@ -477,14 +477,14 @@ impl Writer {
         }
     }
 
-    /// Adds `user` as the owner of contract `id` to the step's run of owners.
+    /// Adds `user` as the owner of contract `id` to the step's run of owners. A step's
+    /// contracts have consecutive ids (every id the engine hands out opens a contract, and
+    /// the projector sees every event after its index); a run ends at its bound, or at an
+    /// id that does not follow, which starts a run of its own.
     fn own(&mut self, id: u64, user: u32) {
         if let Some((first, owners)) = &mut self.owners {
             let next = *first + (owners.len() / 4) as u64;
-            if id >= next && id - *first < OWNER_RUN_MAX {
-                for _ in next..id {
-                    owners.extend_from_slice(&NO_OWNER.to_be_bytes());
-                }
+            if id == next && id - *first < OWNER_RUN_MAX {
                 owners.extend_from_slice(&user.to_be_bytes());
                 return;
             }
