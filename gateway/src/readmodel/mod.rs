@@ -1,6 +1,6 @@
 //! The read model: history the engine does not keep (bills, contract records, deposit and
 //! withdrawal orders, sign-ins, notices, the audit log), projected from engine events into
-//! one redb file by one thread.
+//! one redb file by one thread and flushed there by another.
 //!
 //! It is a `wal::Follower`: each event batch's rows, with the index it reaches, are kept in
 //! memory and seen by readers at once ([`pending`]); a flush writes them to redb in one
@@ -11,10 +11,10 @@
 //! size of its database (sled#1410), and history grows without end; redb's memory is its page
 //! cache, bounded by [`READ_MODEL_CACHE_BYTES`] (BENCHMARKS.md, "Soak").
 //!
-//! - [`rows`]: the rows as stored (JSON) and answered.
+//! - [`rows`]: the rows as stored (MessagePack) and answered.
 //! - [`queries`]: the lists and lookups the API reads; [`search`]: the back-office's user
 //!   search (a trigram index); [`uploads`]: the upload index and per-user quota.
-//! - [`projector`]: the thread that writes rows from engine events.
+//! - [`projector`]: the thread that writes rows from engine events, and the flusher.
 //! - [`pending`]: rows projected and not yet in redb, and the view readers see.
 //! - [`migration`]: moving a read model of an older version (sled) over.
 
@@ -101,8 +101,9 @@ const META_TOTALS: &[u8] = b"m:totals";
 /// readers see them before (see [`pending`]).
 pub const FLUSH_PERIOD: Duration = Duration::from_secs(1);
 /// Pending rows that make a projection step flush at once, whatever the time: bounds the
-/// memory they take (a row is a few hundred bytes: some 80 MB at most) and a flush's length
-/// under heavy load or a long catch-up at start. Room for a whole second's rows up to about
+/// memory they take (a row is a few hundred bytes: some 80 MB at most, twice that while a
+/// flush writes the rows before them) and a flush's length under heavy load or a long
+/// catch-up at start. Room for a whole second's rows up to about
 /// 50 k orders a second (about 4.5 rows each): a lower bound that cut the window short at
 /// 20 k/s cost the projector a tenth more CPU (BENCHMARKS.md, "Websockets").
 const PENDING_ROWS_MAX: usize = 262_144;
@@ -169,11 +170,37 @@ pub struct ReadModel {
     pub stalled: Arc<AtomicBool>,
     /// Publishes `applied` so readers can await a position (read-your-writes).
     progress: Arc<tokio::sync::watch::Sender<u64>>,
-    /// Rows projected and not yet written to redb; readers see them over redb's rows.
-    pending: Arc<Mutex<Arc<Pending>>>,
-    /// Held by whoever projects or flushes, so that the pending rows and `applied` move
-    /// together; it keeps the rows of contracts waiting for their entry.
+    /// Rows projected and not yet in redb; readers see them over redb's rows.
+    unflushed: Arc<Mutex<Unflushed>>,
+    /// Held by whoever projects, or takes the pending rows to flush them, so that the
+    /// pending rows and `applied` move together; it keeps the rows of contracts waiting for
+    /// their entry.
     writing: Arc<Mutex<projector::Waiting>>,
+    /// Held by a flush throughout: one at a time.
+    flush_turn: Arc<Mutex<()>>,
+}
+
+/// Rows not yet in redb: those a flush is writing, and those projected since (newer). A flush
+/// writes on a thread of its own, so projection goes on meanwhile; on a full machine a flush
+/// takes a second or more, and history stood still that long while the projector wrote it
+/// (BENCHMARKS.md, "The projector alone").
+#[derive(Debug, Default)]
+struct Unflushed {
+    flushing: Arc<Pending>,
+    pending: Arc<Pending>,
+}
+
+impl Unflushed {
+    /// All of them, newest last.
+    fn all(&self) -> Arc<Pending> {
+        if self.flushing.rows() == 0 {
+            Arc::clone(&self.pending)
+        } else if self.pending.rows() == 0 {
+            Arc::clone(&self.flushing)
+        } else {
+            Arc::new(self.flushing.then(&self.pending))
+        }
+    }
 }
 
 fn key(prefix: u8, owner: u32, id: u64) -> [u8; 13] {
@@ -220,8 +247,9 @@ impl ReadModel {
             applied: Arc::new(AtomicU64::new(0)),
             stalled: Arc::new(AtomicBool::new(false)),
             progress: Arc::new(tokio::sync::watch::Sender::new(0)),
-            pending: Arc::default(),
+            unflushed: Arc::default(),
             writing: Arc::default(),
+            flush_turn: Arc::default(),
         };
         let applied = model.rows()?.get(META_APPLIED)?.map_or(0, |v| u64_of(v.value()));
         model.applied.store(applied, Ordering::Release);
@@ -243,31 +271,49 @@ impl ReadModel {
             .is_ok_and(|r| r.is_ok())
     }
 
-    /// Makes everything projected so far durable; returns the index it covers.
+    /// Makes everything projected so far durable; returns the index it covers. Projection
+    /// goes on while it writes.
     pub fn flush(&self) -> Result<u64, ReadModelError> {
-        let _writing = lock(&self.writing);
-        self.flush_pending()
-    }
-
-    /// Writes the pending rows to redb in one durable transaction (which also persists the
-    /// upload index's non-durable commits before it). The caller holds `writing`.
-    fn flush_pending(&self) -> Result<u64, ReadModelError> {
-        let applied = self.applied_index();
-        let pending = self.pending_rows();
-        let txn = self.begin_durable()?;
-        {
-            let mut table = txn.open_table(ROWS)?;
-            pending.for_each(|key, value| table.insert(key, value).map(drop))?;
-        }
-        txn.commit()?;
-        // A reader that took these pending rows before the commit sees the same rows in
-        // redb's older or newer version; one that comes now finds them in redb.
-        *lock(&self.pending) = Arc::default();
+        let _turn = lock(&self.flush_turn);
+        let (applied, rows) = self.freeze();
+        // On failure the rows stay in `flushing`, and the next flush writes them too.
+        self.write(&rows)?;
+        self.thaw();
         Ok(applied)
     }
 
+    /// Takes the pending rows (and any a failed flush left) to be flushed, with the index
+    /// they reach.
+    fn freeze(&self) -> (u64, Arc<Pending>) {
+        let _writing = lock(&self.writing);
+        let mut unflushed = lock(&self.unflushed);
+        let rows = unflushed.all();
+        unflushed.flushing = Arc::clone(&rows);
+        unflushed.pending = Arc::default();
+        (self.applied_index(), rows)
+    }
+
+    /// Writes `rows` to redb in one durable transaction (which also persists the upload
+    /// index's non-durable commits before it).
+    fn write(&self, rows: &Pending) -> Result<(), ReadModelError> {
+        let txn = self.begin_durable()?;
+        {
+            let mut table = txn.open_table(ROWS)?;
+            rows.for_each(|key, value| table.insert(key, value).map(drop))?;
+        }
+        txn.commit()?;
+        Ok(())
+    }
+
+    /// Lets go of the rows a flush wrote: a reader that took them before the commit sees
+    /// the same rows in redb's older or newer version; one that comes now finds them in redb.
+    fn thaw(&self) {
+        lock(&self.unflushed).flushing = Arc::default();
+    }
+
+    /// The rows projected since the last flush began.
     fn pending_rows(&self) -> Arc<Pending> {
-        Arc::clone(&lock(&self.pending))
+        Arc::clone(&lock(&self.unflushed).pending)
     }
 
     /// A write transaction whose commit is durable and saves the allocator state, so that
@@ -283,9 +329,9 @@ impl ReadModel {
         // Both under the lock a flush takes to drop the rows it wrote: redb's version is then
         // the one before those rows were written or the one with them, never a later flush's
         // whose newer rows the pending ones would hide.
-        let pending = lock(&self.pending);
+        let unflushed = lock(&self.unflushed);
         let table = self.db.begin_read()?.open_table(ROWS)?;
-        Ok(View { table, pending: Arc::clone(&pending) })
+        Ok(View { table, pending: unflushed.all() })
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, ReadModelError> {
@@ -574,6 +620,37 @@ mod tests {
         assert_eq!(read(&model), expected, "flushed");
         drop(model);
         assert_eq!(read(&ReadModel::open(dir.path()).unwrap()), expected, "reopened");
+    }
+
+    #[test]
+    fn rows_being_flushed_are_read_and_projection_goes_on_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = ReadModel::open(dir.path()).unwrap();
+        model.apply(&notice(1, "one")).unwrap();
+        assert_eq!(model.flush().unwrap(), 1);
+        model.apply(&notice(2, "two")).unwrap();
+        let (applied, rows) = model.freeze();
+        assert_eq!(applied, 2, "the index the frozen rows reach");
+        model.apply(&notice(3, "three")).unwrap(); // while the flush writes
+        assert_eq!(model.applied_index(), 3);
+        assert_eq!(titles(&model), ["three", "two", "one"], "being written");
+        model.write(&rows).unwrap();
+        assert_eq!(titles(&model), ["three", "two", "one"], "written, not let go");
+        model.thaw();
+        assert_eq!(titles(&model), ["three", "two", "one"], "written");
+        drop(model);
+
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 2, "what the flush froze, not what came after");
+        assert_eq!(titles(&model), ["two", "one"]);
+        model.apply(&notice(3, "three")).unwrap();
+        let _ = model.freeze(); // a flush that fails leaves its rows to the next
+        model.apply(&notice(4, "four")).unwrap();
+        assert_eq!(model.flush().unwrap(), 4);
+        drop(model);
+        let model = ReadModel::open(dir.path()).unwrap();
+        assert_eq!(model.applied_index(), 4);
+        assert_eq!(titles(&model), ["four", "three", "two", "one"]);
     }
 
     #[test]

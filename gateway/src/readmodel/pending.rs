@@ -70,6 +70,12 @@ impl Pending {
         Pending { runs, rows }
     }
 
+    /// These rows and then `newer`'s, as they are (no merge).
+    pub(super) fn then(&self, newer: &Pending) -> Pending {
+        let runs = self.runs.iter().chain(&newer.runs).cloned().collect();
+        Pending { runs, rows: self.rows + newer.rows }
+    }
+
     /// The newest version of every key in `range`, in key order.
     pub(super) fn range(&self, range: (Bound<&[u8]>, Bound<&[u8]>)) -> VecDeque<Entry> {
         let mut newest: BTreeMap<Bytes, Bytes> = BTreeMap::new();

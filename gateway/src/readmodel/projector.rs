@@ -61,11 +61,12 @@ impl ReadModel {
         // Not in redb yet: `flush` writes the pending rows there, durably.
         let pending = self.pending_rows().with(run);
         let full = pending.rows() >= PENDING_ROWS_MAX;
-        *lock(&self.pending) = Arc::new(pending);
+        lock(&self.unflushed).pending = Arc::new(pending);
         self.applied.store(last_index, Ordering::Release);
         self.progress.send_replace(last_index);
+        drop(writing); // a flush takes it to freeze the rows
         if full {
-            self.flush_pending()?;
+            self.flush()?;
         }
         Ok(())
     }
@@ -526,9 +527,15 @@ const ARCHIVE_PRUNE_PERIOD: Duration = Duration::from_secs(3_600);
 
 /// Most event batches projected as one step.
 const PROJECT_BATCHES_MAX: usize = 256;
+/// Events past which a step takes no further batch. A step's rows are seen when it ends, so
+/// its length is how long history stands still: under load the engine's batches are large,
+/// and 256 of them were a second's orders, so readers saw history move in steps of a second
+/// (BENCHMARKS.md, "The projector alone").
+const PROJECT_EVENTS_MAX: usize = 16_384;
 
-/// Runs the projector thread: applies live batches, flushes every [`FLUSH_PERIOD`] and tells
-/// the pipeline how far the durable projection reaches. Returns when the pipeline stops.
+/// Runs the projector thread, which applies live batches, and beside it the flusher, which
+/// flushes every [`FLUSH_PERIOD`] and tells the pipeline how far the durable projection
+/// reaches. Returns when the pipeline stops.
 pub fn spawn_projector(
     model: ReadModel,
     archive: Arc<TickArchive>,
@@ -536,57 +543,80 @@ pub fn spawn_projector(
     handle: Handle<Engine>,
     live: crossbeam_channel::Receiver<Arc<EventBatch<Events>>>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
+    // Dropped by the projector when it stops: the flusher then stops too.
+    let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
+    let flusher =
+        spawn_flusher(model.clone(), Arc::clone(&archive), archive_days, handle.clone(), stopped)?;
     std::thread::Builder::new().name("readmodel".into()).spawn(move || {
-        let mut last_flush = Instant::now();
-        let mut last_prune: Option<Instant> = None;
-        loop {
-            match live.recv_timeout(FLUSH_PERIOD) {
-                Ok(batch) => {
-                    let mut batches = vec![batch];
-                    batches.extend(live.try_iter().take(PROJECT_BATCHES_MAX - 1));
-                    let archived = batches.iter().try_for_each(|b| archive.record(b));
-                    if let Err(error) = archived {
-                        tracing::error!(%error, "tick archive: cannot archive a batch; history stops until restart");
-                        model.stalled.store(true, Ordering::Release);
-                        return;
-                    }
-                    if let Err(error) = model.apply_many(&batches) {
-                        tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
-                        model.stalled.store(true, Ordering::Release);
-                        return;
-                    }
-                }
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                    // Stopped with the pipeline, or dropped for falling behind.
-                    if !handle.is_closed() {
-                        tracing::error!("read model fell behind and was dropped; history resumes after a restart");
-                        model.stalled.store(true, Ordering::Release);
-                    }
-                    let _ = model.flush();
-                    if let Err(error) = archive.flush() {
-                        tracing::error!(%error, "tick archive: final flush failed; the log keeps the ticks");
-                    }
-                    return;
-                }
+        while let Ok(batch) = live.recv() {
+            let mut events = batch.events.len();
+            let mut batches = vec![batch];
+            while batches.len() < PROJECT_BATCHES_MAX && events < PROJECT_EVENTS_MAX {
+                let Ok(batch) = live.try_recv() else { break };
+                events += batch.events.len();
+                batches.push(batch);
             }
-            if last_flush.elapsed() >= FLUSH_PERIOD {
-                // The log is kept after the lower of the two durable positions.
-                let now = wal::pipeline::system_time_ms();
-                match (model.flush(), archive.flush_if_due(now)) {
-                    (Ok(durable), Ok(archived)) => handle.set_followed(durable.min(archived)),
-                    (Err(error), _) => tracing::error!(%error, "read model flush failed"),
-                    (_, Err(error)) => tracing::error!(%error, "tick archive flush failed"),
-                }
-                if last_prune.is_none_or(|at| at.elapsed() >= ARCHIVE_PRUNE_PERIOD) {
-                    match archive.prune(now, archive_days) {
-                        Ok(0) => {}
-                        Ok(removed) => tracing::info!(removed, archive_days, "tick archive: old days removed"),
-                        Err(error) => tracing::error!(%error, "tick archive: pruning failed"),
+            let archived = batches.iter().try_for_each(|b| archive.record(b));
+            if let Err(error) = archived {
+                tracing::error!(%error, "tick archive: cannot archive a batch; history stops until restart");
+                model.stalled.store(true, Ordering::Release);
+                return;
+            }
+            if let Err(error) = model.apply_many(&batches) {
+                tracing::error!(%error, "read model: cannot project a batch; history stops until restart");
+                model.stalled.store(true, Ordering::Release);
+                return;
+            }
+        }
+        // Stopped with the pipeline, or dropped for falling behind.
+        if !handle.is_closed() {
+            tracing::error!("read model fell behind and was dropped; history resumes after a restart");
+            model.stalled.store(true, Ordering::Release);
+        }
+        drop(stop);
+        let _ = flusher.join();
+        let _ = model.flush();
+        if let Err(error) = archive.flush() {
+            tracing::error!(%error, "tick archive: final flush failed; the log keeps the ticks");
+        }
+    })
+}
+
+/// The flusher thread: every [`FLUSH_PERIOD`] (or at once when a flush took longer), flushes
+/// the read model and the tick archive and reports the lower durable position (the log is
+/// kept after it); prunes the archive's old days now and then. Returns when `stopped`
+/// disconnects.
+///
+/// Why the period counts from a flush's start: under load a flush takes about a second of
+/// the machine, and the rows projected meanwhile then filled the pending rows' bound, so the
+/// projector flushed them itself and history stood still while it did.
+fn spawn_flusher(
+    model: ReadModel,
+    archive: Arc<TickArchive>,
+    archive_days: u64,
+    handle: Handle<Engine>,
+    stopped: crossbeam_channel::Receiver<()>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("readmodel-flush".into()).spawn(move || {
+        let mut last_prune: Option<Instant> = None;
+        let mut next = Instant::now() + FLUSH_PERIOD;
+        while let Err(crossbeam_channel::RecvTimeoutError::Timeout) = stopped.recv_deadline(next) {
+            next = Instant::now() + FLUSH_PERIOD;
+            let now = wal::pipeline::system_time_ms();
+            match (model.flush(), archive.flush_if_due(now)) {
+                (Ok(durable), Ok(archived)) => handle.set_followed(durable.min(archived)),
+                (Err(error), _) => tracing::error!(%error, "read model flush failed"),
+                (_, Err(error)) => tracing::error!(%error, "tick archive flush failed"),
+            }
+            if last_prune.is_none_or(|at| at.elapsed() >= ARCHIVE_PRUNE_PERIOD) {
+                match archive.prune(now, archive_days) {
+                    Ok(0) => {}
+                    Ok(removed) => {
+                        tracing::info!(removed, archive_days, "tick archive: old days removed")
                     }
-                    last_prune = Some(Instant::now());
+                    Err(error) => tracing::error!(%error, "tick archive: pruning failed"),
                 }
-                last_flush = Instant::now();
+                last_prune = Some(Instant::now());
             }
         }
     })
