@@ -9,7 +9,8 @@
 //! binary, more than most changes to the projector; this measures the projector's own CPU per
 //! order with nothing else running, so that such a change can be judged A/B.
 //!
-//! `cargo bench -p gateway --bench projector -- [traders] [orders/s] [seconds] [rounds]`
+//! `cargo bench -p gateway --bench projector -- [traders] [orders/s] [seconds] [rounds]
+//! [flush period, simulated ms]` (the period defaults to the server's).
 
 // A bench reports its figures in floating point.
 #![allow(clippy::float_arithmetic)]
@@ -36,7 +37,7 @@ const TICK_EVERY_MS: u64 = 250;
 const DURATION_SECS: u32 = 5;
 /// Simulated time before the measured window: the first contracts settle after 5 s.
 const WARM_MS: u64 = 6_000;
-/// Flushed as often as the server's projector flushes, in simulated ms.
+/// Flushed as often as the server's projector flushes, in simulated ms, unless told.
 const FLUSH_EVERY_MS: u64 = gateway::readmodel::FLUSH_PERIOD.as_millis() as u64;
 
 fn main() {
@@ -44,10 +45,11 @@ fn main() {
     let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let arg = |n: usize, default: u64| args.get(n).copied().unwrap_or(default);
     let (traders, rate, seconds, rounds) = (arg(0, 1_000), arg(1, 20_000), arg(2, 10), arg(3, 3));
+    let flush_every_ms = arg(4, FLUSH_EVERY_MS).max(1);
     let traders = u32::try_from(traders).expect("traders fit in u32");
     let mut figures = Vec::new();
     for round in 0..rounds {
-        let run = run(traders, rate, seconds, round);
+        let run = run(traders, rate, seconds, round, flush_every_ms);
         println!(
             "round {round}: {:.2} µs of projection per order ({} orders)",
             run.per_order(run.spent),
@@ -73,7 +75,7 @@ impl Run {
     }
 }
 
-fn run(traders: u32, rate: u64, seconds: u64, seed: u64) -> Run {
+fn run(traders: u32, rate: u64, seconds: u64, seed: u64, flush_every_ms: u64) -> Run {
     let mut world = benches::World::new(traders, 0);
     world.admin(AdminAction::SetRule(Rule {
         duration_secs: DURATION_SECS,
@@ -128,7 +130,7 @@ fn run(traders: u32, rate: u64, seconds: u64, seed: u64) -> Run {
         assert_eq!(refused, 0, "the bench's orders and ticks are all accepted");
         let started = Instant::now();
         model.apply(&batch).expect("a batch projects");
-        if ms % FLUSH_EVERY_MS == FLUSH_EVERY_MS - 1 {
+        if ms % flush_every_ms == flush_every_ms - 1 {
             model.flush().expect("a flush");
         }
         if ms >= WARM_MS {

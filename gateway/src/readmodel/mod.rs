@@ -435,8 +435,17 @@ impl Paging {
 /// alone").
 fn encode_row<T: Serialize + ?Sized>(row: &T) -> Result<Vec<u8>, ReadModelError> {
     let mut bytes = Vec::with_capacity(256);
-    row.serialize(&mut rmp_serde::Serializer::new(&mut bytes).with_struct_map())?;
+    encode_row_into(row, &mut bytes)?;
     Ok(bytes)
+}
+
+/// [`encode_row`] appending to `bytes`.
+fn encode_row_into<T: Serialize + ?Sized>(
+    row: &T,
+    bytes: &mut Vec<u8>,
+) -> Result<(), ReadModelError> {
+    row.serialize(&mut rmp_serde::Serializer::new(bytes).with_struct_map())?;
+    Ok(())
 }
 
 /// A row stored by [`encode_row`], or as JSON by an earlier version: a JSON object starts

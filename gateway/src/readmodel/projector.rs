@@ -99,14 +99,16 @@ struct Writer {
     /// written as one index row when the run ends.
     owners: Option<(u64, Vec<u8>)>,
     waiting: Waiting,
+    /// Where rows are encoded before they are kept.
+    scratch: Vec<u8>,
 }
 
 impl Writer {
     fn new(view: View, time_ms: u64, waiting: Waiting) -> Result<Self, ReadModelError> {
         let seq = view.get(META_SEQ)?.map_or(0, |v| u64_of(v.value()));
         let totals = get_row(&view, META_TOTALS)?.unwrap_or_default();
-        let (step, today, hours, owners) = Default::default();
-        Ok(Writer { view, step, time_ms, seq, totals, today, hours, owners, waiting })
+        let (step, today, hours, owners, scratch) = Default::default();
+        Ok(Writer { view, step, time_ms, seq, totals, today, hours, owners, waiting, scratch })
     }
 
     /// The figures of the day of the event being projected.
@@ -130,7 +132,12 @@ impl Writer {
     }
 
     fn put<T: Serialize>(&mut self, key: &[u8], row: &T) -> Result<(), ReadModelError> {
-        self.step.insert(key.to_vec(), encode_row(row)?.into());
+        // Encoded into one buffer and kept in an allocation of the row's size: a row encoded
+        // into a fresh vector grew it past its size (a contract row of 335 bytes kept 512),
+        // and pending rows hold their allocation until the flush.
+        self.scratch.clear();
+        encode_row_into(row, &mut self.scratch)?;
+        self.step.insert(key.to_vec(), Bytes::copy_from_slice(&self.scratch));
         Ok(())
     }
 
