@@ -31,7 +31,8 @@ const RUN_ROWS_MAX: usize = 4_096;
 /// A row: its key and its stored bytes.
 pub(super) type Entry = (Bytes, Bytes);
 
-/// Rows written after redb's last commit, in sorted runs, newest last.
+/// Rows not yet in redb's last commit (projected since a flush began, or being flushed), in
+/// sorted runs, newest last.
 #[derive(Debug, Default)]
 pub(super) struct Pending {
     runs: Vec<Arc<[Entry]>>,
